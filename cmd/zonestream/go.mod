@@ -1,0 +1,3 @@
+module github.com/zonestream/zonestream/cmd/zonestream
+
+go 1.26.0

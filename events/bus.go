@@ -1,0 +1,152 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Publish encodes ev and publishes it to subject, waiting for the stream's
+// acknowledgement. It returns the content hash it published.
+func Publish(ctx context.Context, js jetstream.JetStream, subject string, ev Event, causation string) (string, *jetstream.PubAck, error) {
+	msg, err := Message(subject, ev, causation)
+	if err != nil {
+		return "", nil, err
+	}
+	ack, err := js.PublishMsg(ctx, msg)
+	if err != nil {
+		return "", nil, fmt.Errorf("publish %s: %w", subject, err)
+	}
+	return msg.Header.Get(HeaderHash), ack, nil
+}
+
+// Received is one message as a service sees it.
+type Received struct {
+	Subject string
+	Header  nats.Header
+	Data    []byte
+	// Seq is the message's sequence in its stream.
+	Seq uint64
+	// Pending is how many messages the consumer had yet to deliver after this one.
+	Pending uint64
+}
+
+// EventID returns the message's event id, the causation of what it causes.
+func (r Received) EventID() string { return r.Header.Get(HeaderEventID) }
+
+// Hash returns the message's content hash.
+func (r Received) Hash() string { return r.Header.Get(HeaderHash) }
+
+// WatchOption tunes Watch.
+type WatchOption func(*jetstream.OrderedConsumerConfig)
+
+// HeadersOnly delivers headers without payloads: enough to learn the hash
+// of every key's last state.
+func HeadersOnly() WatchOption {
+	return func(c *jetstream.OrderedConsumerConfig) { c.HeadersOnly = true }
+}
+
+// Watch replays the last message of every subject in stream matching
+// filters, then follows new messages, calling fn for each from one
+// goroutine. The returned channel is closed once the replay is done: what
+// fn has seen by then is the stream's state when Watch was called. Watch
+// stops when ctx ends; a broken consumer is recreated by the client.
+func Watch(ctx context.Context, js jetstream.JetStream, stream string, filters []string, fn func(Received), opts ...WatchOption) (<-chan struct{}, error) {
+	cfg := jetstream.OrderedConsumerConfig{
+		FilterSubjects: filters,
+		DeliverPolicy:  jetstream.DeliverLastPerSubjectPolicy,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	cons, err := js.OrderedConsumer(ctx, stream, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", stream, err)
+	}
+	iter, err := cons.Messages()
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", stream, err)
+	}
+	caughtUp := make(chan struct{})
+	var once sync.Once
+	done := func() { once.Do(func() { close(caughtUp) }) }
+	info, err := cons.Info(ctx)
+	if err != nil {
+		iter.Stop()
+		return nil, fmt.Errorf("watch %s: %w", stream, err)
+	}
+	if info.NumPending == 0 && info.Delivered.Consumer == 0 {
+		done()
+	}
+	go func() {
+		<-ctx.Done()
+		iter.Stop()
+	}()
+	go func() {
+		for {
+			msg, err := iter.Next()
+			if err != nil {
+				if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
+					return
+				}
+				continue
+			}
+			meta, err := msg.Metadata()
+			if err != nil {
+				continue
+			}
+			fn(Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(),
+				Seq: meta.Sequence.Stream, Pending: meta.NumPending})
+			if meta.NumPending == 0 {
+				done()
+			}
+		}
+	}()
+	return caughtUp, nil
+}
+
+// LastHashes returns the content hash of the last message on every subject
+// of stream matching filter: what a service published before it restarted,
+// so that it stays quiet about what has not changed.
+func LastHashes(ctx context.Context, js jetstream.JetStream, stream, filter string) (map[string]string, error) {
+	hashes := make(map[string]string)
+	var mu sync.Mutex
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	caughtUp, err := Watch(wctx, js, stream, []string{filter}, func(r Received) {
+		mu.Lock()
+		hashes[r.Subject] = r.Hash()
+		mu.Unlock()
+	}, HeadersOnly())
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-caughtUp:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	cancel()
+	mu.Lock()
+	defer mu.Unlock()
+	return hashes, nil
+}
+
+// DeadLetter parks a message that could not be decoded, with the reason,
+// so that nothing is lost and an operator can look at it.
+func DeadLetter(ctx context.Context, js jetstream.JetStream, service string, r Received, cause error) error {
+	msg := nats.NewMsg(DeadLetterSubject(service))
+	msg.Data = r.Data
+	for k, v := range r.Header {
+		msg.Header[k] = v
+	}
+	msg.Header.Del(nats.MsgIdHdr)
+	msg.Header.Set(HeaderOriginalSubject, r.Subject)
+	msg.Header.Set(HeaderError, cause.Error())
+	_, err := js.PublishMsg(ctx, msg)
+	return err
+}

@@ -1,0 +1,124 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nuid"
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+// Headers every zonestream message carries, so that the NATS CLI shows what
+// a message is, and a chain of events can be followed back to its cause.
+const (
+	HeaderContentType = "Content-Type"
+	HeaderSchema      = "Zs-Schema"
+	HeaderHash        = "Zs-Hash"
+	HeaderEventID     = "Zs-Event-Id"
+	HeaderCausation   = "Zs-Causation-Id"
+	// HeaderError and HeaderOriginalSubject go on dead letters.
+	HeaderError           = "Zs-Error"
+	HeaderOriginalSubject = "Zs-Original-Subject"
+)
+
+// ContentType is the media type of every payload.
+const ContentType = "application/msgpack"
+
+// Marshal canonicalizes ev and encodes it. The content hash is taken of the
+// returned bytes, so equal content always has an equal hash.
+func Marshal(ev Event) ([]byte, error) {
+	ev.canonicalize()
+	var buf bytes.Buffer
+	enc := msgpack.NewEncoder(&buf)
+	enc.SetSortMapKeys(true)
+	enc.SetOmitEmpty(true)
+	if err := enc.Encode(ev); err != nil {
+		return nil, fmt.Errorf("encode %s: %w", ev.Schema(), err)
+	}
+	return buf.Bytes(), nil
+}
+
+// Hash is the content hash of an encoded payload, as carried in HeaderHash.
+func Hash(payload []byte) string { return strconv.FormatUint(xxhash.Sum64(payload), 16) }
+
+// HashOf canonicalizes and hashes an event.
+func HashOf(ev Event) (string, error) {
+	b, err := Marshal(ev)
+	if err != nil {
+		return "", err
+	}
+	return Hash(b), nil
+}
+
+// Message builds the NATS message for ev: payload and headers.
+func Message(subject string, ev Event, causation string) (*nats.Msg, error) {
+	payload, err := Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	msg := nats.NewMsg(subject)
+	msg.Data = payload
+	id := nuid.Next()
+	msg.Header.Set(HeaderContentType, ContentType)
+	msg.Header.Set(HeaderSchema, ev.Schema().String())
+	msg.Header.Set(HeaderHash, Hash(payload))
+	msg.Header.Set(HeaderEventID, id)
+	msg.Header.Set(nats.MsgIdHdr, id)
+	if causation != "" {
+		msg.Header.Set(HeaderCausation, causation)
+	}
+	return msg, nil
+}
+
+// Unmarshal decodes a payload into ev, checking the schema header when there
+// is one, so a message on the wrong subject is an error, not garbage state.
+func Unmarshal(header nats.Header, data []byte, ev Event) error {
+	if s := header.Get(HeaderSchema); s != "" && s != ev.Schema().String() {
+		return fmt.Errorf("schema %q, want %q", s, ev.Schema())
+	}
+	if err := msgpack.Unmarshal(data, ev); err != nil {
+		return fmt.Errorf("decode %s: %w", ev.Schema(), err)
+	}
+	return nil
+}
+
+// ToJSON turns any msgpack payload into JSON without knowing its schema:
+// the operator's view of a message (`zonestream decode`, `nats --translate`).
+func ToJSON(payload []byte) ([]byte, error) {
+	var v any
+	dec := msgpack.NewDecoder(bytes.NewReader(payload))
+	dec.SetMapDecoder(func(d *msgpack.Decoder) (any, error) { return d.DecodeMap() })
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("not a msgpack payload: %w", err)
+	}
+	return json.Marshal(jsonSafe(v))
+}
+
+// jsonSafe converts msgpack's map[any]any into map[string]any.
+func jsonSafe(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, e := range t {
+			t[k] = jsonSafe(e)
+		}
+		return t
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, e := range t {
+			m[fmt.Sprint(k)] = jsonSafe(e)
+		}
+		return m
+	case []any:
+		for i, e := range t {
+			t[i] = jsonSafe(e)
+		}
+		return t
+	case []byte:
+		return string(t)
+	}
+	return v
+}

@@ -1,0 +1,207 @@
+// Package service is the plumbing every zonestream service process shares:
+// NATS connection, stream set-up, logging, the metrics and health endpoint,
+// signal handling. The services themselves stay plain: a Run method that
+// takes a JetStream handle and a Ready method.
+package service
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// Service is one stage of the pipeline.
+type Service interface {
+	// Run works until ctx ends; an error means it cannot go on.
+	Run(ctx context.Context, js jetstream.JetStream) error
+	// Ready returns nil once the service has caught up and is healthy.
+	Ready() error
+}
+
+// Options are the flags every service process has.
+type Options struct {
+	NatsURL        string
+	MetricsAddress string
+	LogLevel       string
+	LogFormat      string
+	Replicas       int
+}
+
+// RegisterFlags adds the common flags.
+func (o *Options) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&o.NatsURL, "nats-url", envOr("ZS_NATS_URL", nats.DefaultURL), "NATS server URL(s), comma-separated")
+	fs.StringVar(&o.MetricsAddress, "metrics-address", ":7979", "address of the /metrics, /healthz and /readyz endpoint; empty disables it")
+	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&o.LogFormat, "log-format", "text", "log format: text or json")
+	fs.IntVar(&o.Replicas, "nats-stream-replicas", 1, "replicas of each JetStream stream (3 on a clustered NATS)")
+}
+
+// Logger builds the process logger from the flags.
+func (o *Options) Logger() (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level: %w", err)
+	}
+	hopts := &slog.HandlerOptions{Level: level}
+	switch o.LogFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(os.Stderr, hopts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(os.Stderr, hopts)), nil
+	}
+	return nil, fmt.Errorf("--log-format: %q is neither text nor json", o.LogFormat)
+}
+
+// Connect connects to NATS, retrying until it is there, and makes sure the
+// streams exist.
+func Connect(ctx context.Context, url, name string, logger *slog.Logger, opts ...events.StreamOption) (*nats.Conn, jetstream.JetStream, error) {
+	nc, err := nats.Connect(url,
+		nats.Name(name),
+		nats.RetryOnFailedConnect(true),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(time.Second),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				logger.Warn("disconnected from NATS", "err", err)
+			}
+		}),
+		nats.ReconnectHandler(func(c *nats.Conn) { logger.Info("reconnected to NATS", "url", c.ConnectedUrlRedacted()) }),
+	)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect %s: %w", url, err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	for {
+		err = events.EnsureStreams(ctx, js, opts...)
+		if err == nil {
+			return nc, js, nil
+		}
+		logger.Warn("waiting for JetStream", "url", url, "err", err)
+		select {
+		case <-ctx.Done():
+			nc.Close()
+			return nil, nil, ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
+}
+
+// ServeOps serves /metrics, /healthz and /readyz until ctx ends.
+func ServeOps(ctx context.Context, addr string, ready func() error, logger *slog.Logger) error {
+	if addr == "" {
+		return nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.Handler())
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if err := ready(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--metrics-address: %w", err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	}()
+	logger.Info("serving metrics and health", "address", ln.Addr().String())
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			logger.Error("metrics endpoint stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// Main runs one service as its own process against an external NATS. build
+// registers the service's flags and returns a constructor to call once
+// they are parsed.
+func Main(name string, build func(fs *flag.FlagSet) func(*slog.Logger) (Service, error)) {
+	fs := flag.NewFlagSet(name, flag.ExitOnError)
+	var opts Options
+	opts.RegisterFlags(fs)
+	construct := build(fs)
+	_ = fs.Parse(os.Args[1:])
+	logger, err := opts.Logger()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	logger = logger.With("service", name)
+	if err := run(name, opts, construct, logger); err != nil {
+		logger.Error("exiting", "err", err)
+		os.Exit(1)
+	}
+}
+
+func run(name string, opts Options, construct func(*slog.Logger) (Service, error), logger *slog.Logger) error {
+	svc, err := construct(logger)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := ServeOps(ctx, opts.MetricsAddress, svc.Ready, logger); err != nil {
+		return err
+	}
+	nc, js, err := Connect(ctx, opts.NatsURL, "zonestream-"+name, logger, events.WithReplicas(opts.Replicas))
+	if err != nil {
+		return err
+	}
+	defer nc.Drain()
+	err = svc.Run(ctx, js)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// StringList is a flag that may be repeated and also takes comma-separated
+// values, as ExternalDNS' --domain-filter and --source do.
+type StringList []string
+
+func (l *StringList) String() string { return strings.Join(*l, ",") }
+
+// Set appends the comma-separated values of one occurrence.
+func (l *StringList) Set(v string) error {
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			*l = append(*l, s)
+		}
+	}
+	return nil
+}

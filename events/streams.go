@@ -1,0 +1,85 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Stream names.
+const (
+	StreamSources    = "ZS_SOURCES"
+	StreamDesired    = "ZS_DESIRED"
+	StreamObserved   = "ZS_OBSERVED"
+	StreamPlans      = "ZS_PLANS"
+	StreamResults    = "ZS_RESULTS"
+	StreamDeadLetter = "ZS_DEADLETTER"
+)
+
+// StreamOption adjusts the stream definitions, e.g. for a clustered NATS.
+type StreamOption func(*jetstream.StreamConfig)
+
+// WithReplicas sets the replica count of every stream.
+func WithReplicas(n int) StreamOption {
+	return func(c *jetstream.StreamConfig) { c.Replicas = n }
+}
+
+// WithStorage picks file or memory storage for every stream.
+func WithStorage(s jetstream.StorageType) StreamOption {
+	return func(c *jetstream.StreamConfig) { c.Storage = s }
+}
+
+// historyPerSubject is how many past states of each key the state streams
+// keep for audit; consumers only ever need the last one.
+const historyPerSubject = 8
+
+// Streams returns the definitions of every zonestream stream.
+func Streams(opts ...StreamOption) []jetstream.StreamConfig {
+	state := func(name, desc string, subjects ...string) jetstream.StreamConfig {
+		return jetstream.StreamConfig{
+			Name: name, Description: desc, Subjects: subjects,
+			Retention: jetstream.LimitsPolicy, MaxMsgsPerSubject: historyPerSubject,
+			Discard: jetstream.DiscardOld, Storage: jetstream.FileStorage,
+			Duplicates: 2 * time.Minute, AllowDirect: true,
+		}
+	}
+	streams := []jetstream.StreamConfig{
+		state(StreamSources, "what each Kubernetes object wants (collector)", SubjectSources+".>"),
+		state(StreamDesired, "what is wanted at each DNS name (dedup)", SubjectDesired+".>"),
+		state(StreamObserved, "what each provider holds, and its zones (applier)", SubjectObserved+".>", SubjectZones+".>"),
+		{
+			Name: StreamPlans, Description: "change plans per zone (planner -> applier)",
+			Subjects: []string{SubjectPlans + ".>"}, Retention: jetstream.WorkQueuePolicy,
+			Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute,
+		},
+		{
+			Name: StreamResults, Description: "outcome of each plan (applier)",
+			Subjects: []string{SubjectResults + ".>"}, Retention: jetstream.LimitsPolicy,
+			MaxAge: 24 * time.Hour, Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute,
+		},
+		{
+			Name: StreamDeadLetter, Description: "messages a service could not decode",
+			Subjects: []string{SubjectDeadLetter + ".>"}, Retention: jetstream.LimitsPolicy,
+			MaxAge: 7 * 24 * time.Hour, Storage: jetstream.FileStorage,
+		},
+	}
+	for i := range streams {
+		for _, o := range opts {
+			o(&streams[i])
+		}
+	}
+	return streams
+}
+
+// EnsureStreams creates the streams, or updates them to the current
+// definition; every service calls it at start, so any start order works.
+func EnsureStreams(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) error {
+	for _, cfg := range Streams(opts...) {
+		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
+			return fmt.Errorf("stream %s: %w", cfg.Name, err)
+		}
+	}
+	return nil
+}

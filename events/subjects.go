@@ -1,0 +1,173 @@
+package events
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Subject prefixes of the streams in design.md. A DNS name appears in a
+// subject as its labels in reverse order, so that NATS wildcards select DNS
+// subtrees: zs.desired.com.example.> is everything under example.com.
+const (
+	SubjectSources    = "zs.src"
+	SubjectDesired    = "zs.desired"
+	SubjectObserved   = "zs.observed"
+	SubjectZones      = "zs.zones"
+	SubjectPlans      = "zs.plan"
+	SubjectResults    = "zs.result"
+	SubjectDeadLetter = "zs.dlq"
+)
+
+// SourceSubject is where a collector publishes what one object wants.
+func SourceSubject(cluster, source, namespace, name string) string {
+	return join(SubjectSources, EscapeToken(cluster), EscapeToken(source), EscapeToken(namespace), EscapeToken(name))
+}
+
+// SourceFilter selects every object a collector of cluster publishes.
+func SourceFilter(cluster string) string {
+	return join(SubjectSources, EscapeToken(cluster), ">")
+}
+
+// DesiredSubject is where dedup publishes what is wanted at one name.
+func DesiredSubject(dnsName string) string { return join(SubjectDesired, NameTokens(dnsName)) }
+
+// ObservedSubject is where an applier publishes what its provider holds at one name.
+func ObservedSubject(provider, dnsName string) string {
+	return join(SubjectObserved, EscapeToken(provider), NameTokens(dnsName))
+}
+
+// ObservedFilter selects everything one provider holds.
+func ObservedFilter(provider string) string {
+	return join(SubjectObserved, EscapeToken(provider), ">")
+}
+
+// ZonesSubject is where an applier publishes the zones its provider manages.
+func ZonesSubject(provider string) string { return join(SubjectZones, EscapeToken(provider)) }
+
+// PlanSubject is where the planner queues changes for one zone of one provider.
+func PlanSubject(provider, zone string) string {
+	return join(SubjectPlans, EscapeToken(provider), NameTokens(zone))
+}
+
+// PlanFilter selects every plan for one provider.
+func PlanFilter(provider string) string { return join(SubjectPlans, EscapeToken(provider), ">") }
+
+// ResultSubject is where an applier reports the outcome of a plan.
+func ResultSubject(provider, zone string) string {
+	return join(SubjectResults, EscapeToken(provider), NameTokens(zone))
+}
+
+// DeadLetterSubject is where a service parks a message it could not decode.
+func DeadLetterSubject(service string) string { return join(SubjectDeadLetter, EscapeToken(service)) }
+
+// NameTokens renders a DNS name as subject tokens, labels reversed:
+// "api.example.com" -> "com.example.api".
+func NameTokens(dnsName string) string {
+	labels := strings.Split(NormalizeName(dnsName), ".")
+	slices.Reverse(labels)
+	for i, l := range labels {
+		labels[i] = EscapeToken(l)
+	}
+	return strings.Join(labels, ".")
+}
+
+// NameFromTokens is the inverse of NameTokens.
+func NameFromTokens(tokens string) (string, error) {
+	labels := strings.Split(tokens, ".")
+	for i, t := range labels {
+		l, err := UnescapeToken(t)
+		if err != nil {
+			return "", err
+		}
+		labels[i] = l
+	}
+	slices.Reverse(labels)
+	return strings.Join(labels, "."), nil
+}
+
+// EscapeToken makes s a single valid subject token, reversibly. Letters,
+// digits, '-' and '_' stand for themselves; every other byte, '.', '*', '>'
+// and '%' among them, becomes %XX. The empty string becomes a lone "%".
+func EscapeToken(s string) string {
+	if s == "" {
+		return "%"
+	}
+	if validPlain(s) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if plainByte(c) {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
+}
+
+// UnescapeToken is the inverse of EscapeToken.
+func UnescapeToken(t string) (string, error) {
+	if t == "%" {
+		return "", nil
+	}
+	if !strings.Contains(t, "%") {
+		if !validPlain(t) {
+			return "", fmt.Errorf("subject token %q has characters that are never left unescaped", t)
+		}
+		return t, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(t) {
+				return "", fmt.Errorf("subject token %q: truncated escape", t)
+			}
+			hi, ok1 := unhex(t[i+1])
+			lo, ok2 := unhex(t[i+2])
+			if !ok1 || !ok2 {
+				return "", fmt.Errorf("subject token %q: bad escape %q", t, t[i:i+3])
+			}
+			v := hi<<4 | lo
+			if plainByte(v) {
+				return "", fmt.Errorf("subject token %q: %q is escaped but needn't be", t, t[i:i+3])
+			}
+			b.WriteByte(v)
+			i += 2
+		case plainByte(c):
+			b.WriteByte(c)
+		default:
+			return "", fmt.Errorf("subject token %q: unescaped %q", t, c)
+		}
+	}
+	return b.String(), nil
+}
+
+func plainByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+}
+
+func validPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0', true
+	case c >= 'A' && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+func join(parts ...string) string { return strings.Join(parts, ".") }

@@ -1,0 +1,198 @@
+package events
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+)
+
+// Event is anything published on the bus. Schema names the payload so that
+// a reader (or `nats stream view`) knows what it holds without our code.
+type Event interface {
+	Schema() Schema
+	// canonicalize puts the event in the one form its content hash is taken
+	// of: every slice sorted, every name normalized.
+	canonicalize()
+}
+
+// Schema names an event's payload and its version.
+type Schema struct {
+	Name    string
+	Version int
+}
+
+func (s Schema) String() string { return fmt.Sprintf("zonestream.%s/v%d", s.Name, s.Version) }
+
+// ObjectRef names the Kubernetes object an endpoint came from.
+type ObjectRef struct {
+	Cluster   string `msgpack:"cluster" json:"cluster"`
+	Source    string `msgpack:"source" json:"source"`
+	Namespace string `msgpack:"namespace,omitempty" json:"namespace,omitempty"`
+	Name      string `msgpack:"name" json:"name"`
+}
+
+// Resource is the ExternalDNS "resource" label of the object: kind/namespace/name.
+func (o ObjectRef) Resource() string {
+	return fmt.Sprintf("%s/%s/%s", o.Source, o.Namespace, o.Name)
+}
+
+// Subject is the sources-stream subject the object is published under.
+func (o ObjectRef) Subject() string { return SourceSubject(o.Cluster, o.Source, o.Namespace, o.Name) }
+
+func compareRefs(a, b ObjectRef) int {
+	return cmp.Or(cmp.Compare(a.Cluster, b.Cluster), cmp.Compare(a.Source, b.Source),
+		cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
+}
+
+// SourceState is the complete set of endpoints one Kubernetes object wants
+// now. No endpoints is a tombstone: the object is gone or wants nothing.
+type SourceState struct {
+	Object    ObjectRef  `msgpack:"object" json:"object"`
+	Endpoints []Endpoint `msgpack:"endpoints" json:"endpoints"`
+}
+
+func (*SourceState) Schema() Schema       { return Schema{"source", 1} }
+func (s *SourceState) canonicalize()      { SortEndpoints(s.Endpoints) }
+func (s *SourceState) IsTombstone() bool  { return len(s.Endpoints) == 0 }
+
+// DesiredState is everything wanted at one DNS name after priority and
+// merge, with where it came from.
+type DesiredState struct {
+	DNSName   string     `msgpack:"dnsName" json:"dnsName"`
+	Endpoints []Endpoint `msgpack:"endpoints" json:"endpoints"`
+	// Contributors are the objects whose endpoints are in Endpoints.
+	Contributors []ObjectRef `msgpack:"contributors,omitempty" json:"contributors,omitempty"`
+	// Losers are objects that wanted this name and were outranked.
+	Losers []Loser `msgpack:"losers,omitempty" json:"losers,omitempty"`
+}
+
+// Loser is an object whose endpoints at a name lost, and why.
+type Loser struct {
+	Object ObjectRef `msgpack:"object" json:"object"`
+	Reason string    `msgpack:"reason" json:"reason"`
+}
+
+func (*DesiredState) Schema() Schema { return Schema{"desired", 1} }
+func (d *DesiredState) canonicalize() {
+	d.DNSName = NormalizeName(d.DNSName)
+	SortEndpoints(d.Endpoints)
+	slices.SortFunc(d.Contributors, compareRefs)
+	slices.SortFunc(d.Losers, func(a, b Loser) int {
+		return cmp.Or(compareRefs(a.Object, b.Object), cmp.Compare(a.Reason, b.Reason))
+	})
+}
+
+// ObservedState is every record a provider really holds at one name,
+// ownership TXT records included. No records: the name is empty.
+type ObservedState struct {
+	Provider string     `msgpack:"provider" json:"provider"`
+	Zone     string     `msgpack:"zone" json:"zone"`
+	DNSName  string     `msgpack:"dnsName" json:"dnsName"`
+	Records  []Endpoint `msgpack:"records" json:"records"`
+}
+
+func (*ObservedState) Schema() Schema { return Schema{"observed", 1} }
+func (o *ObservedState) canonicalize() {
+	o.DNSName = NormalizeName(o.DNSName)
+	o.Zone = NormalizeName(o.Zone)
+	SortEndpoints(o.Records)
+}
+
+// ZoneList is the set of zones a provider manages. An applier publishes it
+// only once it has published what every one of those zones holds, so a
+// planner that sees a zone also sees its records.
+type ZoneList struct {
+	Provider string   `msgpack:"provider" json:"provider"`
+	Zones    []string `msgpack:"zones" json:"zones"`
+}
+
+func (*ZoneList) Schema() Schema { return Schema{"zones", 1} }
+func (z *ZoneList) canonicalize() {
+	for i := range z.Zones {
+		z.Zones[i] = NormalizeName(z.Zones[i])
+	}
+	slices.Sort(z.Zones)
+	z.Zones = slices.Compact(z.Zones)
+}
+
+// Plan is a batch of RRset changes for one zone, applied as one unit where
+// the provider allows it.
+type Plan struct {
+	ID       string   `msgpack:"id" json:"id"`
+	Provider string   `msgpack:"provider" json:"provider"`
+	Zone     string   `msgpack:"zone" json:"zone"`
+	Changes  []Change `msgpack:"changes" json:"changes"`
+	// ObservedRevisions maps each name the plan touches to the sequence, in
+	// the observed stream, of the state the plan was computed from.
+	ObservedRevisions map[string]uint64 `msgpack:"observedRevisions,omitempty" json:"observedRevisions,omitempty"`
+}
+
+func (*Plan) Schema() Schema  { return Schema{"plan", 1} }
+func (p *Plan) canonicalize() { p.Zone = NormalizeName(p.Zone) }
+
+// Change replaces one RRset. Old is what the planner saw (nil: the RRset must
+// not exist), New what it should become (nil: delete). An applier applies a
+// change only while the provider still holds Old, so a plan computed from
+// stale observations changes nothing.
+type Change struct {
+	Old *Endpoint `msgpack:"old,omitempty" json:"old,omitempty"`
+	New *Endpoint `msgpack:"new,omitempty" json:"new,omitempty"`
+}
+
+// Action says what a change does, for logs and metrics.
+func (c Change) Action() string {
+	switch {
+	case c.Old == nil:
+		return "create"
+	case c.New == nil:
+		return "delete"
+	}
+	return "update"
+}
+
+// Key is the RRset the change touches.
+func (c Change) Key() RRsetKey {
+	if c.New != nil {
+		return c.New.Key()
+	}
+	return c.Old.Key()
+}
+
+func (c Change) String() string {
+	k := c.Key()
+	return fmt.Sprintf("%s %s %s", c.Action(), k.DNSName, k.RecordType)
+}
+
+// ResultStatus is the outcome of a plan.
+type ResultStatus string
+
+const (
+	ResultApplied ResultStatus = "applied"
+	ResultPartial ResultStatus = "partial"
+	ResultStale   ResultStatus = "stale"
+	ResultFailed  ResultStatus = "failed"
+)
+
+// Result reports what became of a plan.
+type Result struct {
+	PlanID   string       `msgpack:"planId" json:"planId"`
+	Provider string       `msgpack:"provider" json:"provider"`
+	Zone     string       `msgpack:"zone" json:"zone"`
+	Status   ResultStatus `msgpack:"status" json:"status"`
+	Error    string       `msgpack:"error,omitempty" json:"error,omitempty"`
+	Failed   []FailedChange `msgpack:"failed,omitempty" json:"failed,omitempty"`
+	Applied  int          `msgpack:"applied" json:"applied"`
+	// ObservedSeq is the last sequence of the observed stream once the
+	// applier had published what the provider holds after the plan; a
+	// planner that has read that far sees the plan's effect.
+	ObservedSeq uint64 `msgpack:"observedSeq" json:"observedSeq"`
+}
+
+// FailedChange is a change the provider rejected, and why.
+type FailedChange struct {
+	Change Change `msgpack:"change" json:"change"`
+	Error  string `msgpack:"error" json:"error"`
+}
+
+func (*Result) Schema() Schema { return Schema{"result", 1} }
+func (*Result) canonicalize()  {}

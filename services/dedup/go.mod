@@ -1,0 +1,3 @@
+module github.com/zonestream/zonestream/services/dedup
+
+go 1.26.0

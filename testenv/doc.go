@@ -1,0 +1,8 @@
+// Package testenv is zonestream's test harness: the real parts every test
+// and the demo run against. Each part has a context-based Start for the demo
+// and a testing.TB-based helper that cleans up after the test.
+//
+//   - kube:    etcd + kube-apiserver on loopback, through envtest
+//   - natsenv: an embedded JetStream server
+//   - bind:    Debian's BIND 9 as a process, with a TSIG key and test zones
+package testenv
