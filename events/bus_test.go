@@ -1,0 +1,139 @@
+package events
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+func startJetStream(t *testing.T) jetstream.JetStream {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT,
+		JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats not ready")
+	}
+	t.Cleanup(s.Shutdown)
+	nc, err := nats.Connect(s.ClientURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, _ := jetstream.New(nc)
+	if err := EnsureStreams(context.Background(), js); err != nil {
+		t.Fatal(err)
+	}
+	// Idempotent: a second start of any service must not fail.
+	if err := EnsureStreams(context.Background(), js); err != nil {
+		t.Fatalf("EnsureStreams is not idempotent: %v", err)
+	}
+	return js
+}
+
+func desired(name string, ip string) *DesiredState {
+	return &DesiredState{DNSName: name, Endpoints: []Endpoint{NewEndpoint(name, "A", 0, ip)}}
+}
+
+func TestWatchReplaysLastPerSubjectThenFollows(t *testing.T) {
+	js := startJetStream(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for i, ip := range []string{"192.0.2.1", "192.0.2.2", "192.0.2.3"} {
+		_ = i
+		if _, _, err := Publish(ctx, js, DesiredSubject("a.example.com"), desired("a.example.com", ip), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := Publish(ctx, js, DesiredSubject("b.example.com"), desired("b.example.com", "192.0.2.9"), ""); err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	seen := map[string]string{}
+	count := 0
+	caughtUp, err := Watch(ctx, js, StreamDesired, []string{SubjectDesired + ".>"}, func(r Received) {
+		var d DesiredState
+		if err := Unmarshal(r.Header, r.Data, &d); err != nil {
+			t.Error(err)
+			return
+		}
+		mu.Lock()
+		seen[d.DNSName] = d.Endpoints[0].Targets[0]
+		count++
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-caughtUp:
+	case <-ctx.Done():
+		t.Fatal("never caught up")
+	}
+	mu.Lock()
+	if count != 2 || seen["a.example.com"] != "192.0.2.3" || seen["b.example.com"] != "192.0.2.9" {
+		t.Fatalf("replay delivered %d messages %v, want only the last state of each name", count, seen)
+	}
+	mu.Unlock()
+
+	if _, _, err := Publish(ctx, js, DesiredSubject("c.example.com"), desired("c.example.com", "192.0.2.7"), ""); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		got := seen["c.example.com"]
+		mu.Unlock()
+		if got == "192.0.2.7" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("live message not followed")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestWatchEmptyStreamIsCaughtUpAtOnce(t *testing.T) {
+	js := startJetStream(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	caughtUp, err := Watch(ctx, js, StreamObserved, []string{SubjectObserved + ".>"}, func(Received) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-caughtUp:
+	case <-ctx.Done():
+		t.Fatal("an empty stream must count as caught up")
+	}
+}
+
+func TestLastHashes(t *testing.T) {
+	js := startJetStream(t)
+	ctx := context.Background()
+	var last string
+	for _, ip := range []string{"192.0.2.1", "192.0.2.2"} {
+		h, _, err := Publish(ctx, js, DesiredSubject("a.example.com"), desired("a.example.com", ip), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = h
+	}
+	hashes, err := LastHashes(ctx, js, StreamDesired, SubjectDesired+".>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hashes) != 1 || hashes[DesiredSubject("a.example.com")] != last {
+		t.Fatalf("LastHashes = %v, want the hash of the last message %s", hashes, last)
+	}
+}

@@ -1,0 +1,70 @@
+package events
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+func TestHashIgnoresOrder(t *testing.T) {
+	ref := ObjectRef{Cluster: "c", Source: "service", Namespace: "ns", Name: "web"}
+	a := &SourceState{Object: ref, Endpoints: []Endpoint{
+		{DNSName: "b.example.com", RecordType: "A", Targets: []string{"10.0.0.2", "10.0.0.1"}},
+		{DNSName: "A.example.com.", RecordType: "aaaa", Targets: []string{"::1"}},
+	}}
+	b := &SourceState{Object: ref, Endpoints: []Endpoint{
+		{DNSName: "a.example.com", RecordType: "AAAA", Targets: []string{"::1"}},
+		{DNSName: "b.example.com", RecordType: "A", Targets: []string{"10.0.0.1", "10.0.0.2", "10.0.0.1"}},
+	}}
+	ha, err := HashOf(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb, _ := HashOf(b)
+	if ha != hb {
+		t.Fatalf("same content, different hashes: %s %s", ha, hb)
+	}
+	b.Endpoints[1].Targets = []string{"10.0.0.3"}
+	if hc, _ := HashOf(b); hc == ha {
+		t.Fatal("different targets, same hash")
+	}
+}
+
+func TestMessageRoundTripAndDecode(t *testing.T) {
+	in := &DesiredState{DNSName: "api.example.com",
+		Endpoints:    []Endpoint{NewEndpoint("api.example.com", "A", 60, "192.0.2.1")},
+		Contributors: []ObjectRef{{Cluster: "c", Source: "service", Namespace: "d", Name: "api"}}}
+	msg, err := Message(DesiredSubject(in.DNSName), in, "cause-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []string{HeaderContentType, HeaderSchema, HeaderHash, HeaderEventID, HeaderCausation} {
+		if msg.Header.Get(h) == "" {
+			t.Errorf("header %s missing", h)
+		}
+	}
+	var out DesiredState
+	if err := Unmarshal(msg.Header, msg.Data, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.DNSName != in.DNSName || len(out.Endpoints) != 1 || out.Endpoints[0].RecordTTL != 60 {
+		t.Fatalf("round trip lost data: %+v", out)
+	}
+	var wrong SourceState
+	if err := Unmarshal(msg.Header, msg.Data, &wrong); err == nil {
+		t.Fatal("decoding a desired event as a source event must fail on the schema header")
+	}
+	js, err := ToJSON(msg.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(js, &generic); err != nil {
+		t.Fatal(err)
+	}
+	if generic["dnsName"] != "api.example.com" {
+		t.Fatalf("decode to JSON: %s", js)
+	}
+	if _, err := ToJSON([]byte{0xc1}); err == nil {
+		t.Fatal("garbage must not decode")
+	}
+}

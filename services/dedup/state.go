@@ -1,0 +1,84 @@
+package dedup
+
+import (
+	"slices"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// state is everything dedup knows, rebuilt from the sources stream at start:
+// the endpoints of every object, and which objects want each name.
+type state struct {
+	objects map[string]events.SourceState // by source subject
+	byName  map[string]map[string]struct{} // DNS name -> source subjects
+}
+
+func newState() *state {
+	return &state{objects: map[string]events.SourceState{}, byName: map[string]map[string]struct{}{}}
+}
+
+// set records an object's new endpoints and returns every name whose
+// desired state may have changed: the names it wanted before and now.
+func (s *state) set(subject string, src events.SourceState) []string {
+	touched := map[string]struct{}{}
+	if old, ok := s.objects[subject]; ok {
+		for _, ep := range old.Endpoints {
+			touched[ep.DNSName] = struct{}{}
+			if set := s.byName[ep.DNSName]; set != nil {
+				delete(set, subject)
+				if len(set) == 0 {
+					delete(s.byName, ep.DNSName)
+				}
+			}
+		}
+	}
+	if src.IsTombstone() {
+		delete(s.objects, subject)
+	} else {
+		s.objects[subject] = src
+	}
+	for _, ep := range src.Endpoints {
+		touched[ep.DNSName] = struct{}{}
+		set := s.byName[ep.DNSName]
+		if set == nil {
+			set = map[string]struct{}{}
+			s.byName[ep.DNSName] = set
+		}
+		set[subject] = struct{}{}
+	}
+	names := make([]string, 0, len(touched))
+	for n := range touched {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// contributions lists what each object wants at name, in a fixed order.
+func (s *state) contributions(name string) []contribution {
+	subjects := make([]string, 0, len(s.byName[name]))
+	for subj := range s.byName[name] {
+		subjects = append(subjects, subj)
+	}
+	slices.Sort(subjects)
+	out := make([]contribution, 0, len(subjects))
+	for _, subj := range subjects {
+		obj := s.objects[subj]
+		var eps []events.Endpoint
+		for _, ep := range obj.Endpoints {
+			if ep.DNSName == name {
+				eps = append(eps, ep)
+			}
+		}
+		out = append(out, contribution{object: obj.Object, endpoints: eps})
+	}
+	return out
+}
+
+func (s *state) names() []string {
+	out := make([]string, 0, len(s.byName))
+	for n := range s.byName {
+		out = append(out, n)
+	}
+	return out
+}

@@ -1,0 +1,26 @@
+package planner
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+var (
+	plansPublished = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_planner_plans_published_total", Help: "Plans queued for appliers."}, []string{"provider"})
+	changesPlanned = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_planner_changes_planned_total", Help: "RRset changes planned."}, []string{"provider", "action"})
+	results = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_planner_results_total", Help: "Results of this planner's plans, by status."}, []string{"provider", "status"})
+	conflicts = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_planner_conflicts_total", Help: "Wanted records left alone because another owner holds the name."})
+	publishErrors = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_planner_publish_errors_total", Help: "Plans that could not be published (re-planned)."})
+	deadLetters = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_planner_dead_letters_total", Help: "Undecodable events parked on the dead-letter subject."})
+	planSeconds = promauto.NewHistogram(prometheus.HistogramOpts{
+		Name: "zonestream_planner_plan_seconds", Help: "Time to plan one batch of dirty names.",
+		Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)})
+	caughtUpGauge = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "zonestream_planner_caught_up", Help: "1 once the desired and observed streams have been replayed."})
+)

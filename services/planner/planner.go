@@ -1,0 +1,171 @@
+// Package planner turns what is wanted (the desired stream) and what the
+// providers hold (the observed stream) into change plans per zone. It owns
+// the rules that keep users' DNS safe: domain filters, the TXT ownership
+// registry, the policy, and no delete before it has read everything.
+package planner
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/service"
+)
+
+// Config is the planner's configuration; flag names are ExternalDNS'.
+type Config struct {
+	DomainFilter       service.StringList
+	ExcludeDomains     service.StringList
+	TXTOwnerID         string
+	Policy             string
+	Registry           string
+	ManagedRecordTypes service.StringList
+	BatchChangeSize    int
+	BatchWindow        time.Duration
+	PlanTimeout        time.Duration
+}
+
+// RegisterFlags adds the planner's flags.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.Var(&c.DomainFilter, "domain-filter", "limit to names in these domains (repeatable); intersected with the zones providers manage")
+	fs.Var(&c.ExcludeDomains, "exclude-domains", "leave names in these domains alone (repeatable)")
+	fs.StringVar(&c.TXTOwnerID, "txt-owner-id", "default", "owner id written to and required in the TXT ownership records")
+	fs.StringVar(&c.Policy, "policy", string(PolicySync), "sync, upsert-only or create-only")
+	fs.StringVar(&c.Registry, "registry", "txt", "ownership registry: txt")
+	fs.Var(&c.ManagedRecordTypes, "managed-record-types", "record types to manage (repeatable; default A, AAAA, CNAME)")
+	fs.IntVar(&c.BatchChangeSize, "batch-change-size", 1000, "most changes in one plan")
+	fs.DurationVar(&c.BatchWindow, "batch-window", 20*time.Millisecond, "how long to gather changes for one zone into one plan")
+	fs.DurationVar(&c.PlanTimeout, "plan-timeout", 2*time.Minute, "re-plan a zone whose plan got no result in this time")
+}
+
+// Planner is the planner service.
+type Planner struct {
+	cfg      Config
+	policy   Policy
+	managed  []string
+	filter   domainFilter
+	log      *slog.Logger
+	caughtUp atomic.Bool
+}
+
+// New validates the configuration.
+func New(cfg Config, logger *slog.Logger) (*Planner, error) {
+	p := &Planner{cfg: cfg, policy: Policy(cfg.Policy), log: logger,
+		filter: newDomainFilter(cfg.DomainFilter, cfg.ExcludeDomains)}
+	if !p.policy.valid() {
+		return nil, fmt.Errorf("--policy=%q: want sync, upsert-only or create-only", cfg.Policy)
+	}
+	if cfg.Registry != "txt" {
+		return nil, fmt.Errorf("--registry=%q: only txt is supported", cfg.Registry)
+	}
+	if cfg.TXTOwnerID == "" || strings.ContainsAny(cfg.TXTOwnerID, ",= \"") {
+		return nil, fmt.Errorf("--txt-owner-id=%q: must be non-empty, without commas, '=', quotes or spaces", cfg.TXTOwnerID)
+	}
+	if cfg.BatchChangeSize < 2 {
+		return nil, fmt.Errorf("--batch-change-size=%d: a record and its ownership need at least 2", cfg.BatchChangeSize)
+	}
+	p.managed = []string{events.RecordTypeA, events.RecordTypeAAAA, events.RecordTypeCNAME}
+	if len(cfg.ManagedRecordTypes) > 0 {
+		p.managed = nil
+		for _, t := range cfg.ManagedRecordTypes {
+			p.managed = append(p.managed, strings.ToUpper(t))
+		}
+	}
+	slices.Sort(p.managed)
+	p.managed = slices.Compact(p.managed)
+	return p, nil
+}
+
+// Ready reports whether the planner has read the desired and observed streams.
+func (p *Planner) Ready() error {
+	if !p.caughtUp.Load() {
+		return errors.New("replaying the desired and observed streams")
+	}
+	return nil
+}
+
+// Run plans until ctx ends.
+func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
+	p.caughtUp.Store(false)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type input struct {
+		kind string
+		msg  events.Received
+	}
+	in := make(chan input, 1024)
+	watch := func(kind, stream string, filters ...string) (<-chan struct{}, error) {
+		return events.Watch(ctx, js, stream, filters, func(m events.Received) {
+			select {
+			case in <- input{kind, m}:
+			case <-ctx.Done():
+			}
+		})
+	}
+	desiredDone, err := watch("desired", events.StreamDesired, events.SubjectDesired+".>")
+	if err != nil {
+		return err
+	}
+	observedDone, err := watch("observed", events.StreamObserved, events.SubjectObserved+".>", events.SubjectZones+".>")
+	if err != nil {
+		return err
+	}
+	if _, err := watch("result", events.StreamResults, events.SubjectResults+".>"); err != nil {
+		return err
+	}
+
+	s := newState(p)
+	s.js = js
+	batch := time.NewTimer(time.Hour)
+	batch.Stop()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	pending := 2   // replays not yet done
+	armed := false // batch timer running: a steady trickle must not postpone planning forever
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case m := <-in:
+			s.apply(ctx, m.kind, m.msg)
+		case <-desiredDone:
+			desiredDone, pending = nil, pending-1
+		case <-observedDone:
+			observedDone, pending = nil, pending-1
+		case <-tick.C:
+			s.expireFlights()
+		case <-batch.C:
+			armed = false
+			s.plan(ctx)
+		}
+		if pending == 0 && !p.caughtUp.Load() {
+			// Every replayed message is in the buffer before the replay is
+			// reported done; take them all before the first plan.
+			for len(in) > 0 {
+				m := <-in
+				s.apply(ctx, m.kind, m.msg)
+			}
+			s.markAll()
+			p.caughtUp.Store(true)
+			caughtUpGauge.Set(1)
+			p.log.Info("replayed desired and observed state", "desired", len(s.desired), "providers", len(s.zones))
+		}
+		if p.caughtUp.Load() && s.plannable() && !armed {
+			batch.Reset(p.cfg.BatchWindow)
+			armed = true
+		}
+	}
+}
+
+// planID makes plan ids; a var so tests can make them predictable.
+var planID = nuid.Next

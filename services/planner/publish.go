@@ -1,0 +1,127 @@
+package planner
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"time"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// zoneChanges gathers the changes for one zone, name by name: a name's
+// changes (records and their ownership) always travel in one plan.
+type zoneChanges struct {
+	units [][]events.Change
+	names []string
+	cause string
+}
+
+// plan plans every dirty name whose zone is free, and publishes the plans.
+func (s *state) plan(ctx context.Context) {
+	start := time.Now()
+	byZone := map[zoneKey]*zoneChanges{}
+	providers := sortedKeys(s.zones)
+	for _, name := range sortedKeys(s.dirty) {
+		done := true
+		for _, provider := range providers {
+			zone, ok := zoneOf(name, s.zones[provider])
+			if !ok || !s.filter.match(name) {
+				continue
+			}
+			k := zoneKey{provider, zone}
+			if s.busy(k, start) {
+				done = false
+				continue
+			}
+			np := planName(s.nameInput(provider, zone, name))
+			for _, c := range np.conflicts {
+				conflicts.Inc()
+				s.log.Debug("left alone", "provider", provider, "reason", c)
+			}
+			if len(np.changes) == 0 {
+				continue
+			}
+			zc := byZone[k]
+			if zc == nil {
+				zc = &zoneChanges{cause: s.dirty[name]}
+				byZone[k] = zc
+			}
+			zc.units = append(zc.units, np.changes)
+			zc.names = append(zc.names, name)
+		}
+		if done {
+			delete(s.dirty, name)
+		}
+	}
+	keys := make([]zoneKey, 0, len(byZone))
+	for k := range byZone {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b zoneKey) int {
+		return cmp.Or(cmp.Compare(a.provider, b.provider), cmp.Compare(a.zone, b.zone))
+	})
+	for _, k := range keys {
+		s.publishZone(ctx, k, byZone[k])
+	}
+	planSeconds.Observe(time.Since(start).Seconds())
+}
+
+func (s *state) nameInput(provider, zone, name string) nameInput {
+	d := s.desired[name].state
+	resource := ""
+	if len(d.Contributors) == 1 {
+		resource = d.Contributors[0].Resource()
+	}
+	return nameInput{name: name, zone: zone, desired: d.Endpoints, resource: resource,
+		observed: s.observedAt(provider), ownerID: s.cfg.TXTOwnerID, policy: s.policy, managed: s.managed}
+}
+
+// publishZone splits a zone's changes into plans of at most
+// --batch-change-size changes and queues them for the zone's applier.
+func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
+	var batches [][]events.Change
+	var batchNames [][]string
+	var cur []events.Change
+	var curNames []string
+	for i, unit := range zc.units {
+		if len(cur) > 0 && len(cur)+len(unit) > s.cfg.BatchChangeSize {
+			batches, batchNames = append(batches, cur), append(batchNames, curNames)
+			cur, curNames = nil, nil
+		}
+		cur = append(cur, unit...)
+		curNames = append(curNames, zc.names[i])
+	}
+	if len(cur) > 0 {
+		batches, batchNames = append(batches, cur), append(batchNames, curNames)
+	}
+	observed := s.observed[k.provider]
+	for i, changes := range batches {
+		p := &events.Plan{ID: planID(), Provider: k.provider, Zone: k.zone, Changes: changes,
+			ObservedRevisions: map[string]uint64{}}
+		for _, c := range changes {
+			p.ObservedRevisions[c.Key().DNSName] = observed[c.Key().DNSName].seq
+		}
+		if _, _, err := events.Publish(ctx, s.js, events.PlanSubject(k.provider, k.zone), p, zc.cause); err != nil {
+			publishErrors.Inc()
+			s.log.Error("publishing plan failed; will re-plan", "zone", k.zone, "err", err)
+			for _, n := range batchNames[i] {
+				s.dirty[n] = s.dirty[n]
+			}
+			continue
+		}
+		f := s.flights[k]
+		if f == nil {
+			f = &flight{plans: map[string][]string{}}
+			s.flights[k] = f
+		}
+		f.plans[p.ID] = batchNames[i]
+		f.deadline = time.Now().Add(s.cfg.PlanTimeout)
+		plansPublished.WithLabelValues(k.provider).Inc()
+		for _, c := range changes {
+			changesPlanned.WithLabelValues(k.provider, c.Action()).Inc()
+		}
+		s.log.Info("planned", "provider", k.provider, "zone", k.zone, "plan", p.ID, "changes", len(changes))
+	}
+}
+

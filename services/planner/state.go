@@ -1,0 +1,223 @@
+package planner
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// state is what one Run of the planner knows, all of it rebuilt from the
+// streams at start.
+type state struct {
+	*Planner
+	js          jetstream.JetStream
+	desired     map[string]desiredEntry             // by DNS name
+	observed    map[string]map[string]observedEntry // provider -> DNS name -> records
+	zones       map[string][]string                 // provider -> zones it manages
+	dirty       map[string]string                   // names to re-plan -> causing event id
+	flights     map[zoneKey]*flight                 // zones with plans out
+	observedSeq uint64                              // highest observed-stream sequence read
+}
+
+type desiredEntry struct {
+	state events.DesiredState
+}
+
+type observedEntry struct {
+	records []events.Endpoint
+	seq     uint64
+}
+
+type zoneKey struct{ provider, zone string }
+
+// flight tracks the plans out for one zone. The zone is planned again only
+// once every plan has a result and the observed state it reported has been
+// read, so the next plan starts from the provider's new state.
+type flight struct {
+	plans     map[string][]string // plan id -> names it touched
+	awaitSeq  uint64
+	notBefore time.Time
+	deadline  time.Time
+	failures  int
+}
+
+func newState(p *Planner) *state {
+	return &state{Planner: p, desired: map[string]desiredEntry{},
+		observed: map[string]map[string]observedEntry{}, zones: map[string][]string{},
+		dirty: map[string]string{}, flights: map[zoneKey]*flight{}}
+}
+
+func (s *state) apply(ctx context.Context, kind string, m events.Received) {
+	var err error
+	switch {
+	case kind == "desired":
+		err = s.applyDesired(m)
+	case kind == "result":
+		err = s.applyResult(m)
+	case strings.HasPrefix(m.Subject, events.SubjectZones+"."):
+		err = s.applyZones(m)
+	default:
+		err = s.applyObserved(m)
+	}
+	if err != nil {
+		deadLetters.Inc()
+		s.log.Error("undecodable event; parked on the dead-letter subject", "subject", m.Subject, "err", err)
+		if err := events.DeadLetter(ctx, s.js, "planner", m, err); err != nil {
+			s.log.Error("dead-letter publish failed", "err", err)
+		}
+	}
+}
+
+func (s *state) applyDesired(m events.Received) error {
+	var d events.DesiredState
+	if err := events.Unmarshal(m.Header, m.Data, &d); err != nil {
+		return err
+	}
+	if len(d.Endpoints) == 0 {
+		delete(s.desired, d.DNSName)
+	} else {
+		s.desired[d.DNSName] = desiredEntry{state: d}
+	}
+	s.dirty[d.DNSName] = m.EventID()
+	return nil
+}
+
+func (s *state) applyObserved(m events.Received) error {
+	var o events.ObservedState
+	if err := events.Unmarshal(m.Header, m.Data, &o); err != nil {
+		return err
+	}
+	byName := s.observed[o.Provider]
+	if byName == nil {
+		byName = map[string]observedEntry{}
+		s.observed[o.Provider] = byName
+	}
+	if len(o.Records) == 0 {
+		delete(byName, o.DNSName)
+	} else {
+		byName[o.DNSName] = observedEntry{records: o.Records, seq: m.Seq}
+	}
+	s.observedSeq = max(s.observedSeq, m.Seq)
+	s.dirty[o.DNSName] = m.EventID()
+	if owner, ok := ownedName(o.DNSName, s.managed); ok {
+		s.dirty[owner] = m.EventID()
+	}
+	return nil
+}
+
+func (s *state) applyZones(m events.Received) error {
+	var z events.ZoneList
+	if err := events.Unmarshal(m.Header, m.Data, &z); err != nil {
+		return err
+	}
+	s.observedSeq = max(s.observedSeq, m.Seq)
+	if !slices.Equal(s.zones[z.Provider], z.Zones) {
+		s.zones[z.Provider] = z.Zones
+		s.markAll()
+	}
+	return nil
+}
+
+func (s *state) applyResult(m events.Received) error {
+	var r events.Result
+	if err := events.Unmarshal(m.Header, m.Data, &r); err != nil {
+		return err
+	}
+	f := s.flights[zoneKey{r.Provider, r.Zone}]
+	if f == nil {
+		return nil // a plan of an earlier run: its effect arrives as observed state
+	}
+	names, ok := f.plans[r.PlanID]
+	if !ok {
+		return nil
+	}
+	delete(f.plans, r.PlanID)
+	results.WithLabelValues(r.Provider, string(r.Status)).Inc()
+	f.awaitSeq = max(f.awaitSeq, r.ObservedSeq)
+	if r.Status == events.ResultApplied {
+		f.failures = 0
+	} else {
+		f.failures++
+		wait := min(time.Duration(1<<min(f.failures, 6))*500*time.Millisecond, time.Minute)
+		f.notBefore = time.Now().Add(wait/2 + rand.N(wait/2))
+		s.log.Warn("plan not fully applied; re-planning", "plan", r.PlanID, "zone", r.Zone,
+			"status", r.Status, "err", r.Error, "failed", len(r.Failed), "retry_in", wait)
+	}
+	for _, n := range names {
+		if _, ok := s.dirty[n]; !ok {
+			s.dirty[n] = m.EventID()
+		}
+	}
+	return nil
+}
+
+// markAll schedules every name either side knows of.
+func (s *state) markAll() {
+	for n := range s.desired {
+		s.dirty[n] = s.dirty[n]
+	}
+	for _, byName := range s.observed {
+		for n := range byName {
+			s.dirty[n] = s.dirty[n]
+			if owner, ok := ownedName(n, s.managed); ok {
+				s.dirty[owner] = s.dirty[owner]
+			}
+		}
+	}
+}
+
+// busy reports whether a zone still waits for results or observations.
+func (s *state) busy(k zoneKey, now time.Time) bool {
+	f := s.flights[k]
+	if f == nil {
+		return false
+	}
+	if len(f.plans) > 0 || s.observedSeq < f.awaitSeq || now.Before(f.notBefore) {
+		return true
+	}
+	if f.failures == 0 {
+		delete(s.flights, k)
+	}
+	return false
+}
+
+// expireFlights gives up waiting on plans that got no result in time.
+func (s *state) expireFlights() {
+	now := time.Now()
+	for k, f := range s.flights {
+		if len(f.plans) > 0 && now.After(f.deadline) {
+			s.log.Warn("no result for plans; re-planning the zone", "provider", k.provider, "zone", k.zone, "plans", len(f.plans))
+			for _, names := range f.plans {
+				for _, n := range names {
+					s.dirty[n] = s.dirty[n]
+				}
+			}
+			f.plans = map[string][]string{}
+			f.awaitSeq = 0
+		}
+	}
+}
+
+// plannable reports whether some dirty name could be planned now.
+func (s *state) plannable() bool {
+	now := time.Now()
+	for n := range s.dirty {
+		for provider, zones := range s.zones {
+			if z, ok := zoneOf(n, zones); ok && !s.busy(zoneKey{provider, z}, now) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *state) observedAt(provider string) func(string) []events.Endpoint {
+	byName := s.observed[provider]
+	return func(name string) []events.Endpoint { return byName[name].records }
+}
