@@ -3,6 +3,7 @@ module github.com/zonestream/zonestream/testenv
 go 1.26.0
 
 require (
+	github.com/miekg/dns v1.1.73
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 	k8s.io/api v0.37.2

@@ -62,6 +62,9 @@ func Start(ctx context.Context, crdPaths ...string) (*Cluster, error) {
 		ControlPlaneStopTimeout:  0,
 		AttachControlPlaneOutput: os.Getenv("ZS_KUBE_LOG") != "",
 	}
+	// envtest's default service range has room for ~250 Services; load
+	// tests create thousands.
+	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.96.0.0/12")
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("start kube-apiserver: %w", err)

@@ -1,0 +1,404 @@
+package applier_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"log/slog"
+	"os"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/applier"
+	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
+	"github.com/zonestream/zonestream/testenv/bind"
+	"github.com/zonestream/zonestream/testenv/natsenv"
+)
+
+const zone = "example.org"
+
+func logger() *slog.Logger {
+	level := slog.LevelWarn
+	if os.Getenv("ZS_TEST_LOG") != "" {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+func bus(t *testing.T) jetstream.JetStream {
+	t.Helper()
+	s := natsenv.StartT(t)
+	_, js := natsenv.Connect(t, s.ClientURL())
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := events.EnsureStreams(ctx, js, events.WithStorage(jetstream.MemoryStorage)); err != nil {
+		t.Fatal(err)
+	}
+	return js
+}
+
+func rfcConfig(s *bind.Server, interval time.Duration) applier.Config {
+	return applier.Config{
+		Provider: applier.ProviderRFC2136, Interval: interval, DefaultTTL: 300,
+		RFC2136: rfc2136.Config{
+			Host: s.Host, Port: s.Port, Zones: []string{zone},
+			TSIGKeyName: s.KeyName, TSIGSecret: s.Secret, TSIGSecretAlg: s.Algorithm, TSIGAXFR: true,
+			BatchChangeSize: 50, Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond,
+		},
+	}
+}
+
+type running struct {
+	once   sync.Once
+	a      *applier.Applier
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func start(t *testing.T, js jetstream.JetStream, cfg applier.Config) *running {
+	t.Helper()
+	a, err := applier.New(cfg, logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{a: a, cancel: cancel, done: make(chan error, 1)}
+	go func() { r.done <- a.Run(ctx, js) }()
+	t.Cleanup(r.stop)
+	waitFor(t, "applier ready", func() bool { return a.Ready() == nil })
+	return r
+}
+
+func (r *running) stop() {
+	r.once.Do(func() {
+		r.cancel()
+		select {
+		case <-r.done:
+		case <-time.After(10 * time.Second):
+			panic("applier did not stop")
+		}
+	})
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func lastMsg(t *testing.T, js jetstream.JetStream, stream, subject string) *jetstream.RawStreamMsg {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := st.GetLastMsgForSubject(ctx, subject)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func lastSeq(t *testing.T, js jetstream.JetStream, stream string) (seq, msgs uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.State.LastSeq, info.State.Msgs
+}
+
+func observed(t *testing.T, js jetstream.JetStream, name string) (*events.ObservedState, *jetstream.RawStreamMsg) {
+	t.Helper()
+	m := lastMsg(t, js, events.StreamObserved, events.ObservedSubject("rfc2136", name))
+	if m == nil {
+		return nil, nil
+	}
+	var st events.ObservedState
+	if err := events.Unmarshal(m.Header, m.Data, &st); err != nil {
+		t.Fatal(err)
+	}
+	return &st, m
+}
+
+// sendPlan publishes a plan and returns its event id.
+func sendPlan(t *testing.T, js jetstream.JetStream, p *events.Plan) string {
+	t.Helper()
+	msg, err := events.Message(events.PlanSubject("rfc2136", zone), p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.PublishMsg(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	return msg.Header.Get(events.HeaderEventID)
+}
+
+func waitResult(t *testing.T, js jetstream.JetStream, planID string) (events.Result, *jetstream.RawStreamMsg) {
+	t.Helper()
+	var res events.Result
+	var raw *jetstream.RawStreamMsg
+	waitFor(t, "result of plan "+planID, func() bool {
+		raw = lastMsg(t, js, events.StreamResults, events.ResultSubject("rfc2136", zone))
+		if raw == nil {
+			return false
+		}
+		res = events.Result{}
+		if err := events.Unmarshal(raw.Header, raw.Data, &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.PlanID == planID
+	})
+	return res, raw
+}
+
+func ep(name, typ string, targets ...string) *events.Endpoint {
+	e := events.NewEndpoint(name, typ, 0, targets...)
+	return &e
+}
+
+func answer(t *testing.T, s *bind.Server, name string, qtype uint16) []string {
+	t.Helper()
+	rrs, err := s.Query(name, qtype)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, rr := range rrs {
+		out = append(out, rfc2136.Target(rr))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestEndToEnd(t *testing.T) {
+	b := bind.StartT(t, zone)
+	js := bus(t)
+	planted, _ := dns.NewRR("planted.example.org. 60 IN A 192.0.2.50")
+	if err := b.Update(zone, []dns.RR{planted}, nil); err != nil {
+		t.Fatal(err)
+	}
+
+	r := start(t, js, rfcConfig(b, time.Hour))
+
+	// The first listing: every name, then the zone list.
+	st, pm := observed(t, js, "planted.example.org")
+	if st == nil || len(st.Records) != 1 || st.Records[0].Targets[0] != "192.0.2.50" || st.Zone != zone {
+		t.Fatalf("planted record not observed: %+v", st)
+	}
+	if ns, _ := observed(t, js, "ns.example.org"); ns == nil {
+		t.Fatal("ns.example.org not observed")
+	}
+	zm := lastMsg(t, js, events.StreamObserved, events.ZonesSubject("rfc2136"))
+	if zm == nil {
+		t.Fatal("no zone list")
+	}
+	var zl events.ZoneList
+	if err := events.Unmarshal(zm.Header, zm.Data, &zl); err != nil || !slices.Equal(zl.Zones, []string{zone}) {
+		t.Fatalf("zone list %+v %v", zl, err)
+	}
+	if zm.Sequence < pm.Sequence {
+		t.Fatal("zone list published before the zone's records")
+	}
+
+	// A plan creates records.
+	owner := "heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/web"
+	id1 := sendPlan(t, js, &events.Plan{ID: "p1", Provider: "rfc2136", Zone: zone, Changes: []events.Change{
+		{New: ep("www.example.org", "TXT", owner)},
+		{New: ep("www.example.org", "A", "192.0.2.1")},
+	}})
+	res, raw := waitResult(t, js, "p1")
+	if res.Status != events.ResultApplied || res.Applied != 2 || res.ObservedSeq == 0 {
+		t.Fatalf("p1: %+v", res)
+	}
+	if raw.Header.Get(events.HeaderCausation) != id1 {
+		t.Fatalf("result causation %q, want %q", raw.Header.Get(events.HeaderCausation), id1)
+	}
+	if got := answer(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
+		t.Fatalf("BIND answers %v", got)
+	}
+	www, wm := observed(t, js, "www.example.org")
+	if www == nil || len(www.Records) != 2 || wm.Header.Get(events.HeaderCausation) != id1 || wm.Sequence > res.ObservedSeq {
+		t.Fatalf("observed www after p1: %+v", www)
+	}
+
+	// A plan computed from the old state is stale and changes nothing.
+	sendPlan(t, js, &events.Plan{ID: "p2", Provider: "rfc2136", Zone: zone, Changes: []events.Change{
+		{New: ep("www.example.org", "A", "192.0.2.99")},
+	}})
+	res, _ = waitResult(t, js, "p2")
+	if res.Status != events.ResultStale || res.Applied != 0 {
+		t.Fatalf("p2: %+v", res)
+	}
+	if got := answer(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
+		t.Fatalf("stale plan changed BIND: %v", got)
+	}
+
+	// One bad change does not block the others.
+	sendPlan(t, js, &events.Plan{ID: "p3", Provider: "rfc2136", Zone: zone, Changes: []events.Change{
+		{New: ep("good1.example.org", "A", "192.0.2.7")},
+		{New: ep("bad.example.org", "A", "not-an-ip")},
+		{New: ep("good2.example.org", "A", "192.0.2.8")},
+	}})
+	res, _ = waitResult(t, js, "p3")
+	if res.Status != events.ResultPartial || res.Applied != 2 || len(res.Failed) != 1 || res.Failed[0].Change.New.DNSName != "bad.example.org" {
+		t.Fatalf("p3: %+v", res)
+	}
+	if got := answer(t, b, "good2.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.8"}) {
+		t.Fatalf("good2: %v", got)
+	}
+
+	// Garbage goes to the dead-letter subject; the applier keeps working.
+	if _, err := js.Publish(context.Background(), events.PlanSubject("rfc2136", zone), []byte("\xc1 not msgpack")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "dead letter", func() bool {
+		return lastMsg(t, js, events.StreamDeadLetter, events.DeadLetterSubject(applier.Service)) != nil
+	})
+	sendPlan(t, js, &events.Plan{ID: "p4", Provider: "rfc2136", Zone: zone, Changes: []events.Change{
+		{Old: ep("www.example.org", "A", "192.0.2.1"), New: ep("www.example.org", "A", "192.0.2.2")},
+	}})
+	res, _ = waitResult(t, js, "p4")
+	if res.Status != events.ResultApplied {
+		t.Fatalf("p4: %+v", res)
+	}
+	if got := answer(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
+		t.Fatalf("after p4: %v", got)
+	}
+	if _, msgs := lastSeq(t, js, events.StreamPlans); msgs != 0 {
+		t.Fatalf("%d plans left unacked", msgs)
+	}
+
+	// Restart: nothing unchanged is published again.
+	r.stop()
+	before, _ := lastSeq(t, js, events.StreamObserved)
+	r = start(t, js, rfcConfig(b, 200*time.Millisecond))
+	time.Sleep(500 * time.Millisecond) // a few periodic listings
+	if after, _ := lastSeq(t, js, events.StreamObserved); after != before {
+		t.Fatalf("restart republished: observed seq %d -> %d", before, after)
+	}
+
+	// Drift: an out-of-band change becomes observed state; a removed name a tombstone.
+	drift, _ := dns.NewRR("drift.example.org. 60 IN A 192.0.2.60")
+	if err := b.Update(zone, []dns.RR{drift}, []dns.RR{planted}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "drift observed", func() bool { st, _ := observed(t, js, "drift.example.org"); return st != nil })
+	waitFor(t, "tombstone", func() bool {
+		st, _ := observed(t, js, "planted.example.org")
+		return st != nil && len(st.Records) == 0
+	})
+
+	// BIND down: listings fail, no tombstones, not ready.
+	before, _ = lastSeq(t, js, events.StreamObserved)
+	if err := b.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "not ready", func() bool { return r.a.Ready() != nil })
+	if after, _ := lastSeq(t, js, events.StreamObserved); after != before {
+		t.Fatalf("failed listings published: observed seq %d -> %d", before, after)
+	}
+	if www, _ := observed(t, js, "www.example.org"); www == nil || len(www.Records) != 2 {
+		t.Fatalf("www lost while BIND was down: %+v", www)
+	}
+	// A plan while BIND is down fails, is acked, and the applier goes on.
+	sendPlan(t, js, &events.Plan{ID: "p5", Provider: "rfc2136", Zone: zone, Changes: []events.Change{
+		{New: ep("down.example.org", "A", "192.0.2.9")},
+	}})
+	res, _ = waitResult(t, js, "p5")
+	if res.Status != events.ResultFailed || res.Error == "" {
+		t.Fatalf("p5: %+v", res)
+	}
+	if after, _ := lastSeq(t, js, events.StreamObserved); after != before {
+		t.Fatalf("failed plan published observed state: %d -> %d", before, after)
+	}
+}
+
+func TestInMemoryProvider(t *testing.T) {
+	js := bus(t)
+	cfg := applier.Config{Provider: applier.ProviderInMemory, Interval: time.Hour, DefaultTTL: 300}
+	cfg.InMemory.Zones = []string{zone}
+	a, err := applier.New(cfg, logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, js) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "ready", func() bool { return a.Ready() == nil })
+	msg, _ := events.Message(events.PlanSubject("inmemory", zone), &events.Plan{ID: "m1", Zone: zone, Changes: []events.Change{
+		{New: ep("api.example.org", "CNAME", "lb.example.net.")},
+	}}, "")
+	if _, err := js.PublishMsg(ctx, msg); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "observed api", func() bool {
+		st, err := js.Stream(ctx, events.StreamObserved)
+		if err != nil {
+			return false
+		}
+		m, err := st.GetLastMsgForSubject(ctx, events.ObservedSubject("inmemory", "api.example.org"))
+		if err != nil {
+			return false
+		}
+		var o events.ObservedState
+		return events.Unmarshal(m.Header, m.Data, &o) == nil && len(o.Records) == 1 &&
+			o.Records[0].Targets[0] == "lb.example.net" && o.Records[0].RecordTTL == 300
+	})
+}
+
+func TestConfig(t *testing.T) {
+	var cfg applier.Config
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	err := fs.Parse([]string{"--provider=rfc2136", "--rfc2136-host=127.0.0.1", "--rfc2136-port=5353",
+		"--rfc2136-zone=example.org", "--rfc2136-zone=example.net", "--rfc2136-tsig-keyname=k",
+		"--rfc2136-tsig-secret=c2VjcmV0", "--rfc2136-tsig-secret-alg=hmac-sha512", "--rfc2136-tsig-axfr",
+		"--rfc2136-min-ttl=30s", "--rfc2136-batch-change-size=10", "--interval=30s", "--default-ttl=600"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Interval != 30*time.Second || cfg.DefaultTTL != 600 || len(cfg.RFC2136.Zones) != 2 || cfg.RFC2136.BatchChangeSize != 10 {
+		t.Fatalf("flags not parsed: %+v", cfg)
+	}
+	if _, err := applier.New(cfg, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, mod := range map[string]func(*applier.Config){
+		"no provider":      func(c *applier.Config) { c.Provider = "" },
+		"unknown provider": func(c *applier.Config) { c.Provider = "route53" },
+		"no interval":      func(c *applier.Config) { c.Interval = 0 },
+		"no ttl":           func(c *applier.Config) { c.DefaultTTL = 0 },
+		"no zones":         func(c *applier.Config) { c.RFC2136.Zones = nil },
+		"inmemory no zone": func(c *applier.Config) { c.Provider = "inmemory" },
+	} {
+		c := cfg
+		mod(&c)
+		if _, err := applier.New(c, nil); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}

@@ -1,0 +1,36 @@
+package applier
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+// Metrics are package-level and registered once, so Run may be called
+// several times in one process (tests, the all-in-one binary).
+var (
+	changesTotal = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_applier_changes_total",
+		Help: "RRset changes the applier handled, by action (create, update, delete) and outcome (applied, stale, failed).",
+	}, []string{"provider", "action", "outcome"})
+	plansTotal = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_applier_plans_total",
+		Help: "Plans the applier handled, by result status (applied, partial, stale, failed).",
+	}, []string{"provider", "status"})
+	applySeconds = promauto.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "zonestream_applier_apply_seconds",
+		Help:    "Time to apply one plan to the provider.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
+	}, []string{"provider"})
+	providerErrorsTotal = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_applier_provider_errors_total",
+		Help: "Failed provider calls, by operation (zones, records, apply).",
+	}, []string{"provider", "op"})
+	deadLettersTotal = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_applier_dead_letters_total",
+		Help: "Plan messages that could not be decoded and were parked on the dead-letter subject.",
+	})
+	readyGauge = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "zonestream_applier_ready",
+		Help: "1 once the applier has published a full listing and its provider is healthy.",
+	}, []string{"provider"})
+)

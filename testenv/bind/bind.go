@@ -1,0 +1,447 @@
+// Package bind runs Debian's BIND 9 (named) as a process on loopback, with a
+// TSIG key allowed to update and transfer a set of test zones: the real
+// RFC 2136 server zonestream's rfc2136 provider is tested against.
+package bind
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// Defaults of Options.
+const (
+	DefaultNamed     = "/usr/sbin/named"
+	DefaultKeyName   = "zonestream-key."
+	DefaultAlgorithm = "hmac-sha256"
+	DefaultZone      = "example.org"
+)
+
+// Options configure a BIND server.
+type Options struct {
+	// Zones are the primary zones named serves (default: example.org).
+	Zones []string
+	// Named is the path of the named binary (default /usr/sbin/named).
+	Named string
+	// KeyName is the TSIG key's name (default "zonestream-key.").
+	KeyName string
+	// Algorithm is the TSIG key's algorithm (default hmac-sha256): one of
+	// hmac-md5, hmac-sha1, hmac-sha224, hmac-sha256, hmac-sha384,
+	// hmac-sha512. Update cannot sign with hmac-md5.
+	Algorithm string
+	// StartTimeout bounds how long Start waits for named to answer
+	// (default 30s, also bounded by ctx).
+	StartTimeout time.Duration
+}
+
+// Server is a running named.
+type Server struct {
+	Host      string // "127.0.0.1"
+	Port      int
+	Addr      string // "127.0.0.1:port"
+	Zones     []string
+	KeyName   string // fully qualified, e.g. "zonestream-key."
+	Secret    string // base64
+	Algorithm string // "hmac-sha256"
+
+	dir    string
+	cmd    *exec.Cmd
+	stderr *tail
+	exited chan struct{}
+	mu     sync.Mutex
+	waitEr error
+}
+
+// Start writes a configuration with the zones and the TSIG key into a
+// temporary directory and runs named on a free loopback port until Stop.
+// It returns once named answers the SOA of every zone.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Named == "" {
+		opts.Named = DefaultNamed
+	}
+	if opts.KeyName == "" {
+		opts.KeyName = DefaultKeyName
+	}
+	if len(opts.Zones) == 0 {
+		opts.Zones = []string{DefaultZone}
+	}
+	if opts.Algorithm == "" {
+		opts.Algorithm = DefaultAlgorithm
+	}
+	if _, ok := algorithms[opts.Algorithm]; !ok {
+		return nil, fmt.Errorf("bind: unknown TSIG algorithm %q", opts.Algorithm)
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 30 * time.Second
+	}
+	if _, err := os.Stat(opts.Named); err != nil {
+		return nil, fmt.Errorf("bind: named not found: %w", err)
+	}
+	zones := make([]string, 0, len(opts.Zones))
+	for _, z := range opts.Zones {
+		z = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(z)), ".")
+		if z == "" {
+			return nil, errors.New("bind: empty zone name")
+		}
+		zones = append(zones, z)
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, err
+	}
+	var lastErr error
+	const attempts = 5
+	for i := 0; i < attempts; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		s := &Server{
+			Host:      "127.0.0.1",
+			Zones:     append([]string(nil), zones...),
+			KeyName:   dns.Fqdn(opts.KeyName),
+			Secret:    base64.StdEncoding.EncodeToString(secret),
+			Algorithm: opts.Algorithm,
+		}
+		err := s.start(ctx, opts)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+		if !errors.Is(err, errPortInUse) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("bind: no free port after %d attempts: %w", attempts, lastErr)
+}
+
+var algorithms = map[string]string{
+	"hmac-md5":    dns.HmacMD5,
+	"hmac-sha1":   dns.HmacSHA1,
+	"hmac-sha224": dns.HmacSHA224,
+	"hmac-sha256": dns.HmacSHA256,
+	"hmac-sha384": dns.HmacSHA384,
+	"hmac-sha512": dns.HmacSHA512,
+}
+
+var errPortInUse = errors.New("port in use")
+
+func (s *Server) start(ctx context.Context, opts Options) (err error) {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	s.Port = port
+	s.Addr = net.JoinHostPort(s.Host, strconv.Itoa(port))
+	if s.dir, err = os.MkdirTemp("", "zonestream-bind-"); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = s.Stop()
+		}
+	}()
+	if err := s.writeConfig(); err != nil {
+		return err
+	}
+	s.stderr = &tail{max: 64 << 10}
+	s.cmd = exec.Command(opts.Named, "-g", "-c", filepath.Join(s.dir, "named.conf"))
+	s.cmd.Dir = s.dir
+	s.cmd.Stdout = s.stderr
+	s.cmd.Stderr = s.stderr
+	// Own process group (a ^C to the test does not reach named first) and
+	// killed with the test process, so a crashed test leaves no named behind.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := s.cmd.Start(); err != nil {
+		return fmt.Errorf("bind: start named: %w", err)
+	}
+	s.exited = make(chan struct{})
+	go func() {
+		err := s.cmd.Wait()
+		s.mu.Lock()
+		s.waitEr = err
+		s.mu.Unlock()
+		close(s.exited)
+	}()
+	return s.waitReady(ctx, opts.StartTimeout)
+}
+
+// waitReady polls the SOA of every zone until each is answered.
+func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	pending := append([]string(nil), s.Zones...)
+	c := &dns.Client{Net: "udp", Timeout: 500 * time.Millisecond}
+	for {
+		select {
+		case <-s.exited:
+			out := s.stderr.String()
+			if portInUse(out) {
+				return fmt.Errorf("bind: %w: %s", errPortInUse, lastLines(out, 5))
+			}
+			s.mu.Lock()
+			werr := s.waitEr
+			s.mu.Unlock()
+			return fmt.Errorf("bind: named exited (%v):\n%s", werr, lastLines(out, 30))
+		default:
+		}
+		if out := s.stderr.String(); portInUse(out) {
+			return fmt.Errorf("bind: %w: %s", errPortInUse, lastLines(out, 5))
+		}
+		for len(pending) > 0 {
+			m := new(dns.Msg)
+			m.SetQuestion(dns.Fqdn(pending[0]), dns.TypeSOA)
+			r, _, err := c.ExchangeContext(ctx, m, s.Addr)
+			if err != nil || r.Rcode != dns.RcodeSuccess || len(r.Answer) == 0 {
+				break
+			}
+			pending = pending[1:]
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("bind: zone %s not served after %s:\n%s", pending[0], timeout, lastLines(s.stderr.String(), 30))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		case <-s.exited:
+		}
+	}
+}
+
+func portInUse(out string) bool {
+	return strings.Contains(out, "address in use") || strings.Contains(out, "interface ignored")
+}
+
+// freePort finds a port free for both TCP and UDP on 127.0.0.1.
+func freePort() (int, error) {
+	var lastErr error
+	for i := 0; i < 20; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		u, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		l.Close()
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		u.Close()
+		return port, nil
+	}
+	return 0, fmt.Errorf("bind: no port free for both TCP and UDP: %w", lastErr)
+}
+
+func (s *Server) writeConfig() error {
+	var b strings.Builder
+	q := func(p string) string { return strconv.Quote(p) }
+	fmt.Fprintf(&b, `options {
+	directory %s;
+	pid-file %s;
+	lock-file %s;
+	session-keyfile %s;
+	managed-keys-directory %s;
+	dump-file %s;
+	statistics-file %s;
+	listen-on port %d { 127.0.0.1; };
+	listen-on-v6 { none; };
+	recursion no;
+	dnssec-validation no;
+	notify no;
+	allow-query { any; };
+	allow-transfer { none; };
+};
+
+controls { };
+
+logging {
+	channel stderr_log { stderr; severity info; print-time yes; print-category yes; };
+	category default { stderr_log; };
+	category lame-servers { null; };
+};
+
+key %s {
+	algorithm %s;
+	secret %s;
+};
+`, q(s.dir), q(filepath.Join(s.dir, "named.pid")), q(filepath.Join(s.dir, "named.lock")),
+		q(filepath.Join(s.dir, "session.key")), q(s.dir), q(filepath.Join(s.dir, "named_dump.db")),
+		q(filepath.Join(s.dir, "named.stats")), s.Port, q(s.KeyName), s.Algorithm, q(s.Secret))
+	for _, z := range s.Zones {
+		file := filepath.Join(s.dir, z+".zone")
+		fmt.Fprintf(&b, `
+zone %s {
+	type primary;
+	file %s;
+	journal %s;
+	allow-update { key %s; };
+	allow-transfer { key %s; };
+};
+`, q(z), q(file), q(file+".jnl"), q(s.KeyName), q(s.KeyName))
+		zone := fmt.Sprintf(`$TTL 300
+@	IN SOA	ns.%[1]s. hostmaster.%[1]s. 1 3600 600 86400 300
+@	IN NS	ns.%[1]s.
+ns	IN A	127.0.0.1
+`, z)
+		if err := os.WriteFile(file, []byte(zone), 0o644); err != nil {
+			return err
+		}
+	}
+	return os.WriteFile(filepath.Join(s.dir, "named.conf"), []byte(b.String()), 0o644)
+}
+
+// Stop stops named and removes its directory.
+func (s *Server) Stop() error {
+	var err error
+	if s.cmd != nil && s.cmd.Process != nil && s.exited != nil {
+		select {
+		case <-s.exited:
+		default:
+			_ = s.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-s.exited:
+			case <-time.After(10 * time.Second):
+				_ = s.cmd.Process.Kill()
+				<-s.exited
+				err = errors.New("bind: named did not stop on SIGTERM, killed")
+			}
+		}
+	}
+	if s.dir != "" {
+		if rerr := os.RemoveAll(s.dir); rerr != nil && err == nil {
+			err = rerr
+		}
+		s.dir = ""
+	}
+	return err
+}
+
+// Log returns the last part of named's output.
+func (s *Server) Log() string {
+	if s.stderr == nil {
+		return ""
+	}
+	return s.stderr.String()
+}
+
+// StartT starts named for the test with the given zones (default
+// example.org) and stops it afterwards.
+func StartT(t testing.TB, zones ...string) *Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Start(ctx, Options{Zones: zones})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Logf("stop named: %v", err)
+		}
+	})
+	return s
+}
+
+// TsigSecret is the secret map a dns.Client needs to sign with the key.
+func (s *Server) TsigSecret() map[string]string { return map[string]string{s.KeyName: s.Secret} }
+
+// Query asks the server for name/qtype over UDP (TCP when truncated) and
+// returns the answer section. NXDOMAIN and NODATA are an empty answer;
+// any other failure rcode is an error.
+func (s *Server) Query(name string, qtype uint16) ([]dns.RR, error) {
+	m := new(dns.Msg)
+	m.SetQuestion(dns.Fqdn(name), qtype)
+	m.RecursionDesired = false
+	c := &dns.Client{Net: "udp", Timeout: 2 * time.Second}
+	r, _, err := c.Exchange(m, s.Addr)
+	if err == nil && r.Truncated {
+		c.Net = "tcp"
+		r, _, err = c.Exchange(m, s.Addr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("query %s %s: %w", name, dns.TypeToString[qtype], err)
+	}
+	switch r.Rcode {
+	case dns.RcodeSuccess, dns.RcodeNameError:
+		return r.Answer, nil
+	}
+	return nil, fmt.Errorf("query %s %s: %s", name, dns.TypeToString[qtype], dns.RcodeToString[r.Rcode])
+}
+
+// Update sends one TSIG-signed RFC 2136 UPDATE to zone over TCP, removing
+// the given RRs (by value) and inserting the others: for tests that plant
+// records zonestream does not own.
+func (s *Server) Update(zone string, insert []dns.RR, remove []dns.RR) error {
+	m := new(dns.Msg)
+	m.SetUpdate(dns.Fqdn(zone))
+	if len(remove) > 0 {
+		m.Remove(remove)
+	}
+	if len(insert) > 0 {
+		m.Insert(insert)
+	}
+	if s.Algorithm == "hmac-md5" {
+		return errors.New("bind: Update cannot sign with hmac-md5 (miekg/dns dropped it)")
+	}
+	m.SetTsig(s.KeyName, algorithms[s.Algorithm], 300, time.Now().Unix())
+	// A fresh client per signed message: miekg/dns cannot sign a second
+	// message on the same connection.
+	c := &dns.Client{Net: "tcp", Timeout: 5 * time.Second, TsigSecret: s.TsigSecret()}
+	r, _, err := c.Exchange(m, s.Addr)
+	if err != nil {
+		return fmt.Errorf("update %s: %w", zone, err)
+	}
+	if r.Rcode != dns.RcodeSuccess {
+		return fmt.Errorf("update %s: %s", zone, dns.RcodeToString[r.Rcode])
+	}
+	return nil
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+func lastLines(s string, n int) string {
+	lines := bytes.Split(bytes.TrimRight([]byte(s), "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}
