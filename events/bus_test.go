@@ -47,8 +47,7 @@ func TestWatchReplaysLastPerSubjectThenFollows(t *testing.T) {
 	js := startJetStream(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	for i, ip := range []string{"192.0.2.1", "192.0.2.2", "192.0.2.3"} {
-		_ = i
+	for _, ip := range []string{"192.0.2.1", "192.0.2.2", "192.0.2.3"} {
 		if _, _, err := Publish(ctx, js, DesiredSubject("a.example.com"), desired("a.example.com", ip), ""); err != nil {
 			t.Fatal(err)
 		}

@@ -68,3 +68,18 @@ func TestMessageRoundTripAndDecode(t *testing.T) {
 		t.Fatal("garbage must not decode")
 	}
 }
+
+func TestNormalizeCanonicalTargets(t *testing.T) {
+	a := NewEndpoint("X.example.com.", "aaaa", 0, "2001:DB8:0:0::1", "2001:db8::1")
+	if a.DNSName != "x.example.com" || a.RecordType != "AAAA" || len(a.Targets) != 1 || a.Targets[0] != "2001:db8::1" {
+		t.Fatalf("AAAA not canonical: %+v", a)
+	}
+	c := NewEndpoint("x.example.com", "CNAME", 0, "LB.Example.NET.")
+	if c.Targets[0] != "lb.example.net" {
+		t.Fatalf("CNAME target not canonical: %+v", c)
+	}
+	txt := NewEndpoint("x.example.com", "TXT", 0, "Case Matters.")
+	if txt.Targets[0] != "Case Matters." {
+		t.Fatalf("TXT data must be kept as is: %+v", txt)
+	}
+}

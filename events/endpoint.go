@@ -2,6 +2,7 @@ package events
 
 import (
 	"cmp"
+	"net/netip"
 	"slices"
 	"strings"
 )
@@ -58,13 +59,19 @@ func (e Endpoint) Key() RRsetKey {
 }
 
 // Normalize lower-cases the name, drops its trailing dot, upper-cases the
-// type and sorts and de-duplicates the targets, so that equal content has
-// equal bytes and equal hashes.
+// type, writes addresses and target names in one canonical form, and sorts
+// and de-duplicates the targets, so that equal content has equal bytes and
+// equal hashes whoever produced it (a collector or a provider listing).
 func (e *Endpoint) Normalize() {
 	e.DNSName = NormalizeName(e.DNSName)
 	e.RecordType = strings.ToUpper(e.RecordType)
-	if e.RecordType == RecordTypeCNAME {
-		for i, t := range e.Targets {
+	for i, t := range e.Targets {
+		switch e.RecordType {
+		case RecordTypeA, RecordTypeAAAA:
+			if ip, err := netip.ParseAddr(strings.TrimSpace(t)); err == nil {
+				e.Targets[i] = ip.String()
+			}
+		case RecordTypeCNAME, RecordTypeNS, "PTR", "DNAME":
 			e.Targets[i] = NormalizeName(t)
 		}
 	}

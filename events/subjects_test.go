@@ -7,14 +7,14 @@ import (
 
 func TestNameTokensReverseLabels(t *testing.T) {
 	cases := map[string]string{
-		"api.example.com":    "com.example.api",
-		"API.Example.COM.":   "com.example.api",
-		"*.example.com":      "com.example.%2A",
-		"_sip._tcp.example":  "example._tcp._sip",
-		"a>b.example":        "example.a%3Eb",
-		"100%.example":       "example.100%25",
-		"example":            "example",
-		"":                   "%",
+		"api.example.com":   "com.example.api",
+		"API.Example.COM.":  "com.example.api",
+		"*.example.com":     "com.example.%2A",
+		"_sip._tcp.example": "example._tcp._sip",
+		"a>b.example":       "example.a%3Eb",
+		"100%.example":      "example.100%25",
+		"example":           "example",
+		"":                  "%",
 	}
 	for in, want := range cases {
 		if got := NameTokens(in); got != want {

@@ -51,9 +51,9 @@ type SourceState struct {
 	Endpoints []Endpoint `msgpack:"endpoints" json:"endpoints"`
 }
 
-func (*SourceState) Schema() Schema       { return Schema{"source", 1} }
-func (s *SourceState) canonicalize()      { SortEndpoints(s.Endpoints) }
-func (s *SourceState) IsTombstone() bool  { return len(s.Endpoints) == 0 }
+func (*SourceState) Schema() Schema      { return Schema{"source", 1} }
+func (s *SourceState) canonicalize()     { SortEndpoints(s.Endpoints) }
+func (s *SourceState) IsTombstone() bool { return len(s.Endpoints) == 0 }
 
 // DesiredState is everything wanted at one DNS name after priority and
 // merge, with where it came from.
@@ -175,13 +175,13 @@ const (
 
 // Result reports what became of a plan.
 type Result struct {
-	PlanID   string       `msgpack:"planId" json:"planId"`
-	Provider string       `msgpack:"provider" json:"provider"`
-	Zone     string       `msgpack:"zone" json:"zone"`
-	Status   ResultStatus `msgpack:"status" json:"status"`
-	Error    string       `msgpack:"error,omitempty" json:"error,omitempty"`
+	PlanID   string         `msgpack:"planId" json:"planId"`
+	Provider string         `msgpack:"provider" json:"provider"`
+	Zone     string         `msgpack:"zone" json:"zone"`
+	Status   ResultStatus   `msgpack:"status" json:"status"`
+	Error    string         `msgpack:"error,omitempty" json:"error,omitempty"`
 	Failed   []FailedChange `msgpack:"failed,omitempty" json:"failed,omitempty"`
-	Applied  int          `msgpack:"applied" json:"applied"`
+	Applied  int            `msgpack:"applied" json:"applied"`
 	// ObservedSeq is the last sequence of the observed stream once the
 	// applier had published what the provider holds after the plan; a
 	// planner that has read that far sees the plan's effect.

@@ -140,25 +140,33 @@ func ServeOps(ctx context.Context, addr string, ready func() error, logger *slog
 	return nil
 }
 
-// Main runs one service as its own process against an external NATS. build
-// registers the service's flags and returns a constructor to call once
-// they are parsed.
+// Main runs one service as its own process against an external NATS and
+// exits when it ends. build registers the service's flags and returns a
+// constructor to call once they are parsed.
 func Main(name string, build func(fs *flag.FlagSet) func(*slog.Logger) (Service, error)) {
-	fs := flag.NewFlagSet(name, flag.ExitOnError)
+	if err := MainArgs(name, os.Args[1:], build); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+		os.Exit(1)
+	}
+}
+
+// MainArgs is Main with the arguments given and the error returned.
+func MainArgs(name string, args []string, build func(fs *flag.FlagSet) func(*slog.Logger) (Service, error)) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var opts Options
 	opts.RegisterFlags(fs)
 	construct := build(fs)
-	_ = fs.Parse(os.Args[1:])
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
 	logger, err := opts.Logger()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
+		return err
 	}
-	logger = logger.With("service", name)
-	if err := run(name, opts, construct, logger); err != nil {
-		logger.Error("exiting", "err", err)
-		os.Exit(1)
-	}
+	return run(name, opts, construct, logger.With("service", name))
 }
 
 func run(name string, opts Options, construct func(*slog.Logger) (Service, error), logger *slog.Logger) error {

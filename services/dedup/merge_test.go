@@ -11,16 +11,18 @@ func obj(source, name string) events.ObjectRef {
 }
 
 func TestMerge(t *testing.T) {
-	a := func(ttl int64, ips ...string) events.Endpoint { return events.NewEndpoint("www.example.com", "A", ttl, ips...) }
+	a := func(ttl int64, ips ...string) events.Endpoint {
+		return events.NewEndpoint("www.example.com", "A", ttl, ips...)
+	}
 	aaaa := events.NewEndpoint("www.example.com", "AAAA", 0, "2001:db8::1")
 	cases := []struct {
-		name         string
-		priority     []string
-		contribs     []contribution
-		wantTargets  map[string][]string // record type -> targets
-		wantTTL      int64
-		winners      int
-		losers       int
+		name        string
+		priority    []string
+		contribs    []contribution
+		wantTargets map[string][]string // record type -> targets
+		wantTTL     int64
+		winners     int
+		losers      int
 	}{
 		{
 			name:        "one object",

@@ -9,7 +9,7 @@ import (
 // state is everything dedup knows, rebuilt from the sources stream at start:
 // the endpoints of every object, and which objects want each name.
 type state struct {
-	objects map[string]events.SourceState // by source subject
+	objects map[string]events.SourceState  // by source subject
 	byName  map[string]map[string]struct{} // DNS name -> source subjects
 }
 

@@ -45,7 +45,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(&c.ManagedRecordTypes, "managed-record-types", "record types to manage (repeatable; default A, AAAA, CNAME)")
 	fs.IntVar(&c.BatchChangeSize, "batch-change-size", 1000, "most changes in one plan")
 	fs.DurationVar(&c.BatchWindow, "batch-window", 20*time.Millisecond, "how long to gather changes for one zone into one plan")
-	fs.DurationVar(&c.PlanTimeout, "plan-timeout", 2*time.Minute, "re-plan a zone whose plan got no result in this time")
+	fs.DurationVar(&c.PlanTimeout, "plan-timeout", 30*time.Second, "re-plan a zone whose plan got no result in this time (longer than the applier's ack wait)")
 }
 
 // Planner is the planner service.

@@ -124,4 +124,3 @@ func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		s.log.Info("planned", "provider", k.provider, "zone", k.zone, "plan", p.ID, "changes", len(changes))
 	}
 }
-
