@@ -1,0 +1,221 @@
+// Package collector is zonestream's first stage: client-go shared informers
+// turn every Kubernetes object a source watches into the complete set of
+// DNS endpoints it wants, published as one events.SourceState per object to
+// the sources stream, under zs.src.<cluster>.<source>.<namespace>.<name>.
+//
+// The collector is level-based and quiet: each message is the object's
+// whole current truth, and a message is published only when its content
+// hash differs from the last one on the subject (read back from the stream
+// at start). Deletions become tombstones (a state without endpoints); a
+// collector publishes no tombstone before its informers have synced.
+package collector
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"text/template"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	zsservice "github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/services/collector/source"
+	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
+)
+
+// DefaultClusterName names the cluster when --cluster-name is not given.
+const DefaultClusterName = "default"
+
+// DefaultWorkers is how many objects are computed and published at once.
+const DefaultWorkers = 4
+
+// Config is everything a collector is configured with; RegisterFlags binds
+// it to the command line with ExternalDNS' flag names.
+type Config struct {
+	// Kubeconfig and Master locate the API server (--kubeconfig, --master).
+	// Both empty: in-cluster config, else $KUBECONFIG / ~/.kube/config.
+	Kubeconfig string
+	Master     string
+	// RESTConfig, when set, is used instead of Kubeconfig and Master (tests,
+	// the all-in-one binary).
+	RESTConfig *rest.Config
+
+	// Sources are the --source names to run ("service").
+	Sources zsservice.StringList
+	// ClusterName names the cluster in every subject (--cluster-name).
+	ClusterName string
+	// Namespace limits the collector to one namespace; empty: all (--namespace).
+	Namespace string
+	// LabelFilter and AnnotationFilter select objects, in label-selector
+	// syntax (--label-filter, --annotation-filter).
+	LabelFilter      string
+	AnnotationFilter string
+
+	// FQDNTemplate, CombineFQDNAnnotation and IgnoreHostnameAnnotation are
+	// shared by every source that makes hostnames from annotations.
+	FQDNTemplate             string
+	CombineFQDNAnnotation    bool
+	IgnoreHostnameAnnotation bool
+
+	// Service holds the Service source's own flags.
+	Service servicesource.Flags
+
+	// Workers is how many objects are processed concurrently (default 4).
+	Workers int
+}
+
+// RegisterFlags adds the collector's flags to fs.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "path to a kubeconfig file; empty: in-cluster config, else $KUBECONFIG or ~/.kube/config")
+	fs.StringVar(&c.Master, "master", "", "address of the Kubernetes API server; overrides the kubeconfig's")
+	fs.Var(&c.Sources, "source", "source of endpoints to run: "+strings.Join(KnownSources(), ", ")+"; repeatable")
+	fs.StringVar(&c.ClusterName, "cluster-name", DefaultClusterName, "name of this cluster in every published subject")
+	fs.StringVar(&c.Namespace, "namespace", "", "limit sources to this namespace; empty: all namespaces")
+	fs.StringVar(&c.LabelFilter, "label-filter", "", "only use objects whose labels match this label selector")
+	fs.StringVar(&c.AnnotationFilter, "annotation-filter", "", "only use objects whose annotations match this selector (label-selector syntax)")
+	fs.StringVar(&c.FQDNTemplate, "fqdn-template", "", "Go template over the object making comma-separated hostnames, for objects without hostname annotation")
+	fs.BoolVar(&c.CombineFQDNAnnotation, "combine-fqdn-annotation", false, "use the --fqdn-template hostnames in addition to the annotated ones")
+	fs.BoolVar(&c.IgnoreHostnameAnnotation, "ignore-hostname-annotation", false, "ignore the hostname and internal-hostname annotations")
+	c.Service.RegisterFlags(fs)
+}
+
+// factories build a fresh instance of every known source.
+var factories = map[string]func(*Config, source.Filters, *template.Template) (source.Source, error){
+	servicesource.Name: func(c *Config, f source.Filters, t *template.Template) (source.Source, error) {
+		return servicesource.New(servicesource.Options{
+			Flags: c.Service, Filters: f, FQDNTemplate: t,
+			CombineFQDNAnnotation: c.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.IgnoreHostnameAnnotation,
+		})
+	},
+}
+
+// KnownSources lists the --source names this collector knows.
+func KnownSources() []string {
+	names := make([]string, 0, len(factories))
+	for n := range factories {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Collector runs the configured sources and publishes their objects'
+// endpoints. It satisfies service.Service (events/service).
+type Collector struct {
+	cfg        Config
+	logger     *slog.Logger
+	restConfig *rest.Config
+	client     kubernetes.Interface
+	filters    source.Filters
+	tmpl       *template.Template
+
+	runMu   sync.Mutex // held while Run runs: one Run at a time
+	readyMu sync.Mutex
+	ready   error
+}
+
+var _ zsservice.Service = (*Collector)(nil)
+
+// New validates cfg, builds the Kubernetes client and returns a collector.
+func New(cfg Config, logger *slog.Logger) (*Collector, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if cfg.ClusterName == "" {
+		cfg.ClusterName = DefaultClusterName
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = DefaultWorkers
+	}
+	if len(cfg.Sources) == 0 {
+		return nil, fmt.Errorf("no --source given (known: %s)", strings.Join(KnownSources(), ", "))
+	}
+	cfg.Sources = slices.Compact(slices.Sorted(slices.Values(cfg.Sources)))
+	for _, s := range cfg.Sources {
+		if _, ok := factories[s]; !ok {
+			return nil, fmt.Errorf("--source %q: unknown source (known: %s)", s, strings.Join(KnownSources(), ", "))
+		}
+	}
+	c := &Collector{cfg: cfg, logger: logger, ready: errors.New("not running")}
+	var err error
+	if c.filters, err = source.ParseFilters(cfg.LabelFilter, cfg.AnnotationFilter); err != nil {
+		return nil, err
+	}
+	if c.tmpl, err = source.ParseFQDNTemplate(cfg.FQDNTemplate); err != nil {
+		return nil, err
+	}
+	// Build every source once to validate its options; Run builds fresh
+	// ones, since a source binds to one informer factory.
+	if _, err := c.buildSources(); err != nil {
+		return nil, err
+	}
+	if c.restConfig, err = restConfig(cfg); err != nil {
+		return nil, err
+	}
+	if c.client, err = kubernetes.NewForConfig(c.restConfig); err != nil {
+		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	return c, nil
+}
+
+func (c *Collector) buildSources() (map[string]source.Source, error) {
+	out := make(map[string]source.Source, len(c.cfg.Sources))
+	for _, name := range c.cfg.Sources {
+		s, err := factories[name](&c.cfg, c.filters, c.tmpl)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = s
+	}
+	return out, nil
+}
+
+func restConfig(cfg Config) (*rest.Config, error) {
+	if cfg.RESTConfig != nil {
+		return rest.CopyConfig(cfg.RESTConfig), nil
+	}
+	var rc *rest.Config
+	var err error
+	if cfg.Kubeconfig == "" && cfg.Master == "" {
+		if rc, err = rest.InClusterConfig(); err != nil {
+			rc, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
+				clientcmd.NewDefaultClientConfigLoadingRules(), &clientcmd.ConfigOverrides{}).ClientConfig()
+		}
+	} else {
+		rc, err = clientcmd.BuildConfigFromFlags(cfg.Master, cfg.Kubeconfig)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes config: %w", err)
+	}
+	if rc.QPS == 0 {
+		rc.QPS, rc.Burst = 50, 100
+	}
+	rc.UserAgent = "zonestream-collector"
+	return rc, nil
+}
+
+// Ready returns nil once the informers have synced and every object (and
+// every previously published subject) has been processed once.
+func (c *Collector) Ready() error {
+	c.readyMu.Lock()
+	defer c.readyMu.Unlock()
+	return c.ready
+}
+
+func (c *Collector) setReady(err error) {
+	c.readyMu.Lock()
+	c.ready = err
+	c.readyMu.Unlock()
+	if err == nil {
+		syncedGauge.Set(1)
+	} else {
+		syncedGauge.Set(0)
+	}
+}

@@ -1,0 +1,13 @@
+package collector
+
+import "github.com/prometheus/client_golang/prometheus"
+
+// Metrics, for the tests of package collector_test.
+
+func PublishSkippedMetric() prometheus.Collector { return publishSkipped.WithLabelValues("service") }
+
+func InvalidInputMetric(reason string) prometheus.Collector {
+	return invalidInput.WithLabelValues("service", reason)
+}
+
+func PublishErrorsMetric() prometheus.Collector { return publishErrors }

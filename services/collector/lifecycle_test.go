@@ -1,0 +1,327 @@
+package collector_test
+
+import (
+	"context"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/collector"
+)
+
+func lbService(name, hostname string, extra map[string]string) *corev1.Service {
+	a := map[string]string{alpha + "hostname": hostname}
+	for k, v := range extra {
+		a[k] = v
+	}
+	return svc(name, lbT, a)
+}
+
+// A status change publishes the new state, an update that changes no
+// endpoint publishes nothing, a delete publishes a tombstone.
+func TestUpdatesAndDelete(t *testing.T) {
+	ns := newNamespace(t)
+	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
+	subj := subject(ns, ns, "web")
+
+	s := createService(t, ns, lbService("web", "web.example.org", nil), ip("192.0.2.1"))
+	waitState(t, subj, []events.Endpoint{ep("web.example.org", "A", "192.0.2.1")})
+
+	s = setLoadBalancer(t, s, ip("192.0.2.2"))
+	waitState(t, subj, []events.Endpoint{ep("web.example.org", "A", "192.0.2.2")})
+	if n := count(t, subj); n != 2 {
+		t.Fatalf("%d messages after create and status change, want 2", n)
+	}
+
+	skipped := testutil.ToFloat64(collector.PublishSkippedMetric())
+	s.Labels = map[string]string{"unrelated": "change"}
+	s.Annotations["example.com/foreign"] = "dropped by the transform"
+	if _, err := cluster.Client.CoreV1().Services(ns).Update(t.Context(), s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	barrier(t, ns, ns)
+	if n := count(t, subj); n != 2 {
+		t.Fatalf("%d messages after an update that changes no endpoint, want still 2", n)
+	}
+	if got := testutil.ToFloat64(collector.PublishSkippedMetric()); got <= skipped {
+		t.Fatalf("publish_skipped_total did not grow (%v -> %v)", skipped, got)
+	}
+
+	if err := cluster.Client.CoreV1().Services(ns).Delete(t.Context(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, subj, nil)
+	if !st.IsTombstone() {
+		t.Fatalf("not a tombstone: %+v", st)
+	}
+	barrier(t, ns, ns)
+	if n := count(t, subj); n != 3 {
+		t.Fatalf("%d messages after delete, want 3", n)
+	}
+}
+
+// A restarted collector publishes nothing for unchanged objects, a
+// tombstone for an object deleted while it was down, and nothing again
+// for an object whose tombstone was already published.
+func TestRestart(t *testing.T) {
+	ns := newNamespace(t)
+	cfg := collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config, Sources: []string{"service"}, Workers: 1}
+	c, err := collector.New(cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := runCollector(t, c)
+
+	createService(t, ns, lbService("keep", "keep.example.org", nil), ip("192.0.2.1"))
+	createService(t, ns, lbService("gone", "gone.example.org", nil), ip("192.0.2.2"))
+	createService(t, ns, lbService("old", "old.example.org", nil), ip("192.0.2.3"))
+	createService(t, ns, lbService("skipped", "skipped.example.org", map[string]string{alpha + "controller": "other"}), ip("192.0.2.4"))
+	waitState(t, subject(ns, ns, "keep"), []events.Endpoint{ep("keep.example.org", "A", "192.0.2.1")})
+	waitState(t, subject(ns, ns, "gone"), []events.Endpoint{ep("gone.example.org", "A", "192.0.2.2")})
+	waitState(t, subject(ns, ns, "old"), []events.Endpoint{ep("old.example.org", "A", "192.0.2.3")})
+	if err := cluster.Client.CoreV1().Services(ns).Delete(t.Context(), "old", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, subject(ns, ns, "old"), nil)
+	barrier(t, ns, ns)
+	first.stop()
+
+	before := map[string]uint64{}
+	for _, n := range []string{"keep", "gone", "old", "skipped"} {
+		before[n] = count(t, subject(ns, ns, n))
+	}
+	if before["skipped"] != 0 {
+		t.Fatalf("an object of another controller was published")
+	}
+	// Deleted while no collector runs.
+	if err := cluster.Client.CoreV1().Services(ns).Delete(t.Context(), "gone", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// The same Collector, Run again: Ready means the first pass is done.
+	second := runCollector(t, c)
+	if n := count(t, subject(ns, ns, "keep")); n != before["keep"] {
+		t.Fatalf("unchanged object republished after restart: %d messages, want %d", n, before["keep"])
+	}
+	if n := count(t, subject(ns, ns, "old")); n != before["old"] {
+		t.Fatalf("tombstone republished after restart: %d messages, want %d", n, before["old"])
+	}
+	if n := count(t, subject(ns, ns, "skipped")); n != 0 {
+		t.Fatalf("skipped object published after restart")
+	}
+	st := waitState(t, subject(ns, ns, "gone"), nil)
+	if !st.IsTombstone() || count(t, subject(ns, ns, "gone")) != before["gone"]+1 {
+		t.Fatalf("no single tombstone for the object deleted while stopped")
+	}
+	second.stop()
+
+	// A brand-new Collector (new process) behaves the same.
+	before["gone"]++
+	startCollector(t, cfg)
+	for _, n := range []string{"keep", "gone", "old"} {
+		if got := count(t, subject(ns, ns, n)); got != before[n] {
+			t.Fatalf("%s: %d messages after a second restart, want %d", n, got, before[n])
+		}
+	}
+}
+
+// Collectors of other clusters and namespaces are left alone: a collector
+// limited to one namespace does not tombstone another namespace's objects.
+func TestScopeOfTombstones(t *testing.T) {
+	nsA, nsB := newNamespace(t), newNamespace(t)
+	clusterName := nsA
+	a := startCollector(t, collector.Config{ClusterName: clusterName, Namespace: nsA})
+	b := startCollector(t, collector.Config{ClusterName: clusterName, Namespace: nsB})
+	createService(t, nsA, lbService("a", "a.example.org", nil), ip("192.0.2.1"))
+	createService(t, nsB, lbService("b", "b.example.org", nil), ip("192.0.2.2"))
+	waitState(t, subject(clusterName, nsA, "a"), []events.Endpoint{ep("a.example.org", "A", "192.0.2.1")})
+	waitState(t, subject(clusterName, nsB, "b"), []events.Endpoint{ep("b.example.org", "A", "192.0.2.2")})
+	a.stop()
+	b.stop()
+	startCollector(t, collector.Config{ClusterName: clusterName, Namespace: nsA})
+	if n := count(t, subject(clusterName, nsB, "b")); n != 1 {
+		t.Fatalf("collector of %s touched %s: %d messages", nsA, nsB, n)
+	}
+}
+
+// Bad input: a Warning event on the Service, a metric, and the valid
+// endpoints still published.
+func TestInvalidInputReported(t *testing.T) {
+	ns := newNamespace(t)
+	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
+	before := testutil.ToFloat64(collector.InvalidInputMetric("InvalidAnnotation"))
+	createService(t, ns, lbService("bad", "ok.example.org,not_valid-.example.org", map[string]string{
+		alpha + "ttl":    "abc",
+		alpha + "target": "203.0.113.5,300.1.1.1 x",
+	}), ip("192.0.2.1"))
+	waitState(t, subject(ns, ns, "bad"), []events.Endpoint{ep("ok.example.org", "A", "203.0.113.5")})
+	msgs := waitEvents(t, ns, "bad", 3)
+	for _, want := range []string{"ttl", "target", "hostname"} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("no event about %s in:\n%s", want, msgs)
+		}
+	}
+	if got := testutil.ToFloat64(collector.InvalidInputMetric("InvalidAnnotation")); got < before+3 {
+		t.Errorf("invalid_input_total{InvalidAnnotation} went %v -> %v, want +3", before, got)
+	}
+}
+
+// A template that fails on an object is reported on that object; the
+// collector goes on.
+func TestFailingTemplateReported(t *testing.T) {
+	ns := newNamespace(t)
+	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns, FQDNTemplate: "{{.Spec.NoSuchField}}.example.org"})
+	createService(t, ns, svc("tmpl", lbT, nil), ip("192.0.2.1"))
+	msgs := waitEvents(t, ns, "tmpl", 1)
+	if !strings.Contains(msgs, "FQDNTemplateFailed") {
+		t.Fatalf("no FQDNTemplateFailed event: %s", msgs)
+	}
+	// Still working: an annotated Service is published.
+	createService(t, ns, lbService("fine", "fine.example.org", nil), ip("192.0.2.2"))
+	waitState(t, subject(ns, ns, "fine"), []events.Endpoint{ep("fine.example.org", "A", "192.0.2.2")})
+	if _, ok := lastState(t, subject(ns, ns, "tmpl")); ok {
+		t.Fatal("the Service whose template failed was published")
+	}
+}
+
+// waitEvents waits for at least n Warning events on the Service and returns
+// them as "reason: message" lines.
+func waitEvents(t *testing.T, ns, name string, n int) string {
+	t.Helper()
+	deadline := time.Now().Add(waitFor)
+	for {
+		list, err := cluster.Client.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{
+			FieldSelector: "involvedObject.name=" + name + ",involvedObject.kind=Service",
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		warnings := 0
+		for _, e := range list.Items {
+			if e.Type == corev1.EventTypeWarning {
+				warnings++
+			}
+			b.WriteString(e.Type + " " + e.Reason + ": " + e.Message + "\n")
+		}
+		if warnings >= n {
+			return b.String()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d warning events on %s/%s, want %d:\n%s", warnings, ns, name, n, b.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	base := func() collector.Config {
+		return collector.Config{RESTConfig: cluster.Config, Sources: []string{"service"}}
+	}
+	for _, tc := range []struct {
+		name string
+		mod  func(*collector.Config)
+		want string
+	}{
+		{"no source", func(c *collector.Config) { c.Sources = nil }, "no --source"},
+		{"unknown source", func(c *collector.Config) { c.Sources = []string{"service", "ingress"} }, `"ingress": unknown source`},
+		{"bad label filter", func(c *collector.Config) { c.LabelFilter = "a=(" }, "--label-filter"},
+		{"bad annotation filter", func(c *collector.Config) { c.AnnotationFilter = "!!" }, "--annotation-filter"},
+		{"bad template", func(c *collector.Config) { c.FQDNTemplate = "{{.Name" }, "--fqdn-template"},
+		{"bad service type", func(c *collector.Config) { c.Service.ServiceTypeFilter = []string{"Headless"} }, "--service-type-filter"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := base()
+			tc.mod(&cfg)
+			_, err := collector.New(cfg, nil)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("New: %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+	c, err := collector.New(base(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Ready() == nil {
+		t.Fatal("ready before Run")
+	}
+}
+
+func TestFlags(t *testing.T) {
+	var cfg collector.Config
+	fs := flag.NewFlagSet("collector", flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	err := fs.Parse([]string{
+		"--kubeconfig=/k", "--master=https://127.0.0.1:6443", "--source=service", "--cluster-name=eu1",
+		"--namespace=web", "--label-filter=a=b", "--annotation-filter=c=d", "--fqdn-template={{.Name}}.x",
+		"--combine-fqdn-annotation", "--ignore-hostname-annotation", "--publish-internal-services",
+		"--service-type-filter=LoadBalancer", "--service-type-filter=ClusterIP,NodePort",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Kubeconfig != "/k" || cfg.Master == "" || len(cfg.Sources) != 1 || cfg.ClusterName != "eu1" ||
+		cfg.Namespace != "web" || cfg.LabelFilter != "a=b" || cfg.AnnotationFilter != "c=d" || cfg.FQDNTemplate == "" ||
+		!cfg.CombineFQDNAnnotation || !cfg.IgnoreHostnameAnnotation || !cfg.Service.PublishInternal ||
+		strings.Join(cfg.Service.ServiceTypeFilter, ",") != "LoadBalancer,ClusterIP,NodePort" {
+		t.Fatalf("flags parsed into %+v", cfg)
+	}
+	var def collector.Config
+	def.RegisterFlags(flag.NewFlagSet("x", flag.ContinueOnError))
+	if def.ClusterName != "default" {
+		t.Fatalf("--cluster-name default %q", def.ClusterName)
+	}
+}
+
+// Run stops promptly when its context ends, even before the informers
+// have synced (here: an unreachable API server).
+func TestRunStopsWithoutAPIServer(t *testing.T) {
+	cfg := collector.Config{Sources: []string{"service"}, Master: "https://127.0.0.1:1", ClusterName: "unreachable"}
+	c, err := collector.New(cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	err = c.Run(ctx, js)
+	if ctx.Err() == nil || err == nil {
+		t.Fatalf("Run returned %v before its context ended", err)
+	}
+	if c.Ready() == nil {
+		t.Fatal("ready without an API server")
+	}
+}
+
+// An object whose only hostname turns invalid keeps its last published
+// state (reported, not deleted); once fixed, it is published again.
+func TestBadInputNeverTombstones(t *testing.T) {
+	ns := newNamespace(t)
+	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
+	subj := subject(ns, ns, "web")
+	s := createService(t, ns, lbService("web", "web.example.org", nil), ip("192.0.2.1"))
+	waitState(t, subj, []events.Endpoint{ep("web.example.org", "A", "192.0.2.1")})
+
+	s.Annotations[alpha+"hostname"] = "web..example.org"
+	s, err := cluster.Client.CoreV1().Services(ns).Update(t.Context(), s, metav1.UpdateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvents(t, ns, "web", 1)
+	barrier(t, ns, ns)
+	if n := count(t, subj); n != 1 {
+		t.Fatalf("%d messages after the hostname turned invalid, want still 1", n)
+	}
+
+	s.Annotations[alpha+"hostname"] = "www.example.org"
+	if _, err := cluster.Client.CoreV1().Services(ns).Update(t.Context(), s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, subj, []events.Endpoint{ep("www.example.org", "A", "192.0.2.1")})
+}

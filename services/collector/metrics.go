@@ -1,0 +1,31 @@
+package collector
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+// Package-level metrics, so that a process may construct and Run collectors
+// repeatedly (tests, the all-in-one binary).
+var (
+	objectsPublished = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_collector_objects_published_total",
+		Help: "Object states published to the sources stream, by source and kind (update or tombstone).",
+	}, []string{"source", "kind"})
+	publishSkipped = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_collector_publish_skipped_total",
+		Help: "Object states not published because their content hash had not changed.",
+	}, []string{"source"})
+	invalidInput = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_collector_invalid_input_total",
+		Help: "Bad inputs (annotations, templates) skipped, by source and reason.",
+	}, []string{"source", "reason"})
+	publishErrors = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_collector_publish_errors_total",
+		Help: "Failed publishes (and stream read-backs); each is retried with backoff.",
+	})
+	syncedGauge = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "zonestream_collector_synced",
+		Help: "1 once the informers have synced and the first publish pass is done, else 0.",
+	})
+)

@@ -1,0 +1,251 @@
+package collector_test
+
+import (
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/collector"
+)
+
+const (
+	alpha  = "external-dns.alpha.kubernetes.io/"
+	stable = "external-dns.kubernetes.io/"
+)
+
+type ruleCase struct {
+	name string
+	cfg  func(*collector.Config)
+	svc  *corev1.Service
+	lb   []corev1.LoadBalancerIngress
+	// want computes the expected endpoints from the created Service (for
+	// its allocated cluster IP); nil: nothing is published.
+	want func(svc *corev1.Service) []events.Endpoint
+	// barrier adapts the barrier Service to the case's filters.
+	barrier func(*corev1.Service)
+}
+
+func svc(name string, typ corev1.ServiceType, annotations map[string]string) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations},
+		Spec:       corev1.ServiceSpec{Type: typ},
+	}
+}
+
+func withSpec(s *corev1.Service, f func(*corev1.ServiceSpec)) *corev1.Service {
+	f(&s.Spec)
+	return s
+}
+
+func withLabels(s *corev1.Service, l map[string]string) *corev1.Service {
+	s.Labels = l
+	return s
+}
+
+func ep(name, typ string, targets ...string) events.Endpoint {
+	return events.NewEndpoint(name, typ, 0, targets...)
+}
+
+func eps(e ...events.Endpoint) func(*corev1.Service) []events.Endpoint {
+	return func(*corev1.Service) []events.Endpoint { return e }
+}
+
+func ip(addr string) corev1.LoadBalancerIngress { return corev1.LoadBalancerIngress{IP: addr} }
+func host(h string) corev1.LoadBalancerIngress  { return corev1.LoadBalancerIngress{Hostname: h} }
+
+const (
+	lbT  = corev1.ServiceTypeLoadBalancer
+	cipT = corev1.ServiceTypeClusterIP
+	extT = corev1.ServiceTypeExternalName
+	npT  = corev1.ServiceTypeNodePort
+)
+
+// runRules runs every case through a real apiserver and a collector of its
+// own (namespace and cluster name per case) and checks what is on the bus.
+func runRules(t *testing.T, cases []ruleCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ns := newNamespace(t)
+			cfg := collector.Config{ClusterName: ns, Namespace: ns}
+			if tc.cfg != nil {
+				tc.cfg(&cfg)
+			}
+			startCollector(t, cfg)
+			created := createService(t, ns, tc.svc, tc.lb...)
+			subj := subject(ns, ns, tc.svc.Name)
+			if tc.want == nil {
+				barrier(t, ns, ns, tc.barrier)
+				if s, ok := lastState(t, subj); ok {
+					t.Fatalf("published %v, want nothing", render(s.Endpoints))
+				}
+				return
+			}
+			s := waitState(t, subj, tc.want(created))
+			wantRef := events.ObjectRef{Cluster: ns, Source: "service", Namespace: ns, Name: tc.svc.Name}
+			if s.Object != wantRef {
+				t.Fatalf("object %+v, want %+v", s.Object, wantRef)
+			}
+		})
+	}
+}
+
+func clusterIPEp(name string) func(*corev1.Service) []events.Endpoint {
+	return func(s *corev1.Service) []events.Endpoint {
+		return []events.Endpoint{ep(name, "A", s.Spec.ClusterIP)}
+	}
+}
+
+// Domain names: the hostname and internal-hostname annotations, under both
+// prefixes, comma-separated, and --ignore-hostname-annotation.
+func TestRuleHostnameAnnotations(t *testing.T) {
+	runRules(t, []ruleCase{
+		{name: "alpha prefix", svc: svc("web", lbT, map[string]string{alpha + "hostname": "web.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("web.example.org", "A", "192.0.2.1"))},
+		{name: "stable prefix", svc: svc("web", lbT, map[string]string{stable + "hostname": "web.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("web.example.org", "A", "192.0.2.1"))},
+		{name: "comma separated, trailing dot, spaces", svc: svc("web", lbT, map[string]string{alpha + "hostname": "a.example.org., b.example.org"}),
+			lb:   []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+			want: eps(ep("a.example.org", "A", "192.0.2.1"), ep("b.example.org", "A", "192.0.2.1"))},
+		{name: "internal-hostname stable prefix", svc: svc("web", cipT, map[string]string{stable + "internal-hostname": "in.example.org"}),
+			want: clusterIPEp("in.example.org")},
+		{name: "invalid hostname skipped, valid kept", svc: svc("web", lbT, map[string]string{alpha + "hostname": "ok.example.org,bad..example.org,-x-.example.org,sp ace.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("ok.example.org", "A", "192.0.2.1"))},
+		{name: "wildcard hostname", svc: svc("web", lbT, map[string]string{alpha + "hostname": "*.apps.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("*.apps.example.org", "A", "192.0.2.1"))},
+		{name: "no annotation no template", svc: svc("web", lbT, nil), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}},
+	})
+}
+
+// Domain names from --fqdn-template, alone or combined with annotations.
+func TestRuleFQDNTemplate(t *testing.T) {
+	tmpl := func(c *collector.Config) { c.FQDNTemplate = "{{.Name}}.{{.Namespace}}.tmpl.org, {{.Name}}-2.tmpl.org" }
+	runRules(t, []ruleCase{
+		{name: "template when no annotation", cfg: tmpl, svc: svc("web", lbT, nil), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+			want: func(s *corev1.Service) []events.Endpoint {
+				return []events.Endpoint{ep("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), ep("web-2.tmpl.org", "A", "192.0.2.1")}
+			}},
+		{name: "annotation wins without combine", cfg: tmpl, svc: svc("web", lbT, map[string]string{alpha + "hostname": "web.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("web.example.org", "A", "192.0.2.1"))},
+		{name: "combine-fqdn-annotation", cfg: func(c *collector.Config) { tmpl(c); c.CombineFQDNAnnotation = true },
+			svc: svc("web", lbT, map[string]string{alpha + "hostname": "web.example.org"}), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+			want: func(s *corev1.Service) []events.Endpoint {
+				return []events.Endpoint{ep("web.example.org", "A", "192.0.2.1"),
+					ep("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), ep("web-2.tmpl.org", "A", "192.0.2.1")}
+			}},
+		{name: "template with ignore-hostname-annotation", cfg: func(c *collector.Config) { tmpl(c); c.IgnoreHostnameAnnotation = true },
+			svc: svc("web", lbT, map[string]string{alpha + "hostname": "web.example.org", alpha + "internal-hostname": "in.example.org"}), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+			want: func(s *corev1.Service) []events.Endpoint {
+				return []events.Endpoint{ep("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), ep("web-2.tmpl.org", "A", "192.0.2.1")}
+			}},
+		{name: "template functions and Kind", cfg: func(c *collector.Config) {
+			c.FQDNTemplate = `{{ toLower .Kind }}-{{ trimPrefix .Name "app-" }}.tmpl.org`
+		}, svc: svc("app-shop", lbT, nil), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+			want: eps(ep("service-shop.tmpl.org", "A", "192.0.2.1"))},
+	})
+}
+
+// Targets of LoadBalancer Services.
+func TestRuleLoadBalancerTargets(t *testing.T) {
+	h := map[string]string{alpha + "hostname": "lb.example.org"}
+	runRules(t, []ruleCase{
+		{name: "status ip", svc: svc("lb", lbT, h), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1"), ip("192.0.2.2")},
+			want: eps(ep("lb.example.org", "A", "192.0.2.1", "192.0.2.2"))},
+		{name: "status hostname is CNAME", svc: svc("lb", lbT, h), lb: []corev1.LoadBalancerIngress{host("elb.cloud.example.net")},
+			want: eps(ep("lb.example.org", "CNAME", "elb.cloud.example.net"))},
+		{name: "status ip and hostname", svc: svc("lb", lbT, h),
+			lb:   []corev1.LoadBalancerIngress{{IP: "192.0.2.1", Hostname: "elb.cloud.example.net"}},
+			want: eps(ep("lb.example.org", "A", "192.0.2.1"), ep("lb.example.org", "CNAME", "elb.cloud.example.net"))},
+		{name: "status ipv6 is AAAA", svc: svc("lb", lbT, h), lb: []corev1.LoadBalancerIngress{ip("2001:db8::1"), ip("192.0.2.1")},
+			want: eps(ep("lb.example.org", "A", "192.0.2.1"), ep("lb.example.org", "AAAA", "2001:db8::1"))},
+		{name: "externalIPs win over status", svc: withSpec(svc("lb", lbT, h), func(s *corev1.ServiceSpec) { s.ExternalIPs = []string{"198.51.100.7"} }),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("lb.example.org", "A", "198.51.100.7"))},
+		{name: "internal-hostname uses clusterIP", svc: svc("lb", lbT, map[string]string{alpha + "internal-hostname": "in.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: clusterIPEp("in.example.org")},
+		{name: "hostname and internal-hostname", svc: svc("lb", lbT, map[string]string{alpha + "hostname": "lb.example.org", alpha + "internal-hostname": "in.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+			want: func(s *corev1.Service) []events.Endpoint {
+				return []events.Endpoint{ep("lb.example.org", "A", "192.0.2.1"), ep("in.example.org", "A", s.Spec.ClusterIP)}
+			}},
+		{name: "no status yet", svc: svc("lb", lbT, h)},
+	})
+}
+
+// Targets of ClusterIP Services (not headless), and --publish-internal-services.
+func TestRuleClusterIPTargets(t *testing.T) {
+	runRules(t, []ruleCase{
+		{name: "hostname gives nothing", svc: svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org"})},
+		{name: "internal-hostname gives clusterIP", svc: svc("c", cipT, map[string]string{alpha + "internal-hostname": "c.example.org"}),
+			want: clusterIPEp("c.example.org")},
+		{name: "publish-internal-services", cfg: func(c *collector.Config) { c.Service.PublishInternal = true },
+			svc: svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org"}), want: clusterIPEp("c.example.org")},
+		{name: "headless is not in scope yet", svc: withSpec(svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org"}),
+			func(s *corev1.ServiceSpec) { s.ClusterIP = corev1.ClusterIPNone })},
+		{name: "headless with target annotation", svc: withSpec(svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org", alpha + "target": "192.0.2.9"}),
+			func(s *corev1.ServiceSpec) { s.ClusterIP = corev1.ClusterIPNone }), want: eps(ep("c.example.org", "A", "192.0.2.9"))},
+		{name: "nodeport is not in scope yet", svc: svc("c", npT, map[string]string{alpha + "hostname": "c.example.org"})},
+	})
+}
+
+// Targets of ExternalName Services.
+func TestRuleExternalNameTargets(t *testing.T) {
+	h := map[string]string{alpha + "hostname": "x.example.org"}
+	runRules(t, []ruleCase{
+		{name: "externalName is CNAME", svc: withSpec(svc("x", extT, h), func(s *corev1.ServiceSpec) { s.ExternalName = "backend.example.net" }),
+			want: eps(ep("x.example.org", "CNAME", "backend.example.net"))},
+		{name: "externalIPs win", svc: withSpec(svc("x", extT, h), func(s *corev1.ServiceSpec) {
+			s.ExternalName = "backend.example.net"
+			s.ExternalIPs = []string{"198.51.100.1", "2001:db8::5"}
+		}), want: eps(ep("x.example.org", "A", "198.51.100.1"), ep("x.example.org", "AAAA", "2001:db8::5"))},
+	})
+}
+
+// The target, ttl and controller annotations.
+func TestRuleTargetTTLControllerAnnotations(t *testing.T) {
+	lb := []corev1.LoadBalancerIngress{ip("192.0.2.1")}
+	runRules(t, []ruleCase{
+		{name: "target overrides status", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "target": "203.0.113.1,203.0.113.2"}),
+			lb: lb, want: eps(ep("t.example.org", "A", "203.0.113.1", "203.0.113.2"))},
+		{name: "target hostname is CNAME", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", stable + "target": "edge.example.net."}),
+			lb: lb, want: eps(ep("t.example.org", "CNAME", "edge.example.net"))},
+		{name: "target overrides internal-hostname", svc: svc("t", cipT, map[string]string{alpha + "internal-hostname": "t.example.org", alpha + "target": "2001:db8::7"}),
+			want: eps(ep("t.example.org", "AAAA", "2001:db8::7"))},
+		{name: "invalid target skipped, valid kept", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "target": "203.0.113.1,not a target!"}),
+			lb: lb, want: eps(ep("t.example.org", "A", "203.0.113.1"))},
+		{name: "ttl seconds", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "ttl": "300"}),
+			lb: lb, want: eps(events.NewEndpoint("t.example.org", "A", 300, "192.0.2.1"))},
+		{name: "ttl duration stable prefix", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", stable + "ttl": "2m"}),
+			lb: lb, want: eps(events.NewEndpoint("t.example.org", "A", 120, "192.0.2.1"))},
+		{name: "invalid ttl: published without ttl", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "ttl": "abc"}),
+			lb: lb, want: eps(ep("t.example.org", "A", "192.0.2.1"))},
+		{name: "controller dns-controller", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "controller": "dns-controller"}),
+			lb: lb, want: eps(ep("t.example.org", "A", "192.0.2.1"))},
+		{name: "controller other is skipped", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "controller": "someone-else"}),
+			lb: lb},
+	})
+}
+
+// --service-type-filter, --label-filter, --annotation-filter.
+func TestRuleFilters(t *testing.T) {
+	h := map[string]string{alpha + "internal-hostname": "f.example.org"}
+	h2 := map[string]string{alpha + "internal-hostname": "f.example.org", "team": "dns"}
+	onlyLB := func(c *collector.Config) { c.Service.ServiceTypeFilter = []string{"LoadBalancer"} }
+	runRules(t, []ruleCase{
+		{name: "type filter drops ClusterIP", cfg: onlyLB, svc: svc("f", cipT, h),
+			barrier: func(s *corev1.Service) { s.Spec.Type = lbT }},
+		{name: "type filter keeps LoadBalancer", cfg: onlyLB, svc: svc("f", lbT, h), want: clusterIPEp("f.example.org")},
+		{name: "type filter repeated", cfg: func(c *collector.Config) { c.Service.ServiceTypeFilter = []string{"LoadBalancer", "ClusterIP"} },
+			svc: svc("f", cipT, h), want: clusterIPEp("f.example.org")},
+		{name: "label filter matches", cfg: func(c *collector.Config) { c.LabelFilter = "dns=yes" },
+			svc: withLabels(svc("f", cipT, h), map[string]string{"dns": "yes"}), want: clusterIPEp("f.example.org")},
+		{name: "label filter does not match", cfg: func(c *collector.Config) { c.LabelFilter = "dns=yes" },
+			svc:     withLabels(svc("f", cipT, h), map[string]string{"dns": "no"}),
+			barrier: func(s *corev1.Service) { s.Labels = map[string]string{"dns": "yes"} }},
+		{name: "annotation filter on a foreign annotation matches", cfg: func(c *collector.Config) { c.AnnotationFilter = "team in (dns,net)" },
+			svc: svc("f", cipT, h2), want: clusterIPEp("f.example.org")},
+		{name: "annotation filter does not match", cfg: func(c *collector.Config) { c.AnnotationFilter = "team=web" },
+			svc: svc("f", cipT, h2), barrier: func(s *corev1.Service) { s.Annotations["team"] = "web" }},
+	})
+}

@@ -1,0 +1,342 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes/scheme"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/record"
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/collector/source"
+)
+
+const (
+	// publishTimeout bounds one publish; a failed publish is retried.
+	publishTimeout = 10 * time.Second
+	// Retry backoff per object (publish) and for the start-up read-back.
+	retryBase = 100 * time.Millisecond
+	retryMax  = 30 * time.Second
+)
+
+// item is one unit of work: an object of a source.
+type item struct {
+	source string
+	key    source.Key
+}
+
+// run is the state of one Run; nothing of it survives a restart except
+// what is on the stream.
+type run struct {
+	c        *Collector
+	js       jetstream.JetStream
+	logger   *slog.Logger
+	sources  map[string]source.Source
+	queue    workqueue.TypedRateLimitingInterface[item]
+	recorder record.EventRecorder
+
+	mu       sync.Mutex
+	hashes   map[string]string // subject -> content hash last published
+	problems map[string]string // subject -> problems last reported
+	synced   bool
+	// pending: before sync, every item enqueued; after sync, the items the
+	// first pass has yet to process. nil once the first pass is done.
+	pending map[item]bool
+}
+
+// Run watches the cluster and publishes until ctx ends, then returns
+// ctx.Err(). It may be called again once it has returned.
+func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
+	if !c.runMu.TryLock() {
+		return errors.New("collector: Run is already running")
+	}
+	defer c.runMu.Unlock()
+	defer c.setReady(errors.New("not running"))
+	c.setReady(errors.New("reading back published state"))
+
+	sources, err := c.buildSources()
+	if err != nil {
+		return err
+	}
+	r := &run{
+		c: c, js: js, logger: c.logger.With("cluster", c.cfg.ClusterName), sources: sources,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[item](retryBase, retryMax),
+			workqueue.TypedRateLimitingQueueConfig[item]{}),
+		problems: make(map[string]string),
+		pending:  make(map[item]bool),
+	}
+	defer r.queue.ShutDown()
+
+	// What this cluster's collector published before: the baseline for
+	// hash-skipping and the candidates for tombstones.
+	if r.hashes, err = r.readBack(ctx); err != nil {
+		return err
+	}
+	r.logger.Info("read back published state", "subjects", len(r.hashes))
+
+	ctx, cancel := context.WithCancel(ctx)
+	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0,
+		informers.WithNamespace(c.cfg.Namespace),
+		informers.WithTransform(source.Transform(c.filters.AnnotationKeys()...)))
+	var syncs []cache.InformerSynced
+	for name, s := range sources {
+		synced, err := s.Register(factory, func(k source.Key) { r.enqueue(item{source: name, key: k}) })
+		if err != nil {
+			cancel()
+			return fmt.Errorf("source %s: %w", name, err)
+		}
+		syncs = append(syncs, synced)
+	}
+
+	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
+	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: c.client.CoreV1().Events("")})
+	r.recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "zonestream-collector"})
+
+	var workers sync.WaitGroup
+	defer func() {
+		cancel()
+		r.queue.ShutDown()
+		workers.Wait()
+		factory.Shutdown()
+		broadcaster.Shutdown()
+	}()
+
+	c.setReady(errors.New("waiting for informers to sync"))
+	factory.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), syncs...) {
+		return ctx.Err()
+	}
+
+	// Synced: from now on tombstones are allowed. The first pass is every
+	// object in the caches plus every subject published before, so that
+	// objects deleted while no collector ran get their tombstone.
+	r.mu.Lock()
+	r.synced = true
+	for subject := range r.hashes {
+		it, ok := r.itemOf(subject)
+		if !ok {
+			continue
+		}
+		r.pending[it] = true
+		r.queue.Add(it)
+	}
+	n := len(r.pending)
+	if n == 0 {
+		r.pending = nil
+	}
+	r.mu.Unlock()
+	r.logger.Info("informers synced", "first-pass", n)
+	if n == 0 {
+		c.setReady(nil)
+	} else {
+		c.setReady(fmt.Errorf("first publish pass: %d objects to go", n))
+	}
+
+	for range c.cfg.Workers {
+		workers.Go(func() {
+			for r.processNext(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+func (r *run) enqueue(it item) {
+	r.mu.Lock()
+	if !r.synced {
+		r.pending[it] = true
+	}
+	r.mu.Unlock()
+	r.queue.Add(it)
+}
+
+// itemOf maps a subject read back from the stream to the object it is
+// about. Subjects of sources this collector does not run, or outside its
+// namespace, belong to some other collector of the cluster: left alone.
+func (r *run) itemOf(subject string) (item, bool) {
+	prefix := strings.TrimSuffix(events.SourceFilter(r.c.cfg.ClusterName), ">")
+	rest, ok := strings.CutPrefix(subject, prefix)
+	if !ok {
+		return item{}, false
+	}
+	tokens := strings.Split(rest, ".")
+	if len(tokens) != 3 {
+		r.logger.Warn("ignoring subject of unexpected shape", "subject", subject)
+		return item{}, false
+	}
+	var parts [3]string
+	for i, t := range tokens {
+		v, err := events.UnescapeToken(t)
+		if err != nil {
+			r.logger.Warn("ignoring undecodable subject", "subject", subject, "err", err)
+			return item{}, false
+		}
+		parts[i] = v
+	}
+	if _, ok := r.sources[parts[0]]; !ok {
+		return item{}, false
+	}
+	if ns := r.c.cfg.Namespace; ns != "" && parts[1] != ns {
+		return item{}, false
+	}
+	it := item{source: parts[0], key: source.Key{Namespace: parts[1], Name: parts[2]}}
+	if r.ref(it).Subject() != subject {
+		return item{}, false
+	}
+	return it, true
+}
+
+func (r *run) ref(it item) events.ObjectRef {
+	return events.ObjectRef{Cluster: r.c.cfg.ClusterName, Source: it.source, Namespace: it.key.Namespace, Name: it.key.Name}
+}
+
+// readBack returns the last hash of every subject this cluster's collector
+// published, retrying with backoff while NATS is unreachable.
+func (r *run) readBack(ctx context.Context) (map[string]string, error) {
+	delay := retryBase
+	for {
+		hashes, err := events.LastHashes(ctx, r.js, events.StreamSources, events.SourceFilter(r.c.cfg.ClusterName))
+		if err == nil {
+			return hashes, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		publishErrors.Inc()
+		r.logger.Warn("reading back published state failed; retrying", "err", err, "in", delay)
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, retryMax)
+	}
+}
+
+func (r *run) processNext(ctx context.Context) bool {
+	it, shutdown := r.queue.Get()
+	if shutdown {
+		return false
+	}
+	defer r.queue.Done(it)
+	if err := r.process(ctx, it); err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
+		r.logger.Warn("publish failed; retrying", "source", it.source, "object", it.key.String(), "err", err,
+			"attempt", r.queue.NumRequeues(it)+1)
+		r.queue.AddRateLimited(it)
+		return true
+	}
+	r.queue.Forget(it)
+	r.mu.Lock()
+	if r.synced && r.pending != nil {
+		delete(r.pending, it)
+		if len(r.pending) == 0 {
+			r.pending = nil
+			r.mu.Unlock()
+			r.logger.Info("first publish pass done")
+			r.c.setReady(nil)
+			return true
+		}
+	}
+	r.mu.Unlock()
+	return true
+}
+
+// process computes one object's state and publishes it if it changed.
+func (r *run) process(ctx context.Context, it item) error {
+	src := r.sources[it.source]
+	eps, exists, problems := src.Endpoints(it.key)
+	ref := r.ref(it)
+	subject := ref.Subject()
+	r.report(it, subject, problems)
+
+	state := &events.SourceState{Object: ref, Endpoints: eps}
+	hash, err := events.HashOf(state)
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	last, had := r.hashes[subject]
+	r.mu.Unlock()
+	if had && last == hash {
+		publishSkipped.WithLabelValues(it.source).Inc()
+		return nil
+	}
+	if !had && state.IsTombstone() {
+		// Never published anything: nothing to take back.
+		return nil
+	}
+	if exists && state.IsTombstone() && len(problems) > 0 {
+		// Bad input alone never takes an object's records away: an object
+		// left with no valid endpoint keeps its last published state
+		// until it is fixed (or deleted).
+		r.logger.Warn("object has only invalid input; keeping its last published state",
+			"source", it.source, "object", it.key.String())
+		return nil
+	}
+	pctx, cancel := context.WithTimeout(ctx, publishTimeout)
+	defer cancel()
+	published, _, err := events.Publish(pctx, r.js, subject, state, "")
+	if err != nil {
+		publishErrors.Inc()
+		return err
+	}
+	r.mu.Lock()
+	r.hashes[subject] = published
+	r.mu.Unlock()
+	kind := "update"
+	if state.IsTombstone() {
+		kind = "tombstone"
+	}
+	objectsPublished.WithLabelValues(it.source, kind).Inc()
+	r.logger.Debug("published", "subject", subject, "kind", kind, "exists", exists, "endpoints", len(eps), "hash", published)
+	return nil
+}
+
+// report turns the problems a source found into events, metrics and log
+// lines, once per distinct set of problems of an object.
+func (r *run) report(it item, subject string, problems []error) {
+	var sig strings.Builder
+	for _, p := range problems {
+		sig.WriteString(p.Error())
+		sig.WriteByte('\n')
+	}
+	r.mu.Lock()
+	same := r.problems[subject] == sig.String()
+	if len(problems) == 0 {
+		delete(r.problems, subject)
+	} else {
+		r.problems[subject] = sig.String()
+	}
+	r.mu.Unlock()
+	if same {
+		return
+	}
+	for _, err := range problems {
+		reason := "Error"
+		var p *source.Problem
+		if errors.As(err, &p) {
+			reason = p.Reason
+			if p.Object != nil {
+				r.recorder.Event(p.Object, corev1.EventTypeWarning, p.Reason, p.Error())
+			}
+		}
+		invalidInput.WithLabelValues(it.source, reason).Inc()
+		r.logger.Warn("invalid input skipped", "source", it.source, "object", it.key.String(), "reason", reason, "err", err)
+	}
+}
