@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zonestream/zonestream/testenv/bind"
+	"github.com/zonestream/zonestream/testenv/kube"
+)
+
+// binary is the zonestream binary the end-to-end tests run as processes.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "zonestream-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "zonestream")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building zonestream:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// process is a zonestream process a test started; it is killed at the end
+// of the test, and its log shown if the test failed.
+type process struct {
+	t    testing.TB
+	name string
+	args []string
+	cmd  *exec.Cmd
+	log  *bytes.Buffer
+	mu   sync.Mutex
+}
+
+func startProcess(t testing.TB, name string, args ...string) *process {
+	t.Helper()
+	p := &process{t: t, name: name, args: args, log: &bytes.Buffer{}}
+	p.start()
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			t.Logf("--- log of %s (last 4 KiB) ---\n%s", name, lastBytes(p.log.Bytes(), 4096))
+		}
+	})
+	return p
+}
+
+func (p *process) start() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cmd := exec.Command(binary, p.args...)
+	cmd.Stdout, cmd.Stderr = p.log, p.log
+	if err := cmd.Start(); err != nil {
+		p.t.Fatalf("start %s: %v", p.name, err)
+	}
+	p.cmd = cmd
+}
+
+// kill ends the process the hard way: no shutdown code runs.
+func (p *process) kill() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGKILL)
+	_ = p.cmd.Wait()
+	p.cmd = nil
+}
+
+func lastBytes(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+// rfc2136Flags is the ExternalDNS command line for a BIND server.
+func rfc2136Flags(s *bind.Server, zone, owner string) []string {
+	return []string{
+		"--provider=rfc2136", "--rfc2136-host=127.0.0.1", "--rfc2136-port=" + strconv.Itoa(s.Port),
+		"--rfc2136-zone=" + zone, "--rfc2136-tsig-keyname=" + s.KeyName,
+		"--rfc2136-tsig-secret=" + s.Secret, "--rfc2136-tsig-secret-alg=" + s.Algorithm,
+		"--rfc2136-tsig-axfr", "--domain-filter=" + zone, "--txt-owner-id=" + owner,
+		"--policy=sync", "--registry=txt",
+	}
+}
+
+// TestServiceRecordLifecycle runs the all-in-one binary with an ExternalDNS
+// command line against a real kube-apiserver and BIND, and follows one
+// Service through create, change and delete with DNS queries.
+func TestServiceRecordLifecycle(t *testing.T) {
+	const zone = "e2e.test"
+	cluster := kube.StartT(t)
+	ns := bind.StartT(t, zone)
+	if err := plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service",
+		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s"},
+		rfc2136Flags(ns, zone, "e2e")...)
+	startProcess(t, "zonestream", args...)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	w := walk{ctx: ctx, kc: cluster.Client, dns: ns, zone: zone}
+	steps := []struct {
+		name string
+		do   func() error
+	}{
+		{"create web", func() error { return w.create("web", map[string]string{"hostname": "web." + zone}, "192.0.2.10") }},
+		{"create dual-stack api", func() error {
+			return w.create("api", map[string]string{"hostname": "api." + zone, "ttl": "60"}, "192.0.2.20", "2001:db8::20")
+		}},
+		{"web's address changes", func() error { return w.changeIP("web", "192.0.2.11") }},
+		{"api is deleted", func() error { return w.remove("api") }},
+		{"unowned record untouched", func() error { return w.untouched("legacy."+zone, "192.0.2.99") }},
+	}
+	for _, s := range steps {
+		if err := s.do(); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+	}
+	// The zone holds exactly what is wanted: nothing left behind.
+	want := []string{
+		"@ NS ns." + zone, "ns A 127.0.0.1", "legacy A 192.0.2.99", "web A 192.0.2.11",
+		"a-web TXT heritage=external-dns,external-dns/owner=e2e,external-dns/resource=service/default/web",
+	}
+	if got := zoneContents(t, ns, zone); !slices.Equal(got, sorted(want)) {
+		t.Fatalf("zone holds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(sorted(want), "\n"))
+	}
+	// The API of api's TTL annotation reached BIND before it was deleted:
+	// covered by create's wait; here, web's TTL is the provider default.
+	rrs, err := ns.Query("web."+zone, dns.TypeA)
+	if err != nil || len(rrs) != 1 || rrs[0].Header().Ttl == 0 {
+		t.Fatalf("web A: %v %v", rrs, err)
+	}
+}
+
+// zoneContents transfers the zone and renders every record but the SOA as
+// "name TYPE data", names relative to the zone, sorted.
+func zoneContents(t testing.TB, s *bind.Server, zone string) []string {
+	t.Helper()
+	m := new(dns.Msg)
+	m.SetAxfr(dns.Fqdn(zone))
+	m.SetTsig(s.KeyName, dns.HmacSHA256, 300, time.Now().Unix())
+	tr := &dns.Transfer{TsigSecret: s.TsigSecret()}
+	envs, err := tr.In(m, s.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for env := range envs {
+		if env.Error != nil {
+			t.Fatal(env.Error)
+		}
+		for _, rr := range env.RR {
+			h := rr.Header()
+			if h.Rrtype == dns.TypeSOA {
+				continue
+			}
+			name := strings.TrimSuffix(strings.TrimSuffix(h.Name, "."), "."+zone)
+			if name == zone {
+				name = "@"
+			}
+			data := strings.TrimPrefix(rr.String(), h.String())
+			if txt, ok := rr.(*dns.TXT); ok {
+				data = strings.Join(txt.Txt, "")
+			}
+			out = append(out, name+" "+dns.TypeToString[h.Rrtype]+" "+strings.TrimSuffix(data, "."))
+		}
+	}
+	return sorted(out)
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return slices.Compact(s)
+}

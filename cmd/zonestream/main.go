@@ -1,0 +1,57 @@
+// Command zonestream is the all-in-one: an embedded JetStream and every
+// stage of the pipeline in one process, each stage on its own, and the
+// operator tools.
+//
+//	zonestream [flags]              all stages, embedded NATS unless --nats-url
+//	zonestream collector|dedup|planner|applier [flags]
+//	zonestream demo                 a local kube-apiserver and BIND, sample Services
+//	zonestream decode               one msgpack payload on stdin -> JSON
+//	zonestream tail SUBJECT         events as JSON lines
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+func main() {
+	args := os.Args[1:]
+	cmd := ""
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	var err error
+	switch cmd {
+	case "", "run":
+		err = runAll(args)
+	case "decode":
+		err = decode(os.Stdin, os.Stdout)
+	case "tail":
+		err = tail(args)
+	case "demo":
+		err = demo(args)
+	case "help":
+		fmt.Println(usage)
+	default:
+		st, ok := findStage(cmd)
+		if !ok {
+			fmt.Fprintf(os.Stderr, "zonestream: unknown command %q\n\n%s\n", cmd, usage)
+			os.Exit(2)
+		}
+		err = runStage(st, args)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "zonestream:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage:
+  zonestream [flags]                      every stage in one process (embedded NATS unless --nats-url)
+  zonestream collector|dedup|planner|applier [flags]
+                                          one stage, against --nats-url
+  zonestream demo [--keep-running]        local kube-apiserver + BIND + sample Services
+  zonestream decode                       msgpack on stdin -> JSON (nats --translate)
+  zonestream tail [--new] [--no-follow] SUBJECT
+                                          events on SUBJECT as JSON lines
+Run any of them with -h for its flags.`

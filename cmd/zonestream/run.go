@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/service"
+)
+
+// allInOne is the all-in-one's configuration beyond the stages' own flags.
+type allInOne struct {
+	opts       service.Options
+	dataDir    string
+	natsListen string
+	construct  []func(*slog.Logger) (service.Service, error)
+	fs         *flag.FlagSet
+}
+
+func newAllInOne() *allInOne {
+	a := &allInOne{fs: flag.NewFlagSet("zonestream", flag.ContinueOnError)}
+	a.opts.RegisterFlags(a.fs)
+	a.fs.StringVar(&a.dataDir, "data-dir", defaultDataDir(), "where the embedded NATS stores its streams")
+	a.fs.StringVar(&a.natsListen, "nats-listen", "127.0.0.1:4222", "address the embedded NATS listens on (port 0: any free port)")
+	for _, st := range stages {
+		a.construct = append(a.construct, st.register(a.fs))
+	}
+	return a
+}
+
+// parse parses args; the embedded NATS is used unless --nats-url (or
+// $ZS_NATS_URL) names another.
+func (a *allInOne) parse(args []string) (embedded bool, err error) {
+	if err := a.fs.Parse(args); err != nil {
+		return false, err
+	}
+	if a.fs.NArg() > 0 {
+		return false, fmt.Errorf("unexpected arguments %q", a.fs.Args())
+	}
+	embedded = os.Getenv("ZS_NATS_URL") == ""
+	a.fs.Visit(func(f *flag.Flag) {
+		if f.Name == "nats-url" {
+			embedded = false
+		}
+	})
+	return embedded, nil
+}
+
+// runAll runs every stage in one process until SIGINT/SIGTERM.
+func runAll(args []string) error {
+	a := newAllInOne()
+	embedded, err := a.parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	logger, err := a.opts.Logger()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return a.run(ctx, embedded, logger, nil)
+}
+
+// run runs every stage until ctx ends. started, if not nil, is told the
+// NATS URL once everything runs (the demo uses it).
+func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, started func(natsURL string)) error {
+	var svcs []service.Service
+	for i, construct := range a.construct {
+		svc, err := construct(logger.With("service", stages[i].name))
+		if err != nil {
+			return fmt.Errorf("%s: %w", stages[i].name, err)
+		}
+		svcs = append(svcs, svc)
+	}
+	url := a.opts.NatsURL
+	if embedded {
+		ns, err := startEmbeddedNATS(a.dataDir, a.natsListen)
+		if err != nil {
+			return err
+		}
+		defer ns.WaitForShutdown()
+		defer ns.Shutdown()
+		url = ns.ClientURL()
+		logger.Info("embedded NATS JetStream running", "url", url, "data_dir", a.dataDir)
+	}
+	ready := func() error {
+		var errs []error
+		for i, s := range svcs {
+			if err := s.Ready(); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", stages[i].name, err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+	if err := service.ServeOps(ctx, a.opts.MetricsAddress, ready, logger); err != nil {
+		return err
+	}
+	nc, js, err := service.Connect(ctx, url, "zonestream", logger, events.WithReplicas(a.opts.Replicas))
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if started != nil {
+		started(url)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	for i, s := range svcs {
+		g.Go(func() error {
+			if err := s.Run(gctx, js); err != nil && !errors.Is(err, context.Canceled) {
+				return fmt.Errorf("%s: %w", stages[i].name, err)
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	_ = nc.Drain()
+	return err
+}
+
+func defaultDataDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "zonestream")
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "zonestream")
+	}
+	return ".zonestream"
+}

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Prints zonestream's latency and convergence figures on this machine:
+# status patch -> record in BIND (20 samples), and N Services -> BIND.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
+export KUBEBUILDER_ASSETS
+go test -run '^$' -bench 'BenchmarkStatusToRecord' -benchtime=20x ./cmd/zonestream/
+go test -run '^$' -bench 'BenchmarkConverge' -benchtime=1x ./cmd/zonestream/

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# README's run command: zonestream on a machine with no cluster. Brings up a
+# local kube-apiserver and BIND, runs zonestream (embedded NATS) against
+# them, applies sample Services and shows their records appear in BIND.
+# Arguments go to `zonestream demo` (e.g. --keep-running=false).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
+export KUBEBUILDER_ASSETS
+exec go run ./cmd/zonestream demo "$@"

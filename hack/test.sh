@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# README's test command: every test of every module, against a real
+# kube-apiserver, JetStream and BIND. Extra arguments go to `go test`
+# (e.g. hack/test.sh -run TestEndToEnd).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
+export KUBEBUILDER_ASSETS
+
+# Every module of the workspace, so that a new one is tested without
+# anyone remembering to add it here.
+mapfile -t modules < <(go list -m -f '{{.Dir}}')
+pkgs=()
+for m in "${modules[@]}"; do pkgs+=("$m/..."); done
+go vet "${pkgs[@]}"
+unformatted=$(gofmt -l "${modules[@]}")
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1
+fi
+go test -count=1 -timeout 25m "$@" "${pkgs[@]}"
