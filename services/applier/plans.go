@@ -1,0 +1,270 @@
+package applier
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/applier/provider"
+)
+
+// outcome is what became of a plan's changes.
+type outcome struct {
+	status  events.ResultStatus
+	err     error
+	applied []events.Change
+	stale   []events.Change
+	failed  []events.FailedChange
+	abort   error // a transient error: stop trying the rest
+}
+
+// handlePlan applies one plan, publishes the zone's observed state after
+// it and the result, then acks. Undecodable plans are dead-lettered.
+func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg jetstream.Msg) {
+	r := events.Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data()}
+	if meta, err := msg.Metadata(); err == nil {
+		r.Seq, r.Pending = meta.Sequence.Stream, meta.NumPending
+	}
+	var plan events.Plan
+	if err := events.Unmarshal(r.Header, r.Data, &plan); err != nil {
+		a.log.Error("undecodable plan, parking it on the dead-letter subject", "subject", r.Subject, "seq", r.Seq, "err", err)
+		if derr := events.DeadLetter(ctx, js, Service, r, err); derr != nil {
+			a.log.Error("dead-lettering failed; will retry", "err", derr)
+			_ = msg.NakWithDelay(2 * time.Second)
+			return
+		}
+		deadLettersTotal.Inc()
+		a.ack(ctx, msg)
+		return
+	}
+	causation := r.EventID()
+	if plan.Zone == "" {
+		if tokens, ok := strings.CutPrefix(r.Subject, strings.TrimSuffix(events.PlanFilter(a.name), ">")); ok {
+			plan.Zone, _ = events.NameFromTokens(tokens)
+		}
+	}
+	zone := events.NormalizeName(plan.Zone)
+	log := a.log.With("plan", plan.ID, "zone", zone, "changes", len(plan.Changes))
+
+	// Keep the plan from being redelivered while the provider works.
+	stop := make(chan struct{})
+	go func() {
+		t := time.NewTicker(max(a.cfg.AckWait/3, time.Second))
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	defer close(stop)
+
+	managed := slices.Contains(a.zones, zone)
+	if !managed {
+		if zs, err := a.prov.Zones(ctx); err == nil {
+			for _, z := range zs {
+				if events.NormalizeName(z) == zone {
+					managed = true
+				}
+			}
+		}
+	}
+	start := time.Now()
+	var out outcome
+	switch {
+	case plan.Provider != "" && plan.Provider != a.name:
+		out = outcome{status: events.ResultFailed, err: fmt.Errorf("plan is for provider %q, this applier drives %q", plan.Provider, a.name)}
+	case zone == "":
+		out = outcome{status: events.ResultFailed, err: errors.New("plan names no zone")}
+	case !managed:
+		out = outcome{status: events.ResultFailed, err: fmt.Errorf("zone %q is not managed by provider %s", zone, a.name)}
+	default:
+		out = a.apply(ctx, zone, plan.Changes)
+	}
+	applySeconds.WithLabelValues(a.name).Observe(time.Since(start).Seconds())
+	if ctx.Err() != nil {
+		return // not acked: redelivered to the next applier; re-applying is idempotent
+	}
+
+	if managed {
+		_ = a.syncZone(ctx, js, zone, causation)
+	}
+	res := &events.Result{PlanID: plan.ID, Provider: a.name, Zone: zone, Status: out.status,
+		Failed: out.failed, Applied: len(out.applied)}
+	if out.err != nil {
+		res.Error = out.err.Error()
+	}
+	stream, err := js.Stream(ctx, events.StreamObserved)
+	if err == nil {
+		var info *jetstream.StreamInfo
+		if info, err = stream.Info(ctx); err == nil {
+			res.ObservedSeq = info.State.LastSeq
+		}
+	}
+	if err == nil {
+		_, _, err = events.Publish(ctx, js, events.ResultSubject(a.name, zone), res, causation)
+	}
+	if err != nil {
+		log.Error("publishing the plan's result failed; the plan will be redelivered", "err", err)
+		_ = msg.NakWithDelay(2 * time.Second)
+		return
+	}
+	a.ack(ctx, msg)
+
+	plansTotal.WithLabelValues(a.name, string(out.status)).Inc()
+	for _, c := range out.applied {
+		changesTotal.WithLabelValues(a.name, c.Action(), "applied").Inc()
+	}
+	for _, c := range out.stale {
+		changesTotal.WithLabelValues(a.name, c.Action(), "stale").Inc()
+	}
+	for _, f := range out.failed {
+		changesTotal.WithLabelValues(a.name, f.Change.Action(), "failed").Inc()
+	}
+	attrs := []any{"status", out.status, "applied", len(out.applied), "failed", len(out.failed),
+		"observed_seq", res.ObservedSeq, "took", time.Since(start).Round(time.Millisecond)}
+	switch out.status {
+	case events.ResultApplied:
+		log.Info("plan applied", attrs...)
+	case events.ResultStale:
+		log.Info("plan is stale, nothing applied; the planner will re-plan", append(attrs, "reason", res.Error)...)
+	default:
+		for _, f := range out.failed {
+			log.Warn("change rejected", "change", f.Change.String(), "err", f.Error)
+		}
+		log.Warn("plan not fully applied", append(attrs, "err", res.Error)...)
+	}
+}
+
+func (a *Applier) ack(ctx context.Context, msg jetstream.Msg) {
+	actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := msg.DoubleAck(actx); err != nil {
+		a.log.Warn("acking a plan failed", "err", err)
+	}
+}
+
+// apply applies changes; a batch the provider rejects as a whole is split
+// in halves until the bad changes are isolated, so one bad record does not
+// block the others.
+func (a *Applier) apply(ctx context.Context, zone string, changes []events.Change) outcome {
+	var out outcome
+	if len(changes) == 0 {
+		out.status = events.ResultApplied
+		return out
+	}
+	err := a.prov.Apply(ctx, zone, changes)
+	n := min(provider.AppliedCount(err), len(changes))
+	out.applied = append(out.applied, changes[:n]...)
+	rest := changes[n:]
+	switch {
+	case err == nil:
+		a.providerOK()
+		out.applied = changes
+		out.status = events.ResultApplied
+		return out
+	case errors.Is(err, provider.ErrStale):
+		a.providerOK()
+		out.err = err
+		if n == 0 {
+			out.status = events.ResultStale
+			out.stale = changes
+			return out
+		}
+		for _, c := range rest {
+			out.failed = append(out.failed, events.FailedChange{Change: c, Error: err.Error()})
+			out.stale = append(out.stale, c)
+		}
+	case errors.Is(err, provider.ErrPermanent):
+		a.providerOK()
+		a.isolate(ctx, zone, rest, err, &out)
+		if out.abort != nil {
+			out.err = out.abort
+		} else if len(out.failed) == 1 {
+			out.err = errors.New(out.failed[0].Error)
+		} else {
+			out.err = fmt.Errorf("%d change(s) rejected", len(out.failed))
+		}
+	default:
+		if ctx.Err() == nil {
+			a.providerFailed("apply", err)
+		}
+		out.err = err
+		for _, c := range rest {
+			out.failed = append(out.failed, events.FailedChange{Change: c, Error: err.Error()})
+		}
+	}
+	if len(out.applied) == 0 {
+		out.status = events.ResultFailed
+	} else {
+		out.status = events.ResultPartial
+	}
+	return out
+}
+
+// isolate applies changes, known to hold a change the provider rejects
+// permanently with err, in halves, recursively.
+func (a *Applier) isolate(ctx context.Context, zone string, changes []events.Change, err error, out *outcome) {
+	fail := func(cs []events.Change, err error) {
+		for _, c := range cs {
+			out.failed = append(out.failed, events.FailedChange{Change: c, Error: err.Error()})
+		}
+	}
+	if len(changes) == 0 {
+		return
+	}
+	if out.abort != nil || ctx.Err() != nil {
+		fail(changes, cmpErr(out.abort, ctx.Err()))
+		return
+	}
+	if len(changes) == 1 {
+		fail(changes, err)
+		return
+	}
+	mid := len(changes) / 2
+	for _, half := range [][]events.Change{changes[:mid], changes[mid:]} {
+		if out.abort != nil || ctx.Err() != nil {
+			fail(half, cmpErr(out.abort, ctx.Err()))
+			continue
+		}
+		e := a.prov.Apply(ctx, zone, half)
+		if e == nil {
+			out.applied = append(out.applied, half...)
+			continue
+		}
+		n := min(provider.AppliedCount(e), len(half))
+		out.applied = append(out.applied, half[:n]...)
+		rest := half[n:]
+		switch {
+		case errors.Is(e, provider.ErrStale):
+			out.stale = append(out.stale, rest...)
+			fail(rest, e)
+		case errors.Is(e, provider.ErrPermanent):
+			a.isolate(ctx, zone, rest, e, out)
+		default:
+			if ctx.Err() == nil {
+				a.providerFailed("apply", e)
+			}
+			out.abort = e
+			fail(rest, e)
+		}
+	}
+}
+
+func cmpErr(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return errors.New("aborted")
+}
