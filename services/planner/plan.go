@@ -134,6 +134,14 @@ func planName(in nameInput) namePlan {
 		}
 	}
 
+	// An old-format string of ours at the name goes once nothing there is
+	// ours any more, as ExternalDNS would remove it with the last record.
+	if oldOurs, _ := owners(oldFormat, in.ownerID); oldOurs && len(deletes) > 0 {
+		if r := registries[in.name]; r == nil {
+			registries[in.name] = &registryRRset{name: in.name, current: oldFormat, keep: anyKept(registries)}
+		}
+	}
+
 	// Ownership goes in before the records it covers and out after them.
 	var regUpserts, regDeletes []events.Change
 	for _, name := range sortedKeys(registries) {
@@ -153,6 +161,17 @@ func planName(in nameInput) namePlan {
 	}
 	out.changes = slices.Concat(regUpserts, upserts, deletes, regDeletes)
 	return out
+}
+
+// anyKept reports whether any registry RRset keeps our ownership: then a
+// record of ours remains at the name.
+func anyKept(registries map[string]*registryRRset) bool {
+	for _, r := range registries {
+		if r.keep {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *registryRRset) claim(ttl int64) {

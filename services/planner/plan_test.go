@@ -100,6 +100,17 @@ func TestPlanName(t *testing.T) {
 			want:     "create TXT a-www " + owned("me", res) + "\nupdate A www 192.0.2.2",
 		},
 		{
+			name:     "old-format ownership goes with the last record",
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "TXT", 300, owned("me", ""))},
+			want:     "delete A www\ndelete TXT www",
+		},
+		{
+			name:     "old-format ownership stays while a record of ours stays",
+			desired:  []events.Endpoint{rr(www, "AAAA", 0, "2001:db8::1")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "AAAA", 300, "2001:db8::1"), rr(www, "TXT", 300, owned("me", ""))},
+			want:     "create TXT aaaa-www " + owned("me", res) + "\ndelete A www",
+		},
+		{
 			name:     "an orphaned ownership record of ours is cleaned up",
 			observed: []events.Endpoint{rr("a-"+www, "TXT", 300, owned("me", res))},
 			want:     "delete TXT a-www",
