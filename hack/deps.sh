@@ -9,11 +9,23 @@ need=()
 command -v named >/dev/null 2>&1 || [ -x /usr/sbin/named ] || need+=(bind9)
 command -v dig >/dev/null 2>&1 || need+=(bind9-dnsutils)
 command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
+# PowerDNS for the pdns provider's tests (testenv/pdns): the server, its
+# SQLite backend, and the sqlite3 shell that creates the database.
+command -v pdns_server >/dev/null 2>&1 || [ -x /usr/sbin/pdns_server ] || need+=(pdns-server)
+compgen -G '/usr/lib/*/pdns/libgsqlite3backend.so' >/dev/null || need+=(pdns-backend-sqlite3)
+command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo=sudo
   echo "deps: installing ${need[*]}" >&2
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  # Debian starts the packaged pdns service on port 53 where systemd runs
+  # (without systemd it cannot, and says so). The tests run their own
+  # pdns_server on free loopback ports; keep the system one off port 53.
+  if [[ " ${need[*]} " == *" pdns-server "* ]] && [ -d /run/systemd/system ]; then
+    echo "deps: stopping and disabling the packaged pdns service (the tests run their own)" >&2
+    $sudo systemctl disable --now pdns.service >/dev/null 2>&1 || true
+  fi
 fi
 hack/kube-assets.sh

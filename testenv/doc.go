@@ -5,4 +5,6 @@
 //   - kube:    etcd + kube-apiserver on loopback, through envtest
 //   - natsenv: an embedded JetStream server
 //   - bind:    Debian's BIND 9 as a process, with a TSIG key and test zones
+//   - pdns:    Debian's PowerDNS Authoritative Server (SQLite backend) as a
+//     process, with its HTTP API and test zones
 package testenv

@@ -18,6 +18,7 @@ import (
 	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
+	"github.com/zonestream/zonestream/services/applier/provider/pdns"
 	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
 )
 
@@ -25,7 +26,11 @@ import (
 const (
 	ProviderInMemory = "inmemory"
 	ProviderRFC2136  = "rfc2136"
+	ProviderPDNS     = "pdns"
 )
+
+// providerNames lists --provider's values, for help and errors.
+const providerNames = "inmemory, rfc2136 or pdns"
 
 // Service is the name the applier uses for dead letters and logs.
 const Service = "applier"
@@ -42,6 +47,7 @@ type Config struct {
 
 	InMemory inmemory.Config
 	RFC2136  rfc2136.Config
+	PDNS     pdns.Config
 
 	// AckWait is how long NATS waits for a plan's ack before redelivering
 	// it after a crash (default 15s; the applier signals progress while it
@@ -52,11 +58,12 @@ type Config struct {
 // RegisterFlags registers --provider, --interval, --default-ttl and the
 // flags of every provider.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.Provider, "provider", "", "the DNS provider to apply plans to: inmemory or rfc2136")
+	fs.StringVar(&c.Provider, "provider", "", "the DNS provider to apply plans to: "+providerNames)
 	fs.DurationVar(&c.Interval, "interval", time.Minute, "how often the provider's zones are listed in full (drift repair)")
 	fs.Int64Var(&c.DefaultTTL, "default-ttl", provider.DefaultTTL, "TTL of records whose endpoint sets none")
 	c.InMemory.RegisterFlags(fs)
 	c.RFC2136.RegisterFlags(fs)
+	c.PDNS.RegisterFlags(fs)
 }
 
 func (c *Config) validate() error {
@@ -108,10 +115,12 @@ func New(cfg Config, logger *slog.Logger) (*Applier, error) {
 		p, err = inmemory.New(cfg.InMemory, opts)
 	case ProviderRFC2136:
 		p, err = rfc2136.New(cfg.RFC2136, opts)
+	case ProviderPDNS:
+		p, err = pdns.New(cfg.PDNS, opts)
 	case "":
-		return nil, errors.New("--provider is required (inmemory or rfc2136)")
+		return nil, errors.New("--provider is required (" + providerNames + ")")
 	default:
-		return nil, fmt.Errorf("--provider %q: unknown provider, want inmemory or rfc2136", cfg.Provider)
+		return nil, fmt.Errorf("--provider %q: unknown provider, want %s", cfg.Provider, providerNames)
 	}
 	if err != nil {
 		return nil, err

@@ -1,0 +1,469 @@
+package pdns_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/applier/provider"
+	"github.com/zonestream/zonestream/services/applier/provider/pdns"
+	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
+	pdnsenv "github.com/zonestream/zonestream/testenv/pdns"
+)
+
+func newProvider(t *testing.T, s *pdnsenv.Server, mod func(*pdns.Config)) *pdns.Provider {
+	t.Helper()
+	cfg := pdns.Config{
+		Server: s.APIURL, APIKey: s.APIKey, ServerID: pdnsenv.ServerID,
+		Timeout: 2 * time.Second, RetryBackoff: 10 * time.Millisecond,
+	}
+	if mod != nil {
+		mod(&cfg)
+	}
+	p, err := pdns.New(cfg, provider.Options{DefaultTTL: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func ep(name, typ string, ttl int64, targets ...string) *events.Endpoint {
+	e := events.NewEndpoint(name, typ, ttl, targets...)
+	return &e
+}
+
+// answers asks PowerDNS over DNS, on its loopback port.
+func answers(t *testing.T, s *pdnsenv.Server, name string, qtype uint16) []string {
+	t.Helper()
+	rrs, err := s.Query(name, qtype)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, rr := range rrs {
+		if rr.Header().Rrtype == qtype {
+			out = append(out, rfc2136.Target(rr))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func find(eps []events.Endpoint, name, typ string) *events.Endpoint {
+	for i := range eps {
+		if eps[i].DNSName == name && eps[i].RecordType == typ {
+			return &eps[i]
+		}
+	}
+	return nil
+}
+
+func TestLifecycle(t *testing.T) {
+	s := pdnsenv.StartT(t, "example.org", "example.net")
+	t.Logf("PowerDNS %s", s.Version)
+	p := newProvider(t, s, nil)
+	ctx := context.Background()
+
+	zones, err := p.Zones(ctx)
+	if err != nil || !slices.Equal(zones, []string{"example.net", "example.org"}) {
+		t.Fatalf("zones %v %v", zones, err)
+	}
+
+	long := strings.Repeat("x", 300) + `"quoted" \back`
+	odd := "tab\there, caf\u00e9, \"q\" \\ \x01"
+	owner := "heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/web"
+	create := []events.Change{
+		{New: ep("www.example.org", "TXT", 0, owner)},
+		{New: ep("www.example.org", "A", 120, "192.0.2.1", "192.0.2.2")},
+		{New: ep("long.example.org", "TXT", 60, long, odd)},
+		{New: ep("alias.example.org", "CNAME", 0, "www.example.org.")},
+		{New: ep("v6.example.org", "AAAA", 0, "2001:db8:0:0::1")},
+	}
+	if err := p.Apply(ctx, "example.org", create); err != nil {
+		t.Fatal(err)
+	}
+	if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1", "192.0.2.2"}) {
+		t.Fatalf("A: %v", got)
+	}
+	if got := answers(t, s, "www.example.org", dns.TypeTXT); !slices.Equal(got, []string{owner}) {
+		t.Fatalf("TXT: %v", got)
+	}
+	if got := answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{long, odd}) && !slices.Equal(got, []string{odd, long}) {
+		t.Fatalf("long TXT: %q", got)
+	}
+	if got := answers(t, s, "alias.example.org", dns.TypeCNAME); !slices.Equal(got, []string{"www.example.org"}) {
+		t.Fatalf("CNAME: %v", got)
+	}
+	if got := answers(t, s, "v6.example.org", dns.TypeAAAA); !slices.Equal(got, []string{"2001:db8::1"}) {
+		t.Fatalf("AAAA: %v", got)
+	}
+
+	eps, err := p.Records(ctx, "example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := find(eps, "www.example.org", "A"); a == nil || a.RecordTTL != 120 || !slices.Equal(a.Targets, []string{"192.0.2.1", "192.0.2.2"}) {
+		t.Fatalf("listing A: %+v", a)
+	}
+	if txt := find(eps, "www.example.org", "TXT"); txt == nil || txt.RecordTTL != 300 || !slices.Equal(txt.Targets, []string{owner}) {
+		t.Fatalf("listing TXT: %+v", txt)
+	}
+	if l := find(eps, "long.example.org", "TXT"); l == nil || !slices.Equal(l.Targets, events.NewEndpoint("x", "TXT", 0, long, odd).Targets) {
+		t.Fatalf("listing long TXT: %+v", l)
+	}
+	if c := find(eps, "alias.example.org", "CNAME"); c == nil || !slices.Equal(c.Targets, []string{"www.example.org"}) {
+		t.Fatalf("listing CNAME: %+v", c)
+	}
+	if v6 := find(eps, "v6.example.org", "AAAA"); v6 == nil || !slices.Equal(v6.Targets, []string{"2001:db8::1"}) {
+		t.Fatalf("listing AAAA: %+v", v6)
+	}
+	if ns := find(eps, "example.org", "NS"); ns == nil || !slices.Equal(ns.Targets, []string{"ns.example.org"}) {
+		t.Fatalf("listing NS: %+v", ns)
+	}
+	if find(eps, "example.org", "SOA") != nil {
+		t.Fatal("SOA listed")
+	}
+	if !slices.IsSortedFunc(eps, events.CompareEndpoints) {
+		t.Fatal("listing not sorted")
+	}
+	// The other zone is untouched.
+	if net, err := p.Records(ctx, "example.net"); err != nil || len(net) != 2 {
+		t.Fatalf("example.net: %+v %v", net, err)
+	}
+
+	// Update: Old is the listed state (the TXT's precondition holds as
+	// listed, escapes and all).
+	old := find(eps, "www.example.org", "A")
+	oldLong := find(eps, "long.example.org", "TXT")
+	if err := p.Apply(ctx, "example.org", []events.Change{
+		{Old: old, New: ep("www.example.org", "A", 0, "192.0.2.3")},
+		{Old: oldLong, New: ep("long.example.org", "TXT", 0, "short")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
+		t.Fatalf("after update: %v", got)
+	}
+	if rrs, _ := s.Query("www.example.org", dns.TypeA); len(rrs) != 1 || rrs[0].Header().Ttl != 300 {
+		t.Fatalf("updated A without TTL: want the default TTL, got %v", rrs)
+	}
+	if got := answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{"short"}) {
+		t.Fatalf("after TXT update: %q", got)
+	}
+
+	// Stale: the same Old again no longer matches; nothing of the batch applies.
+	stale := []events.Change{
+		{New: ep("other.example.org", "A", 0, "192.0.2.9")},
+		{Old: old, New: ep("www.example.org", "A", 0, "192.0.2.4")},
+	}
+	err = p.Apply(ctx, "example.org", stale)
+	if !errors.Is(err, provider.ErrStale) {
+		t.Fatalf("stale apply: %v", err)
+	}
+	if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
+		t.Fatalf("after stale: %v", got)
+	}
+	if got := answers(t, s, "other.example.org", dns.TypeA); len(got) != 0 {
+		t.Fatalf("stale batch partly applied: %v", got)
+	}
+	// Stale create: the RRset exists.
+	if err := p.Apply(ctx, "example.org", []events.Change{{New: ep("www.example.org", "A", 0, "192.0.2.5")}}); !errors.Is(err, provider.ErrStale) {
+		t.Fatalf("create over existing: %v", err)
+	}
+	// Stale delete: the RRset is gone.
+	if err := p.Apply(ctx, "example.org", []events.Change{{Old: ep("gone.example.org", "A", 0, "192.0.2.5")}}); !errors.Is(err, provider.ErrStale) {
+		t.Fatalf("delete of a missing RRset: %v", err)
+	}
+
+	// Delete: the precondition ignores the TTL.
+	del := []events.Change{
+		{Old: ep("www.example.org", "A", 999, "192.0.2.3")},
+		{Old: ep("www.example.org", "TXT", 0, owner)},
+		{Old: ep("alias.example.org", "CNAME", 0, "WWW.example.org")},
+	}
+	if err := p.Apply(ctx, "example.org", del); err != nil {
+		t.Fatal(err)
+	}
+	if got := answers(t, s, "www.example.org", dns.TypeA); len(got) != 0 {
+		t.Fatalf("after delete: %v", got)
+	}
+	if got := answers(t, s, "alias.example.org", dns.TypeCNAME); len(got) != 0 {
+		t.Fatalf("CNAME after delete: %v", got)
+	}
+	eps, err = p.Records(ctx, "example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if find(eps, "www.example.org", "A") != nil || find(eps, "www.example.org", "TXT") != nil || find(eps, "alias.example.org", "CNAME") != nil {
+		t.Fatalf("deleted RRsets still listed: %+v", eps)
+	}
+}
+
+// TestStaleAfterOutOfBandChange: someone changes a record behind the
+// planner's back; the plan computed before is rejected and changes nothing.
+func TestStaleAfterOutOfBandChange(t *testing.T) {
+	s := pdnsenv.StartT(t, "example.org")
+	p := newProvider(t, s, nil)
+	ctx := context.Background()
+	if err := p.Apply(ctx, "example.org", []events.Change{{New: ep("web.example.org", "A", 60, "192.0.2.1")}}); err != nil {
+		t.Fatal(err)
+	}
+	seen, err := p.Records(ctx, "example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := find(seen, "web.example.org", "A")
+	if old == nil {
+		t.Fatalf("not listed: %+v", seen)
+	}
+	// Out of band: an operator edits the RRset and plants a TXT.
+	if err := s.Plant("example.org", "web.example.org", "A", 60, "192.0.2.77"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Plant("example.org", "txt.example.org", "TXT", 60, `"planted"`); err != nil {
+		t.Fatal(err)
+	}
+	for name, changes := range map[string][]events.Change{
+		"update": {
+			{New: ep("new.example.org", "A", 0, "192.0.2.9")},
+			{Old: old, New: ep("web.example.org", "A", 0, "192.0.2.2")},
+		},
+		"delete": {
+			{New: ep("new.example.org", "A", 0, "192.0.2.9")},
+			{Old: old},
+		},
+		"create over planted": {
+			{New: ep("new.example.org", "A", 0, "192.0.2.9")},
+			{New: ep("txt.example.org", "TXT", 0, "mine")},
+		},
+		"many names, whole-zone read": func() []events.Change {
+			var cs []events.Change
+			for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
+				cs = append(cs, events.Change{New: ep(n+".example.org", "A", 0, "192.0.2.10")})
+			}
+			return append(cs, events.Change{Old: old})
+		}(),
+	} {
+		if err := p.Apply(ctx, "example.org", changes); !errors.Is(err, provider.ErrStale) {
+			t.Fatalf("%s: want ErrStale, got %v", name, err)
+		}
+		if got := answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.77"}) {
+			t.Fatalf("%s: stale plan changed web: %v", name, got)
+		}
+		if got := answers(t, s, "txt.example.org", dns.TypeTXT); !slices.Equal(got, []string{"planted"}) {
+			t.Fatalf("%s: stale plan changed txt: %v", name, got)
+		}
+		for _, n := range []string{"new", "a", "j"} {
+			if got := answers(t, s, n+".example.org", dns.TypeA); len(got) != 0 {
+				t.Fatalf("%s: stale batch partly applied: %s %v", name, n, got)
+			}
+		}
+	}
+	// With what PowerDNS holds now as Old, the same change goes through,
+	// the many-names path included.
+	var cs []events.Change
+	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
+		cs = append(cs, events.Change{New: ep(n+".example.org", "A", 0, "192.0.2.10")})
+	}
+	cs = append(cs, events.Change{Old: ep("web.example.org", "A", 0, "192.0.2.77"), New: ep("web.example.org", "A", 0, "192.0.2.2")})
+	if err := p.Apply(ctx, "example.org", cs); err != nil {
+		t.Fatal(err)
+	}
+	if got := answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
+		t.Fatalf("web: %v", got)
+	}
+	if got := answers(t, s, "j.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.10"}) {
+		t.Fatalf("j: %v", got)
+	}
+}
+
+// TestChangesInOrder: several changes to one RRset in one plan apply in
+// order, as one PATCH entry.
+func TestChangesInOrder(t *testing.T) {
+	s := pdnsenv.StartT(t, "example.org")
+	p := newProvider(t, s, nil)
+	ctx := context.Background()
+	changes := []events.Change{
+		{New: ep("seq.example.org", "A", 0, "192.0.2.1")},
+		{Old: ep("seq.example.org", "A", 0, "192.0.2.1"), New: ep("seq.example.org", "A", 0, "192.0.2.2")},
+		{Old: ep("seq.example.org", "A", 0, "192.0.2.2")},
+		{New: ep("seq.example.org", "A", 0, "192.0.2.3")},
+	}
+	if err := p.Apply(ctx, "example.org", changes); err != nil {
+		t.Fatal(err)
+	}
+	if got := answers(t, s, "seq.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
+		t.Fatalf("seq: %v", got)
+	}
+	// A precondition that only a previous change of the batch breaks.
+	bad := []events.Change{
+		{Old: ep("seq.example.org", "A", 0, "192.0.2.3"), New: ep("seq.example.org", "A", 0, "192.0.2.4")},
+		{Old: ep("seq.example.org", "A", 0, "192.0.2.3")},
+	}
+	if err := p.Apply(ctx, "example.org", bad); !errors.Is(err, provider.ErrStale) {
+		t.Fatalf("want ErrStale, got %v", err)
+	}
+	if got := answers(t, s, "seq.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
+		t.Fatalf("seq after stale: %v", got)
+	}
+}
+
+func TestPermanentErrors(t *testing.T) {
+	s := pdnsenv.StartT(t, "example.org")
+	p := newProvider(t, s, nil)
+	ctx := context.Background()
+	if err := p.Apply(ctx, "example.org", []events.Change{{New: ep("host.example.org", "A", 0, "192.0.2.1")}}); err != nil {
+		t.Fatal(err)
+	}
+	for name, changes := range map[string][]events.Change{
+		"CNAME beside A": {
+			{New: ep("good.example.org", "A", 0, "192.0.2.8")},
+			{New: ep("host.example.org", "CNAME", 0, "elsewhere.example.net")},
+		},
+		"bad IP": {
+			{New: ep("good.example.org", "A", 0, "192.0.2.8")},
+			{New: ep("bad.example.org", "A", 0, "not-an-ip")},
+		},
+		"out of zone": {
+			{New: ep("www.example.net", "A", 0, "192.0.2.1")},
+		},
+	} {
+		err := p.Apply(ctx, "example.org", changes)
+		if !errors.Is(err, provider.ErrPermanent) || errors.Is(err, provider.ErrStale) {
+			t.Fatalf("%s: want a permanent error, got %v", name, err)
+		}
+		t.Logf("%s: %v", name, err)
+		// One PATCH: the good change of the batch is not applied either.
+		if got := answers(t, s, "good.example.org", dns.TypeA); len(got) != 0 {
+			t.Fatalf("%s: batch partly applied: %v", name, got)
+		}
+	}
+	if got := answers(t, s, "host.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
+		t.Fatalf("host: %v", got)
+	}
+	// A zone PowerDNS does not have.
+	if err := p.Apply(ctx, "nothere.org", []events.Change{{New: ep("www.nothere.org", "A", 0, "192.0.2.1")}}); !errors.Is(err, provider.ErrPermanent) {
+		t.Fatalf("unknown zone: %v", err)
+	}
+	if _, err := p.Records(ctx, "nothere.org"); err == nil {
+		t.Fatal("listing an unknown zone succeeded")
+	}
+
+	// A wrong API key: permanent, for reads and writes, without retrying.
+	wrong := newProvider(t, s, func(c *pdns.Config) { c.APIKey = "wrong"; c.RetryBackoff = time.Second })
+	start := time.Now()
+	err := wrong.Apply(ctx, "example.org", []events.Change{{New: ep("x.example.org", "A", 0, "192.0.2.1")}})
+	if !errors.Is(err, provider.ErrPermanent) || !strings.Contains(err.Error(), "401") {
+		t.Fatalf("wrong key: %v", err)
+	}
+	if _, err := wrong.Zones(ctx); !errors.Is(err, provider.ErrPermanent) {
+		t.Fatalf("wrong key, zones: %v", err)
+	}
+	if _, err := wrong.Records(ctx, "example.org"); !errors.Is(err, provider.ErrPermanent) {
+		t.Fatalf("wrong key, records: %v", err)
+	}
+	if time.Since(start) > time.Second {
+		t.Fatalf("a permanent error was retried: %s", time.Since(start))
+	}
+	if got := answers(t, s, "x.example.org", dns.TypeA); len(got) != 0 {
+		t.Fatalf("wrong key wrote: %v", got)
+	}
+	// A wrong server id.
+	wrongID := newProvider(t, s, func(c *pdns.Config) { c.ServerID = "elsewhere" })
+	if _, err := wrongID.Zones(ctx); !errors.Is(err, provider.ErrPermanent) {
+		t.Fatalf("wrong server id: %v", err)
+	}
+}
+
+func TestUnreachableServerIsTransient(t *testing.T) {
+	s := pdnsenv.StartT(t, "example.org")
+	p := newProvider(t, s, func(c *pdns.Config) { c.Retries = 2 })
+	ctx := context.Background()
+	if _, err := p.Zones(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Zones(ctx); err == nil || errors.Is(err, provider.ErrPermanent) {
+		t.Fatalf("listing zones of a stopped server: %v", err)
+	}
+	if _, err := p.Records(ctx, "example.org"); err == nil || errors.Is(err, provider.ErrPermanent) {
+		t.Fatalf("listing a stopped server: %v", err)
+	}
+	start := time.Now()
+	err := p.Apply(ctx, "example.org", []events.Change{{New: ep("x.example.org", "A", 0, "192.0.2.1")}})
+	if err == nil || errors.Is(err, provider.ErrStale) || errors.Is(err, provider.ErrPermanent) {
+		t.Fatalf("want a transient error, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "3 attempts") {
+		t.Fatalf("not retried: %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("retries not bounded: %s", time.Since(start))
+	}
+	// A cancelled context ends the retries at once.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := p.Apply(cctx, "example.org", []events.Change{{New: ep("x.example.org", "A", 0, "192.0.2.1")}}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+func TestTXTContent(t *testing.T) {
+	for _, v := range []string{"", "plain", `a"b\c`, strings.Repeat("y", 600), "caf\u00e9\x00\xff", "  spaces  "} {
+		c := pdns.QuoteTXT(v)
+		if got := pdns.ParseTXT(c); got != v {
+			t.Errorf("round trip %q -> %s -> %q", v, c, got)
+		}
+		for _, part := range strings.Split(c, `" "`) {
+			if len(pdns.ParseTXT(`"`+strings.Trim(part, `"`)+`"`)) > 255 {
+				t.Errorf("%q: a character-string longer than 255 bytes", v)
+			}
+		}
+	}
+	for content, want := range map[string]string{
+		`"a" "b"`:                       "ab",
+		`"a\"b\\c" "second"`:            `a"b\csecond`,
+		`"\065\066" C`:                  "ABC",
+		`unquoted words`:                "unquotedwords",
+		`"caf` + "\u00e9" + ` \009tab"`: "caf\u00e9 \ttab",
+	} {
+		if got := pdns.ParseTXT(content); got != want {
+			t.Errorf("ParseTXT(%s) = %q, want %q", content, got, want)
+		}
+	}
+	if got := pdns.Content("MX", "10 mail.example.org"); got != "10 mail.example.org." {
+		t.Errorf("MX content %q", got)
+	}
+	if got := pdns.Content("CNAME", "WWW.Example.org"); got != "www.example.org." {
+		t.Errorf("CNAME content %q", got)
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	t.Setenv(pdns.APIKeyEnv, "")
+	for name, cfg := range map[string]pdns.Config{
+		"no key":     {Server: "http://127.0.0.1:8081"},
+		"bad scheme": {Server: "ftp://127.0.0.1", APIKey: "k"},
+		"no host":    {Server: "http://", APIKey: "k"},
+	} {
+		if _, err := pdns.New(cfg, provider.Options{}); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+	t.Setenv(pdns.APIKeyEnv, "from-env")
+	cfg := pdns.Config{}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Server != "http://localhost:8081" || cfg.ServerID != "localhost" || cfg.APIKey != "from-env" || cfg.Retries != 3 {
+		t.Fatalf("defaults: %+v", cfg)
+	}
+}

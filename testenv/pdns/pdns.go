@@ -1,0 +1,619 @@
+// Package pdns runs Debian's PowerDNS Authoritative Server (pdns_server,
+// with the gsqlite3 backend) as a process on loopback, with its HTTP API
+// enabled and a set of Native test zones created through that API: the real
+// server zonestream's pdns provider is tested against.
+//
+// Everything lives in a temporary directory: the configuration (read with
+// --config-dir), the SQLite database, the control socket. The server listens
+// for DNS and for HTTP on free loopback ports only, never on 53 or 8081.
+package pdns
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// Defaults of Options.
+const (
+	DefaultPDNSServer = "/usr/sbin/pdns_server"
+	DefaultSQLite3    = "sqlite3"
+	DefaultZone       = "example.org"
+	// ServerID is the server id of the API: /api/v1/servers/localhost.
+	ServerID = "localhost"
+)
+
+// schemaPaths are where Debian's pdns-backend-sqlite3 puts the schema.
+var schemaPaths = []string{
+	"/usr/share/pdns-backend-sqlite3/schema/schema.sqlite3.sql",
+	"/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql",
+	"/usr/share/doc/pdns-backend-sqlite3/schema.sqlite3.sql.gz",
+}
+
+// Options configure a PowerDNS server.
+type Options struct {
+	// Zones are the Native zones created through the API (default:
+	// example.org). Each gets an SOA, an NS ns.<zone> and ns.<zone> A
+	// 127.0.0.1.
+	Zones []string
+	// PDNSServer is the path of the pdns_server binary (default
+	// /usr/sbin/pdns_server).
+	PDNSServer string
+	// SQLite3 is the sqlite3 command that creates the database (default:
+	// sqlite3 from $PATH).
+	SQLite3 string
+	// Schema is the gsqlite3 schema file, plain or gzipped (default: found
+	// where Debian's pdns-backend-sqlite3 installs it).
+	Schema string
+	// StartTimeout bounds how long Start waits for the API and for DNS
+	// answers (default 30s, also bounded by ctx).
+	StartTimeout time.Duration
+}
+
+// Server is a running pdns_server.
+type Server struct {
+	Host    string // "127.0.0.1"
+	DNSPort int
+	DNSAddr string // "127.0.0.1:port"
+	APIPort int
+	APIURL  string // "http://127.0.0.1:port"
+	APIKey  string
+	Zones   []string
+	// Version is the server's version as its API reports it (e.g. "4.7.3").
+	Version string
+
+	dir    string
+	cmd    *exec.Cmd
+	output *tail
+	exited chan struct{}
+	mu     sync.Mutex
+	waitEr error
+	http   *http.Client
+}
+
+// Start writes a configuration and an empty database into a temporary
+// directory, runs pdns_server on free loopback ports until Stop, creates the
+// zones through the API and returns once DNS answers the SOA of every zone.
+func Start(ctx context.Context, opts Options) (*Server, error) {
+	if opts.PDNSServer == "" {
+		opts.PDNSServer = DefaultPDNSServer
+	}
+	if opts.SQLite3 == "" {
+		opts.SQLite3 = DefaultSQLite3
+	}
+	if len(opts.Zones) == 0 {
+		opts.Zones = []string{DefaultZone}
+	}
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = 30 * time.Second
+	}
+	if _, err := os.Stat(opts.PDNSServer); err != nil {
+		return nil, fmt.Errorf("pdns: pdns_server not found (apt-get install pdns-server pdns-backend-sqlite3): %w", err)
+	}
+	sqlite, err := exec.LookPath(opts.SQLite3)
+	if err != nil {
+		return nil, fmt.Errorf("pdns: sqlite3 not found (apt-get install sqlite3): %w", err)
+	}
+	opts.SQLite3 = sqlite
+	if opts.Schema == "" {
+		for _, p := range schemaPaths {
+			if _, err := os.Stat(p); err == nil {
+				opts.Schema = p
+				break
+			}
+		}
+		if opts.Schema == "" {
+			return nil, errors.New("pdns: gsqlite3 schema not found (apt-get install pdns-backend-sqlite3)")
+		}
+	}
+	zones := make([]string, 0, len(opts.Zones))
+	for _, z := range opts.Zones {
+		z = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(z)), ".")
+		if z == "" {
+			return nil, errors.New("pdns: empty zone name")
+		}
+		zones = append(zones, z)
+	}
+	key := make([]byte, 16)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	var lastErr error
+	const attempts = 5
+	for i := 0; i < attempts; i++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		s := &Server{
+			Host:   "127.0.0.1",
+			Zones:  append([]string(nil), zones...),
+			APIKey: hex.EncodeToString(key),
+			http:   &http.Client{Timeout: 10 * time.Second},
+		}
+		err := s.start(ctx, opts)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+		if !errors.Is(err, errPortInUse) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("pdns: no free ports after %d attempts: %w", attempts, lastErr)
+}
+
+var errPortInUse = errors.New("port in use")
+
+func (s *Server) start(ctx context.Context, opts Options) (err error) {
+	if s.DNSPort, err = freePort(true); err != nil {
+		return err
+	}
+	for s.APIPort == 0 || s.APIPort == s.DNSPort {
+		if s.APIPort, err = freePort(false); err != nil {
+			return err
+		}
+	}
+	s.DNSAddr = net.JoinHostPort(s.Host, strconv.Itoa(s.DNSPort))
+	s.APIURL = "http://" + net.JoinHostPort(s.Host, strconv.Itoa(s.APIPort))
+	if s.dir, err = os.MkdirTemp("", "zonestream-pdns-"); err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			_ = s.Stop()
+		}
+	}()
+	if err := s.createDatabase(ctx, opts); err != nil {
+		return err
+	}
+	if err := s.writeConfig(); err != nil {
+		return err
+	}
+	s.output = &tail{max: 64 << 10}
+	s.cmd = exec.Command(opts.PDNSServer, "--config-dir="+s.dir)
+	s.cmd.Dir = s.dir
+	s.cmd.Stdout = s.output
+	s.cmd.Stderr = s.output
+	// Own process group (a ^C to the test does not reach pdns_server first)
+	// and killed with the test process, so a crashed test leaves none behind.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := s.cmd.Start(); err != nil {
+		return fmt.Errorf("pdns: start pdns_server: %w", err)
+	}
+	s.exited = make(chan struct{})
+	go func() {
+		err := s.cmd.Wait()
+		s.mu.Lock()
+		s.waitEr = err
+		s.mu.Unlock()
+		close(s.exited)
+	}()
+	deadline := time.Now().Add(opts.StartTimeout)
+	if err := s.waitAPI(ctx, deadline); err != nil {
+		return err
+	}
+	for _, z := range s.Zones {
+		if err := s.createZone(ctx, z); err != nil {
+			return err
+		}
+	}
+	return s.waitDNS(ctx, deadline)
+}
+
+func (s *Server) createDatabase(ctx context.Context, opts Options) error {
+	raw, err := os.ReadFile(opts.Schema)
+	if err != nil {
+		return fmt.Errorf("pdns: read schema: %w", err)
+	}
+	if strings.HasSuffix(opts.Schema, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		if err != nil {
+			return fmt.Errorf("pdns: schema %s: %w", opts.Schema, err)
+		}
+		if raw, err = io.ReadAll(zr); err != nil {
+			return fmt.Errorf("pdns: schema %s: %w", opts.Schema, err)
+		}
+	}
+	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, opts.SQLite3, filepath.Join(s.dir, "pdns.sqlite3"))
+	cmd.Stdin = bytes.NewReader(raw)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("pdns: create database: %v: %s", err, out)
+	}
+	return nil
+}
+
+func (s *Server) writeConfig() error {
+	conf := fmt.Sprintf(`# zonestream test PowerDNS: loopback only, everything in this directory.
+launch=gsqlite3
+gsqlite3-database=%[1]s/pdns.sqlite3
+gsqlite3-pragma-synchronous=0
+local-address=127.0.0.1
+local-port=%[2]d
+api=yes
+api-key=%[3]s
+webserver=yes
+webserver-address=127.0.0.1
+webserver-port=%[4]d
+webserver-allow-from=127.0.0.0/8
+webserver-loglevel=none
+socket-dir=%[1]s
+guardian=no
+daemon=no
+disable-syslog=yes
+log-timestamp=no
+loglevel=4
+write-pid=no
+primary=no
+secondary=no
+# no security poll: it would ask a public resolver
+security-poll-suffix=
+# no caches: a test sees every change at once
+cache-ttl=0
+query-cache-ttl=0
+negquery-cache-ttl=0
+zone-cache-refresh-interval=0
+receiver-threads=1
+distributor-threads=1
+reuseport=no
+`, s.dir, s.DNSPort, s.APIKey, s.APIPort)
+	return os.WriteFile(filepath.Join(s.dir, "pdns.conf"), []byte(conf), 0o600)
+}
+
+// exitErr reports why the process ended before it was ready.
+func (s *Server) exitErr() error {
+	out := s.output.String()
+	if portInUse(out) {
+		return fmt.Errorf("pdns: %w: %s", errPortInUse, lastLines(out, 5))
+	}
+	s.mu.Lock()
+	werr := s.waitEr
+	s.mu.Unlock()
+	return fmt.Errorf("pdns: pdns_server exited (%v):\n%s", werr, lastLines(out, 30))
+}
+
+func portInUse(out string) bool {
+	return strings.Contains(out, "already in use") || strings.Contains(out, "Address in use")
+}
+
+// waitAPI polls GET /api/v1/servers/localhost until it answers.
+func (s *Server) waitAPI(ctx context.Context, deadline time.Time) error {
+	for {
+		select {
+		case <-s.exited:
+			return s.exitErr()
+		default:
+		}
+		if portInUse(s.output.String()) {
+			return fmt.Errorf("pdns: %w: %s", errPortInUse, lastLines(s.output.String(), 5))
+		}
+		var info struct {
+			Version string `json:"version"`
+		}
+		rctx, cancel := context.WithTimeout(ctx, time.Second)
+		err := s.api(rctx, http.MethodGet, "", nil, &info)
+		cancel()
+		if err == nil {
+			s.Version = info.Version
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pdns: API not answering: %v:\n%s", err, lastLines(s.output.String(), 30))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		case <-s.exited:
+		}
+	}
+}
+
+// waitDNS polls the SOA of every zone until each is answered.
+func (s *Server) waitDNS(ctx context.Context, deadline time.Time) error {
+	pending := append([]string(nil), s.Zones...)
+	c := &dns.Client{Net: "udp", Timeout: 500 * time.Millisecond}
+	for {
+		select {
+		case <-s.exited:
+			return s.exitErr()
+		default:
+		}
+		for len(pending) > 0 {
+			m := new(dns.Msg)
+			m.SetQuestion(dns.Fqdn(pending[0]), dns.TypeSOA)
+			r, _, err := c.ExchangeContext(ctx, m, s.DNSAddr)
+			if err != nil || r.Rcode != dns.RcodeSuccess || len(r.Answer) == 0 {
+				break
+			}
+			pending = pending[1:]
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pdns: zone %s not served:\n%s", pending[0], lastLines(s.output.String(), 30))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		case <-s.exited:
+		}
+	}
+}
+
+// freePort finds a loopback port free for TCP (and UDP when udp is set).
+func freePort(udp bool) (int, error) {
+	var lastErr error
+	for i := 0; i < 20; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return 0, err
+		}
+		port := l.Addr().(*net.TCPAddr).Port
+		if !udp {
+			l.Close()
+			return port, nil
+		}
+		u, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+		l.Close()
+		if err != nil {
+			lastErr = err
+			continue
+		}
+		u.Close()
+		return port, nil
+	}
+	return 0, fmt.Errorf("pdns: no port free for both TCP and UDP: %w", lastErr)
+}
+
+// RRset is an RRset as the PowerDNS API writes it in a PATCH.
+type RRset struct {
+	Name       string   `json:"name"`
+	Type       string   `json:"type"`
+	TTL        int      `json:"ttl,omitempty"`
+	ChangeType string   `json:"changetype,omitempty"` // REPLACE or DELETE
+	Records    []Record `json:"records"`
+}
+
+// Record is one record of an RRset: its content in PowerDNS' presentation
+// form (TXT quoted, names with a trailing dot).
+type Record struct {
+	Content  string `json:"content"`
+	Disabled bool   `json:"disabled"`
+}
+
+// ZoneID is the API's id of a zone: the name with a trailing dot, other
+// characters than letters, digits, '.', '-' written =XX.
+func ZoneID(zone string) string {
+	name := dns.Fqdn(strings.TrimSuffix(strings.TrimSpace(zone), "."))
+	var b strings.Builder
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '-' {
+			b.WriteByte(c)
+		} else {
+			fmt.Fprintf(&b, "=%02X", c)
+		}
+	}
+	if b.String() == "." {
+		return "=2E"
+	}
+	return b.String()
+}
+
+func (s *Server) createZone(ctx context.Context, zone string) error {
+	fq := dns.Fqdn(zone)
+	body := map[string]any{
+		"name": fq,
+		"kind": "Native",
+		"rrsets": []RRset{
+			{Name: fq, Type: "SOA", TTL: 300, Records: []Record{{Content: fmt.Sprintf("ns.%[1]s hostmaster.%[1]s 1 3600 600 86400 300", fq)}}},
+			{Name: fq, Type: "NS", TTL: 300, Records: []Record{{Content: "ns." + fq}}},
+			{Name: "ns." + fq, Type: "A", TTL: 300, Records: []Record{{Content: "127.0.0.1"}}},
+		},
+	}
+	if err := s.api(ctx, http.MethodPost, "/zones", body, nil); err != nil {
+		return fmt.Errorf("pdns: create zone %s: %w", zone, err)
+	}
+	return nil
+}
+
+// Patch sends one PATCH of rrsets to zone through the API, as an operator
+// (or another tool) would: for tests that plant or remove records behind
+// zonestream's back. A missing ChangeType is REPLACE.
+func (s *Server) Patch(zone string, rrsets ...RRset) error {
+	for i := range rrsets {
+		if rrsets[i].ChangeType == "" {
+			rrsets[i].ChangeType = "REPLACE"
+		}
+		rrsets[i].Name = dns.Fqdn(rrsets[i].Name)
+		if rrsets[i].Records == nil {
+			rrsets[i].Records = []Record{}
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.api(ctx, http.MethodPatch, "/zones/"+url.PathEscape(ZoneID(zone)), map[string]any{"rrsets": rrsets}, nil)
+}
+
+// Plant replaces the RRset name/rtype of zone with the given contents
+// (PowerDNS presentation form: TXT quoted, names with a trailing dot).
+func (s *Server) Plant(zone, name, rtype string, ttl int, contents ...string) error {
+	rs := RRset{Name: name, Type: rtype, TTL: ttl}
+	for _, c := range contents {
+		rs.Records = append(rs.Records, Record{Content: c})
+	}
+	return s.Patch(zone, rs)
+}
+
+// Remove deletes the RRset name/rtype of zone.
+func (s *Server) Remove(zone, name, rtype string) error {
+	return s.Patch(zone, RRset{Name: name, Type: rtype, ChangeType: "DELETE"})
+}
+
+// api sends one request to /api/v1/servers/localhost<path> with the API
+// key and decodes a JSON answer into out (when not nil).
+func (s *Server) api(ctx context.Context, method, path string, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		raw, err := json.Marshal(in)
+		if err != nil {
+			return err
+		}
+		body = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, s.APIURL+"/api/v1/servers/"+ServerID+path, body)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("X-API-Key", s.APIKey)
+	req.Header.Set("Accept", "application/json")
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := s.http.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("%s %s: %s: %s", method, path, resp.Status, strings.TrimSpace(string(raw)))
+	}
+	if out != nil {
+		return json.Unmarshal(raw, out)
+	}
+	return nil
+}
+
+// Stop stops pdns_server and removes its directory.
+func (s *Server) Stop() error {
+	var err error
+	if s.cmd != nil && s.cmd.Process != nil && s.exited != nil {
+		select {
+		case <-s.exited:
+		default:
+			_ = s.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-s.exited:
+			case <-time.After(10 * time.Second):
+				_ = s.cmd.Process.Kill()
+				<-s.exited
+				err = errors.New("pdns: pdns_server did not stop on SIGTERM, killed")
+			}
+		}
+	}
+	if s.dir != "" {
+		if rerr := os.RemoveAll(s.dir); rerr != nil && err == nil {
+			err = rerr
+		}
+		s.dir = ""
+	}
+	return err
+}
+
+// Log returns the last part of pdns_server's output.
+func (s *Server) Log() string {
+	if s.output == nil {
+		return ""
+	}
+	return s.output.String()
+}
+
+// StartT starts pdns_server for the test with the given zones (default
+// example.org) and stops it afterwards.
+func StartT(t testing.TB, zones ...string) *Server {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Start(ctx, Options{Zones: zones})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Logf("stop pdns_server: %v", err)
+		}
+	})
+	return s
+}
+
+// Query asks the server for name/qtype over UDP (TCP when truncated) and
+// returns the answer section. NXDOMAIN and NODATA are an empty answer;
+// any other failure rcode is an error.
+func (s *Server) Query(name string, qtype uint16) ([]dns.RR, error) {
+	m := new(dns.Msg)
+	m.SetQuestion(dns.Fqdn(name), qtype)
+	m.RecursionDesired = false
+	c := &dns.Client{Net: "udp", Timeout: 2 * time.Second}
+	r, _, err := c.Exchange(m, s.DNSAddr)
+	if err == nil && r.Truncated {
+		c.Net = "tcp"
+		r, _, err = c.Exchange(m, s.DNSAddr)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("query %s %s: %w", name, dns.TypeToString[qtype], err)
+	}
+	switch r.Rcode {
+	case dns.RcodeSuccess, dns.RcodeNameError:
+		return r.Answer, nil
+	}
+	return nil, fmt.Errorf("query %s %s: %s", name, dns.TypeToString[qtype], dns.RcodeToString[r.Rcode])
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+func lastLines(s string, n int) string {
+	lines := bytes.Split(bytes.TrimRight([]byte(s), "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return string(bytes.Join(lines, []byte("\n")))
+}
