@@ -67,6 +67,15 @@ type Config struct {
 	// Service holds the Service source's own flags.
 	Service servicesource.Flags
 
+	// ManagedRecordTypes are the record types the pipeline manages
+	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
+	// needs it to know whether to publish the SRV records of NodePort
+	// Services. The flag is the planner's too, so RegisterFlags does not
+	// register it: zs-collector registers it with RegisterSharedFlags, and
+	// a binary that also runs the planner on the same FlagSet (the
+	// all-in-one) must copy the planner's value into this field.
+	ManagedRecordTypes zsservice.StringList
+
 	// Workers is how many objects are processed concurrently (default 4).
 	Workers int
 }
@@ -86,12 +95,22 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Service.RegisterFlags(fs)
 }
 
+// RegisterSharedFlags adds the flags the collector shares with other
+// stages (--managed-record-types, also the planner's), for a binary that
+// runs the collector alone. Where another stage registers them on the same
+// FlagSet, fill the fields from that stage's configuration instead.
+func (c *Config) RegisterSharedFlags(fs *flag.FlagSet) {
+	fs.Var(&c.ManagedRecordTypes, "managed-record-types",
+		"record types the pipeline manages, repeatable (default A, AAAA, CNAME); NodePort Services publish SRV records only if it holds SRV")
+}
+
 // factories build a fresh instance of every known source.
 var factories = map[string]func(*Config, source.Filters, *template.Template) (source.Source, error){
 	servicesource.Name: func(c *Config, f source.Filters, t *template.Template) (source.Source, error) {
 		return servicesource.New(servicesource.Options{
 			Flags: c.Service, Filters: f, FQDNTemplate: t,
 			CombineFQDNAnnotation: c.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.IgnoreHostnameAnnotation,
+			ManagedRecordTypes: c.ManagedRecordTypes,
 		})
 	},
 }

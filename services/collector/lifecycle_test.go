@@ -263,6 +263,7 @@ func TestFlags(t *testing.T) {
 		"--namespace=web", "--label-filter=a=b", "--annotation-filter=c=d", "--fqdn-template={{.Name}}.x",
 		"--combine-fqdn-annotation", "--ignore-hostname-annotation", "--publish-internal-services",
 		"--service-type-filter=LoadBalancer", "--service-type-filter=ClusterIP,NodePort",
+		"--publish-host-ip", "--always-publish-not-ready-addresses",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -270,8 +271,21 @@ func TestFlags(t *testing.T) {
 	if cfg.Kubeconfig != "/k" || cfg.Master == "" || len(cfg.Sources) != 1 || cfg.ClusterName != "eu1" ||
 		cfg.Namespace != "web" || cfg.LabelFilter != "a=b" || cfg.AnnotationFilter != "c=d" || cfg.FQDNTemplate == "" ||
 		!cfg.CombineFQDNAnnotation || !cfg.IgnoreHostnameAnnotation || !cfg.Service.PublishInternal ||
-		strings.Join(cfg.Service.ServiceTypeFilter, ",") != "LoadBalancer,ClusterIP,NodePort" {
+		strings.Join(cfg.Service.ServiceTypeFilter, ",") != "LoadBalancer,ClusterIP,NodePort" ||
+		!cfg.Service.PublishHostIP || !cfg.Service.AlwaysPublishNotReadyAddresses {
 		t.Fatalf("flags parsed into %+v", cfg)
+	}
+	// --managed-record-types is the planner's too: not in RegisterFlags (the
+	// all-in-one registers every stage on one FlagSet), in RegisterSharedFlags.
+	if fs.Lookup("managed-record-types") != nil {
+		t.Fatal("RegisterFlags registers --managed-record-types")
+	}
+	cfg.RegisterSharedFlags(fs)
+	if err := fs.Parse([]string{"--managed-record-types=A,SRV", "--managed-record-types=AAAA"}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cfg.ManagedRecordTypes, ",") != "A,SRV,AAAA" {
+		t.Fatalf("--managed-record-types parsed into %v", cfg.ManagedRecordTypes)
 	}
 	var def collector.Config
 	def.RegisterFlags(flag.NewFlagSet("x", flag.ContinueOnError))

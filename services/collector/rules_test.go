@@ -181,11 +181,11 @@ func TestRuleClusterIPTargets(t *testing.T) {
 			want: clusterIPEp("c.example.org")},
 		{name: "publish-internal-services", cfg: func(c *collector.Config) { c.Service.PublishInternal = true },
 			svc: svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org"}), want: clusterIPEp("c.example.org")},
-		{name: "headless is not in scope yet", svc: withSpec(svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org"}),
+		{name: "headless without endpoints gives nothing", svc: withSpec(svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org"}),
 			func(s *corev1.ServiceSpec) { s.ClusterIP = corev1.ClusterIPNone })},
 		{name: "headless with target annotation", svc: withSpec(svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org", alpha + "target": "192.0.2.9"}),
 			func(s *corev1.ServiceSpec) { s.ClusterIP = corev1.ClusterIPNone }), want: eps(ep("c.example.org", "A", "192.0.2.9"))},
-		{name: "nodeport is not in scope yet", svc: svc("c", npT, map[string]string{alpha + "hostname": "c.example.org"})},
+		{name: "nodeport without nodes gives nothing", svc: svc("c", npT, map[string]string{alpha + "hostname": "c.example.org"})},
 	})
 }
 

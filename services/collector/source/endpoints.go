@@ -73,15 +73,26 @@ func RecordTypeFor(target string) string {
 	return events.RecordTypeCNAME
 }
 
-// ValidateTarget accepts an IP address or a DNS name.
+// ValidateTarget accepts an IP address or a DNS name. A name whose last
+// label is all digits ("300.1.1.1", "10.0.0") is a mistyped address, not a
+// hostname: no top-level domain is numeric.
 func ValidateTarget(target string) error {
 	if _, err := netip.ParseAddr(target); err == nil {
 		return nil
 	}
-	if err := ValidateHostname(target, false); err != nil {
+	if err := ValidateHostname(target, false); err != nil || allDigits(target[strings.LastIndexByte(target, '.')+1:]) {
 		return fmt.Errorf("target %q is neither an IP address nor a valid hostname", target)
 	}
 	return nil
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // ParseTTL reads a ttl annotation as ExternalDNS does: a Go duration ("5m")
@@ -110,6 +121,14 @@ type EndpointSet struct {
 
 // Add adds targets at name, each under the record type it needs.
 func (s *EndpointSet) Add(name string, targets ...string) {
+	for _, t := range targets {
+		s.AddRecord(name, RecordTypeFor(t), t)
+	}
+}
+
+// AddRecord adds targets at name under the given record type, as they are
+// (SRV, ...: types a target's form does not tell).
+func (s *EndpointSet) AddRecord(name, recordType string, targets ...string) {
 	if len(targets) == 0 {
 		return
 	}
@@ -122,10 +141,7 @@ func (s *EndpointSet) Add(name string, targets ...string) {
 		types = make(map[string][]string)
 		s.byName[name] = types
 	}
-	for _, t := range targets {
-		rt := RecordTypeFor(t)
-		types[rt] = append(types[rt], t)
-	}
+	types[recordType] = append(types[recordType], targets...)
 }
 
 // Len is the number of names with at least one target.

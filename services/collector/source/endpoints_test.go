@@ -37,6 +37,15 @@ func TestValidateHostname(t *testing.T) {
 	}
 }
 
+func TestValidateTarget(t *testing.T) {
+	for in, ok := range map[string]bool{"192.0.2.1": true, "2001:db8::1": true, "lb.example.net": true, "a-1.example.net": true,
+		"300.1.1.1": false, "10.0.0": false, "x.123": false, "sp ace.org": false, "": false} {
+		if err := ValidateTarget(in); (err == nil) != ok {
+			t.Errorf("ValidateTarget(%q) = %v, want ok=%v", in, err, ok)
+		}
+	}
+}
+
 func TestParseTTL(t *testing.T) {
 	for in, want := range map[string]int64{"300": 300, " 60 ": 60, "5m": 300, "1h": 3600, "abc": -1, "0": -1, "-5": -1, "3000000000": -1, "500ms": -1} {
 		got, err := ParseTTL(in)

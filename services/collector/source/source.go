@@ -176,19 +176,7 @@ func Transform(keep ...string) cache.TransformFunc {
 		}
 		m.SetManagedFields(nil)
 		if ann := m.GetAnnotations(); ann != nil {
-			kept := make(map[string]string)
-			for k, v := range ann {
-				if k == lastApplied {
-					continue
-				}
-				if strings.HasPrefix(k, AnnotationPrefixAlpha) || strings.HasPrefix(k, AnnotationPrefix) || keepSet[k] {
-					kept[k] = v
-				}
-			}
-			if len(kept) == 0 {
-				kept = nil
-			}
-			m.SetAnnotations(kept)
+			m.SetAnnotations(keepAnnotations(ann, keepSet))
 		}
 		if ro, ok := obj.(runtime.Object); ok && ro.GetObjectKind().GroupVersionKind().Kind == "" {
 			if gvks, _, err := scheme.Scheme.ObjectKinds(ro); err == nil && len(gvks) > 0 {
@@ -197,6 +185,29 @@ func Transform(keep ...string) cache.TransformFunc {
 		}
 		return obj, nil
 	}
+}
+
+// ExternalDNSAnnotations returns the annotations under an external-dns
+// prefix (nil if none): what a transform keeps of a dependent object's
+// annotations (a Pod's target annotation, ...).
+func ExternalDNSAnnotations(ann map[string]string) map[string]string {
+	return keepAnnotations(ann, nil)
+}
+
+func keepAnnotations(ann map[string]string, keep map[string]bool) map[string]string {
+	var kept map[string]string
+	for k, v := range ann {
+		if k == lastApplied {
+			continue
+		}
+		if strings.HasPrefix(k, AnnotationPrefixAlpha) || strings.HasPrefix(k, AnnotationPrefix) || keep[k] {
+			if kept == nil {
+				kept = make(map[string]string)
+			}
+			kept[k] = v
+		}
+	}
+	return kept
 }
 
 // Annotation returns the value of an external-dns annotation given by its

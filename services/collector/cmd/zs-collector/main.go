@@ -14,6 +14,7 @@ func main() {
 	service.Main("collector", func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
 		var cfg collector.Config
 		cfg.RegisterFlags(fs)
+		cfg.RegisterSharedFlags(fs) // --managed-record-types: the planner's too, not in RegisterFlags
 		return func(logger *slog.Logger) (service.Service, error) {
 			return collector.New(cfg, logger)
 		}

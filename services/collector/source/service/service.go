@@ -8,11 +8,11 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"strings"
 	"text/template"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -31,6 +31,20 @@ const (
 	AnnotationTarget           = "target"
 	AnnotationTTL              = "ttl"
 	AnnotationController       = "controller"
+	// AnnotationEndpointsType on a headless Service picks the targets of
+	// its Pods: EndpointsTypeNodeExternalIP or EndpointsTypeHostIP.
+	AnnotationEndpointsType = "endpoints-type"
+	// AnnotationAccess on a NodePort Service picks the Node addresses:
+	// AccessPublic or AccessPrivate.
+	AnnotationAccess = "access"
+)
+
+// Values of the endpoints-type and access annotations.
+const (
+	EndpointsTypeNodeExternalIP = "NodeExternalIP"
+	EndpointsTypeHostIP         = "HostIP"
+	AccessPublic                = "public"
+	AccessPrivate               = "private"
 )
 
 // ControllerValue is the only controller annotation value that does not
@@ -41,6 +55,9 @@ const ControllerValue = "dns-controller"
 const (
 	ReasonInvalidAnnotation  = "InvalidAnnotation"
 	ReasonFQDNTemplateFailed = "FQDNTemplateFailed"
+	// ReasonInvalidHostname: a name derived from a hostname (a Pod's
+	// spec.hostname prefixed, an SRV name) is not a valid DNS name.
+	ReasonInvalidHostname = "InvalidHostname"
 )
 
 // Flags are the flags only the Service source has.
@@ -51,6 +68,13 @@ type Flags struct {
 	// PublishInternal publishes the cluster IP of ClusterIP Services for
 	// hostname annotations too (--publish-internal-services).
 	PublishInternal bool
+	// PublishHostIP makes headless Services publish their Pods' host IP
+	// instead of the Pod IP (--publish-host-ip).
+	PublishHostIP bool
+	// AlwaysPublishNotReadyAddresses makes headless Services publish their
+	// not-ready endpoints too, as spec.publishNotReadyAddresses does
+	// (--always-publish-not-ready-addresses).
+	AlwaysPublishNotReadyAddresses bool
 }
 
 // RegisterFlags adds the Service source's flags.
@@ -59,6 +83,10 @@ func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
 		"only use Services of this spec.type (ClusterIP, NodePort, LoadBalancer, ExternalName); repeatable; default: all")
 	fs.BoolVar(&f.PublishInternal, "publish-internal-services", false,
 		"publish the cluster IP of ClusterIP Services for their hostname annotation too")
+	fs.BoolVar(&f.PublishHostIP, "publish-host-ip", false,
+		"headless Services publish the host IP of their Pods instead of the Pod IP")
+	fs.BoolVar(&f.AlwaysPublishNotReadyAddresses, "always-publish-not-ready-addresses", false,
+		"headless Services publish not-ready endpoints too, as if spec.publishNotReadyAddresses were set")
 }
 
 // Options configure the Service source.
@@ -74,6 +102,10 @@ type Options struct {
 	// IgnoreHostnameAnnotation ignores the hostname and internal-hostname
 	// annotations (--ignore-hostname-annotation).
 	IgnoreHostnameAnnotation bool
+	// ManagedRecordTypes are the record types the pipeline manages
+	// (--managed-record-types, shared with the planner); NodePort Services
+	// publish SRV records only when it holds SRV. Empty: A, AAAA, CNAME.
+	ManagedRecordTypes []string
 }
 
 var knownTypes = []string{
@@ -83,8 +115,17 @@ var knownTypes = []string{
 
 // Source is the Service source.
 type Source struct {
-	opts   Options
+	opts Options
+	srv  bool // publish SRV records of NodePort Services
+
 	lister corelisters.ServiceLister
+	// The dependent caches, set by Register when some Service type that
+	// needs them passes --service-type-filter (nil otherwise).
+	services cache.Indexer // Services, with indexDeps
+	slices   cache.Indexer // EndpointSlices, with indexByService
+	pods     corelisters.PodLister
+	podIndex cache.Indexer // Pods, with indexByNode
+	nodes    corelisters.NodeLister
 }
 
 var _ source.Source = (*Source)(nil)
@@ -96,35 +137,17 @@ func New(opts Options) (*Source, error) {
 			return nil, fmt.Errorf("--service-type-filter: unknown service type %q (known: %v)", t, knownTypes)
 		}
 	}
-	return &Source{opts: opts}, nil
+	s := &Source{opts: opts}
+	for _, t := range opts.ManagedRecordTypes {
+		if strings.EqualFold(strings.TrimSpace(t), events.RecordTypeSRV) {
+			s.srv = true
+		}
+	}
+	return s, nil
 }
 
 // Name implements source.Source.
 func (s *Source) Name() string { return Name }
-
-// Register implements source.Source: one Service informer; every change
-// to a Service enqueues that Service.
-func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
-	inf := factory.Core().V1().Services()
-	s.lister = inf.Lister()
-	handle := func(obj any) {
-		if k, err := source.KeyOf(obj); err == nil {
-			enqueue(k)
-		}
-	}
-	reg, err := inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    handle,
-		UpdateFunc: func(_, obj any) { handle(obj) },
-		DeleteFunc: handle,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("service informer: %w", err)
-	}
-	// Headless (Pods, EndpointSlices) and NodePort (Nodes) Services will
-	// register their dependent informers here and enqueue the Services a
-	// changed Pod/Node/EndpointSlice belongs to.
-	return reg.HasSynced, nil
-}
 
 // Endpoints implements source.Source.
 func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
@@ -179,14 +202,55 @@ func (s *Source) ServiceEndpoints(svc *corev1.Service) ([]events.Endpoint, []err
 			override = append(override, t)
 		}
 	}
-	targets := func(useClusterIP bool) []string {
+	// The targets of the Service's names; those of a headless or NodePort
+	// Service (from Pods, EndpointSlices, Nodes) are computed once.
+	var dependent *typeTargets
+	targets := func(useClusterIP bool) *typeTargets {
 		if len(override) > 0 {
-			return override
+			return &typeTargets{targets: override}
 		}
-		return s.targets(svc, useClusterIP)
+		switch {
+		case isHeadless(svc):
+			if dependent == nil {
+				dependent = s.headlessTargets(svc, &problems)
+			}
+			return dependent
+		case svc.Spec.Type == corev1.ServiceTypeNodePort:
+			if dependent == nil {
+				dependent = s.nodePortTargets(svc, &problems)
+			}
+			return dependent
+		}
+		return &typeTargets{targets: s.targets(svc, useClusterIP)}
 	}
 
 	var set source.EndpointSet
+	add := func(h string, tt *typeTargets) {
+		set.Add(h, tt.targets...)
+		for _, p := range tt.pods {
+			if len(p.targets) == 0 {
+				continue
+			}
+			name := p.hostname + "." + h
+			if err := source.ValidateHostname(name, false); err != nil {
+				problems = append(problems, &source.Problem{Object: p.pod, Reason: ReasonInvalidHostname, Field: "spec.hostname",
+					Err: fmt.Errorf("per-Pod name of headless Service %s: %w", svc.Name, err)})
+				continue
+			}
+			set.Add(name, p.targets...)
+		}
+		if !s.srv {
+			return
+		}
+		for _, port := range tt.srv {
+			name := "_" + svc.Name + "._" + port.protocol + "." + h
+			if err := source.ValidateHostname(name, false); err != nil {
+				problem(ReasonInvalidHostname, "SRV record", err)
+				continue
+			}
+			set.AddRecord(name, events.RecordTypeSRV, fmt.Sprintf("0 50 %d %s", port.nodePort, events.NormalizeName(h)))
+		}
+	}
 	if !s.opts.IgnoreHostnameAnnotation {
 		for _, a := range []struct {
 			key          string
@@ -201,7 +265,7 @@ func (s *Source) ServiceEndpoints(svc *corev1.Service) ([]events.Endpoint, []err
 					problem(ReasonInvalidAnnotation, k, err)
 					continue
 				}
-				set.Add(h, targets(a.useClusterIP)...)
+				add(h, targets(a.useClusterIP))
 			}
 		}
 	}
@@ -216,14 +280,15 @@ func (s *Source) ServiceEndpoints(svc *corev1.Service) ([]events.Endpoint, []err
 				problem(ReasonFQDNTemplateFailed, "--fqdn-template", err)
 				continue
 			}
-			set.Add(h, targets(false)...)
+			add(h, targets(false))
 		}
 	}
 	return set.Endpoints(ttl), problems
 }
 
 // targets are the targets a hostname of svc gets from the Service itself,
-// by spec.type. useClusterIP is set for internal-hostname names.
+// by spec.type, for the types that need no other object (not headless
+// ClusterIP, not NodePort). useClusterIP is set for internal-hostname names.
 func (s *Source) targets(svc *corev1.Service, useClusterIP bool) []string {
 	switch svc.Spec.Type {
 	case corev1.ServiceTypeLoadBalancer:
@@ -232,15 +297,11 @@ func (s *Source) targets(svc *corev1.Service, useClusterIP bool) []string {
 		}
 		return loadBalancerTargets(svc)
 	case corev1.ServiceTypeClusterIP, "":
-		if svc.Spec.ClusterIP == corev1.ClusterIPNone {
-			return s.headlessTargets(svc)
-		}
+		// Headless Services: headlessTargets.
 		if useClusterIP || s.opts.PublishInternal {
 			return clusterIP(svc)
 		}
 		return nil
-	case corev1.ServiceTypeNodePort:
-		return s.nodePortTargets(svc)
 	case corev1.ServiceTypeExternalName:
 		if len(svc.Spec.ExternalIPs) > 0 {
 			return slices.Clone(svc.Spec.ExternalIPs)
@@ -251,17 +312,6 @@ func (s *Source) targets(svc *corev1.Service, useClusterIP bool) []string {
 	}
 	return nil
 }
-
-// headlessTargets will be the addresses of the Service's ready (and, when
-// asked, not-ready) endpoints, per Pod, with per-Pod hostnames. Not yet
-// implemented: a headless Service without a target annotation publishes
-// nothing.
-func (s *Source) headlessTargets(*corev1.Service) []string { return nil }
-
-// nodePortTargets will be the addresses of the Nodes the Service runs on,
-// plus SRV records per node port. Not yet implemented: a NodePort Service
-// without a target annotation publishes nothing.
-func (s *Source) nodePortTargets(*corev1.Service) []string { return nil }
 
 func clusterIP(svc *corev1.Service) []string {
 	if svc.Spec.ClusterIP == "" || svc.Spec.ClusterIP == corev1.ClusterIPNone {

@@ -1,0 +1,335 @@
+package service
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/zonestream/zonestream/services/collector/source"
+)
+
+// Informer indexes of the Service source.
+const (
+	// indexByService indexes EndpointSlices by "<namespace>/<name>" of the
+	// Service they belong to (label kubernetes.io/service-name).
+	indexByService = "zonestream/service"
+	// indexByNode indexes Pods by spec.nodeName.
+	indexByNode = "zonestream/node"
+	// indexDeps indexes Services by the dependent objects their targets
+	// are computed from (keys below): what a changed Pod or Node looks up.
+	indexDeps = "zonestream/deps"
+)
+
+// Keys of indexDeps.
+const (
+	// depAllNodes: NodePort Services of externalTrafficPolicy Cluster,
+	// whose targets are the addresses of every Node.
+	depAllNodes = "nodes"
+)
+
+// depPods: Services of namespace ns whose targets depend on the Pods they
+// select (headless; NodePort with externalTrafficPolicy Local).
+func depPods(ns string) string { return "pods/" + ns }
+
+// depNodesOfPods: Services of namespace ns whose targets depend on the
+// Nodes their selected Pods run on (headless with endpoints-type
+// NodeExternalIP; NodePort with externalTrafficPolicy Local).
+func depNodesOfPods(ns string) string { return "nodes-of-pods/" + ns }
+
+// serviceDeps is the indexDeps index function.
+func serviceDeps(obj any) ([]string, error) {
+	svc, ok := obj.(*corev1.Service)
+	if !ok || hasValidTarget(svc) {
+		return nil, nil
+	}
+	switch {
+	case isHeadless(svc):
+		keys := []string{depPods(svc.Namespace)}
+		if v, _, _ := source.Annotation(svc.Annotations, AnnotationEndpointsType); v == EndpointsTypeNodeExternalIP {
+			keys = append(keys, depNodesOfPods(svc.Namespace))
+		}
+		return keys, nil
+	case svc.Spec.Type == corev1.ServiceTypeNodePort:
+		if svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {
+			return []string{depPods(svc.Namespace), depNodesOfPods(svc.Namespace)}, nil
+		}
+		return []string{depAllNodes}, nil
+	}
+	return nil, nil
+}
+
+// hasValidTarget reports whether the Service's target annotation holds a
+// valid target, which replaces whatever its type would give.
+func hasValidTarget(svc *corev1.Service) bool {
+	v, _, ok := source.Annotation(svc.Annotations, AnnotationTarget)
+	if !ok {
+		return false
+	}
+	for _, t := range source.SplitList(v) {
+		if source.ValidateTarget(t) == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func endpointSliceService(obj any) ([]string, error) {
+	es, ok := obj.(*discoveryv1.EndpointSlice)
+	if !ok {
+		return nil, nil
+	}
+	name := es.Labels[discoveryv1.LabelServiceName]
+	if name == "" {
+		return nil, nil
+	}
+	return []string{es.Namespace + "/" + name}, nil
+}
+
+func podNode(obj any) ([]string, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok || p.Spec.NodeName == "" {
+		return nil, nil
+	}
+	return []string{p.Spec.NodeName}, nil
+}
+
+// TransformPod keeps of a Pod only what the Service source reads: name,
+// namespace, uid, labels, external-dns annotations, spec.hostname,
+// spec.nodeName, status.phase and status.hostIP.
+func TransformPod(obj any) (any, error) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Pod{
+		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: p.Name, Namespace: p.Namespace, UID: p.UID, ResourceVersion: p.ResourceVersion,
+			Labels: p.Labels, Annotations: source.ExternalDNSAnnotations(p.Annotations),
+		},
+		Spec:   corev1.PodSpec{Hostname: p.Spec.Hostname, NodeName: p.Spec.NodeName},
+		Status: corev1.PodStatus{Phase: p.Status.Phase, HostIP: p.Status.HostIP},
+	}, nil
+}
+
+// TransformNode keeps of a Node only its name, uid and status.addresses.
+func TransformNode(obj any) (any, error) {
+	n, ok := obj.(*corev1.Node)
+	if !ok {
+		return obj, nil
+	}
+	return &corev1.Node{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
+		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: n.UID, ResourceVersion: n.ResourceVersion},
+		Status:     corev1.NodeStatus{Addresses: n.Status.Addresses},
+	}, nil
+}
+
+// samePod reports whether two (transformed) versions of a Pod are the same
+// to the Service source.
+func samePod(a, b *corev1.Pod) bool {
+	return a.Spec.Hostname == b.Spec.Hostname && a.Spec.NodeName == b.Spec.NodeName &&
+		a.Status.Phase == b.Status.Phase && a.Status.HostIP == b.Status.HostIP &&
+		maps.Equal(a.Labels, b.Labels) && maps.Equal(a.Annotations, b.Annotations)
+}
+
+// unwrap returns the object of a delete notification whose final state
+// was missed.
+func unwrap(obj any) any {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		return d.Obj
+	}
+	return obj
+}
+
+// wantsType reports whether Services of type t pass --service-type-filter.
+func (s *Source) wantsType(t corev1.ServiceType) bool {
+	return len(s.opts.ServiceTypeFilter) == 0 || slices.Contains(s.opts.ServiceTypeFilter, string(t))
+}
+
+// Register implements source.Source. The Service informer's handlers
+// enqueue the changed Service. When headless Services pass the type filter
+// the source also watches EndpointSlices (a change enqueues the Service of
+// the slice); when headless or NodePort Services do, Pods (a change
+// enqueues the headless and externalTrafficPolicy-Local NodePort Services
+// of the namespace whose selector matches the Pod's old or new labels) and
+// Nodes (a change of addresses enqueues every NodePort Service of policy
+// Cluster, and the Services of indexDeps depNodesOfPods selecting a Pod on
+// that Node). Everything goes through indexes: nothing is ever relisted.
+func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
+	svcInf := factory.Core().V1().Services()
+	s.lister = svcInf.Lister()
+	headless := s.wantsType(corev1.ServiceTypeClusterIP)
+	nodePort := s.wantsType(corev1.ServiceTypeNodePort)
+	var synced []cache.InformerSynced
+
+	if headless || nodePort {
+		if err := svcInf.Informer().AddIndexers(cache.Indexers{indexDeps: serviceDeps}); err != nil {
+			return nil, fmt.Errorf("service informer: %w", err)
+		}
+		s.services = svcInf.Informer().GetIndexer()
+	}
+	handle := func(obj any) {
+		if k, err := source.KeyOf(obj); err == nil {
+			enqueue(k)
+		}
+	}
+	reg, err := svcInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    handle,
+		UpdateFunc: func(_, obj any) { handle(obj) },
+		DeleteFunc: handle,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("service informer: %w", err)
+	}
+	synced = append(synced, reg.HasSynced)
+
+	if headless {
+		inf := factory.Discovery().V1().EndpointSlices().Informer()
+		if err := inf.AddIndexers(cache.Indexers{indexByService: endpointSliceService}); err != nil {
+			return nil, fmt.Errorf("endpointslice informer: %w", err)
+		}
+		s.slices = inf.GetIndexer()
+		enqueueService := func(obj any) {
+			if es, ok := unwrap(obj).(*discoveryv1.EndpointSlice); ok {
+				if name := es.Labels[discoveryv1.LabelServiceName]; name != "" {
+					enqueue(source.Key{Namespace: es.Namespace, Name: name})
+				}
+			}
+		}
+		reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: enqueueService,
+			UpdateFunc: func(old, cur any) {
+				o, _ := old.(*discoveryv1.EndpointSlice)
+				c, _ := cur.(*discoveryv1.EndpointSlice)
+				if o != nil && c != nil && o.Labels[discoveryv1.LabelServiceName] != c.Labels[discoveryv1.LabelServiceName] {
+					enqueueService(old)
+				}
+				enqueueService(cur)
+			},
+			DeleteFunc: enqueueService,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("endpointslice informer: %w", err)
+		}
+		synced = append(synced, reg.HasSynced)
+	}
+
+	if headless || nodePort {
+		podInf := factory.Core().V1().Pods()
+		if err := podInf.Informer().SetTransform(TransformPod); err != nil {
+			return nil, fmt.Errorf("pod informer: %w", err)
+		}
+		if err := podInf.Informer().AddIndexers(cache.Indexers{indexByNode: podNode}); err != nil {
+			return nil, fmt.Errorf("pod informer: %w", err)
+		}
+		s.pods = podInf.Lister()
+		s.podIndex = podInf.Informer().GetIndexer()
+		reg, err := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) { s.enqueueForPods(enqueue, obj) },
+			UpdateFunc: func(old, cur any) {
+				o, _ := old.(*corev1.Pod)
+				c, _ := cur.(*corev1.Pod)
+				if o != nil && c != nil && samePod(o, c) {
+					return
+				}
+				s.enqueueForPods(enqueue, old, cur)
+			},
+			DeleteFunc: func(obj any) { s.enqueueForPods(enqueue, obj) },
+		})
+		if err != nil {
+			return nil, fmt.Errorf("pod informer: %w", err)
+		}
+		synced = append(synced, reg.HasSynced)
+
+		// Nodes: NodePort targets, and headless endpoints-type NodeExternalIP.
+		nodeInf := factory.Core().V1().Nodes()
+		if err := nodeInf.Informer().SetTransform(TransformNode); err != nil {
+			return nil, fmt.Errorf("node informer: %w", err)
+		}
+		s.nodes = nodeInf.Lister()
+		reg, err = nodeInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc: func(obj any) { s.enqueueForNode(enqueue, obj) },
+			UpdateFunc: func(old, cur any) {
+				o, _ := old.(*corev1.Node)
+				c, _ := cur.(*corev1.Node)
+				if o != nil && c != nil && slices.Equal(o.Status.Addresses, c.Status.Addresses) {
+					return
+				}
+				s.enqueueForNode(enqueue, cur)
+			},
+			DeleteFunc: func(obj any) { s.enqueueForNode(enqueue, obj) },
+		})
+		if err != nil {
+			return nil, fmt.Errorf("node informer: %w", err)
+		}
+		synced = append(synced, reg.HasSynced)
+	}
+
+	return func() bool {
+		for _, f := range synced {
+			if !f() {
+				return false
+			}
+		}
+		return true
+	}, nil
+}
+
+// enqueueForPods enqueues the Services of indexDeps depPods that select
+// any of the given Pods (old and new state of one Pod: both label sets).
+func (s *Source) enqueueForPods(enqueue func(source.Key), objs ...any) {
+	keys := map[source.Key]bool{}
+	for _, obj := range objs {
+		if p, ok := unwrap(obj).(*corev1.Pod); ok {
+			s.selecting(p, depPods(p.Namespace), keys)
+		}
+	}
+	for k := range keys {
+		enqueue(k)
+	}
+}
+
+// enqueueForNode enqueues the Services whose targets a change of the
+// Node's addresses may change.
+func (s *Source) enqueueForNode(enqueue func(source.Key), obj any) {
+	n, ok := unwrap(obj).(*corev1.Node)
+	if !ok {
+		return
+	}
+	keys := map[source.Key]bool{}
+	all, _ := s.services.ByIndex(indexDeps, depAllNodes)
+	for _, o := range all {
+		if svc, ok := o.(*corev1.Service); ok {
+			keys[source.Key{Namespace: svc.Namespace, Name: svc.Name}] = true
+		}
+	}
+	pods, _ := s.podIndex.ByIndex(indexByNode, n.Name)
+	for _, o := range pods {
+		if p, ok := o.(*corev1.Pod); ok {
+			s.selecting(p, depNodesOfPods(p.Namespace), keys)
+		}
+	}
+	for k := range keys {
+		enqueue(k)
+	}
+}
+
+// selecting adds to keys the Services of indexDeps key dep whose selector
+// matches the Pod.
+func (s *Source) selecting(p *corev1.Pod, dep string, keys map[source.Key]bool) {
+	objs, _ := s.services.ByIndex(indexDeps, dep)
+	for _, o := range objs {
+		svc, ok := o.(*corev1.Service)
+		if ok && selectorOf(svc).Matches(labels.Set(p.Labels)) {
+			keys[source.Key{Namespace: svc.Namespace, Name: svc.Name}] = true
+		}
+	}
+}

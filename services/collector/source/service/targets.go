@@ -1,0 +1,277 @@
+package service
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/zonestream/zonestream/services/collector/source"
+)
+
+// typeTargets are what every name of a Service gets from the Service's type.
+type typeTargets struct {
+	targets []string
+	// pods are the Pods of a headless Service with a spec.hostname: each
+	// name also gets <hostname>.<name> with that Pod's targets.
+	pods []podTargets
+	// srv are the node ports of a NodePort Service: each name also gets
+	// _<service>._<protocol>.<name> SRV 0 50 <nodePort> <name>.
+	srv []srvPort
+}
+
+type podTargets struct {
+	pod      *corev1.Pod
+	hostname string
+	targets  []string
+}
+
+type srvPort struct {
+	nodePort int32
+	protocol string
+}
+
+func isHeadless(svc *corev1.Service) bool {
+	return (svc.Spec.Type == corev1.ServiceTypeClusterIP || svc.Spec.Type == "") && svc.Spec.ClusterIP == corev1.ClusterIPNone
+}
+
+// selectorOf is the Service's spec.selector as ExternalDNS reads it: an
+// empty selector selects every Pod of the namespace.
+func selectorOf(svc *corev1.Service) labels.Selector {
+	return labels.SelectorFromSet(svc.Spec.Selector)
+}
+
+// annotationValue reads an annotation that takes one of a set of values; a
+// value outside the set is reported and treated as absent.
+func annotationValue(svc *corev1.Service, key string, problems *[]error, allowed ...string) string {
+	v, k, ok := source.Annotation(svc.Annotations, key)
+	if !ok {
+		return ""
+	}
+	if !slices.Contains(allowed, v) {
+		*problems = append(*problems, &source.Problem{Object: svc, Reason: ReasonInvalidAnnotation, Field: k,
+			Err: fmt.Errorf("unknown value %q (known: %s); ignored", v, strings.Join(allowed, ", "))})
+		return ""
+	}
+	return v
+}
+
+// headlessTargets are the targets of a headless Service: per endpoint of
+// its EndpointSlices (ready ones; not-ready ones too with
+// spec.publishNotReadyAddresses or --always-publish-not-ready-addresses)
+// whose Pod the Service selects, the Pod's target annotation, else (by the
+// endpoints-type annotation) its Node's external addresses or its host IP
+// (also --publish-host-ip), else the endpoint's address. Pods with a
+// spec.hostname get names of their own.
+func (s *Source) headlessTargets(svc *corev1.Service, problems *[]error) *typeTargets {
+	out := &typeTargets{}
+	if s.slices == nil || s.pods == nil {
+		return out
+	}
+	endpointsType := annotationValue(svc, AnnotationEndpointsType, problems, EndpointsTypeNodeExternalIP, EndpointsTypeHostIP)
+	hostIP := endpointsType == EndpointsTypeHostIP || s.opts.PublishHostIP
+	podIPs := endpointsType != EndpointsTypeNodeExternalIP && !hostIP
+	notReady := svc.Spec.PublishNotReadyAddresses || s.opts.AlwaysPublishNotReadyAddresses
+	selector := selectorOf(svc)
+
+	objs, err := s.slices.ByIndex(indexByService, svc.Namespace+"/"+svc.Name)
+	if err != nil {
+		*problems = append(*problems, err)
+		return out
+	}
+	eslices := make([]*discoveryv1.EndpointSlice, 0, len(objs))
+	for _, o := range objs {
+		if es, ok := o.(*discoveryv1.EndpointSlice); ok {
+			eslices = append(eslices, es)
+		}
+	}
+	// The index is a set: sort, so that problems come in a stable order.
+	slices.SortFunc(eslices, func(a, b *discoveryv1.EndpointSlice) int { return cmp.Compare(a.Name, b.Name) })
+
+	// Per Pod: its own targets (nil: the endpoint's address), computed once.
+	type podInfo struct {
+		pod     *corev1.Pod
+		targets []string
+		index   int // in out.pods, -1 if no spec.hostname
+	}
+	seen := map[string]*podInfo{}
+	for _, es := range eslices {
+		if podIPs && es.AddressType != discoveryv1.AddressTypeIPv4 && es.AddressType != discoveryv1.AddressTypeIPv6 {
+			continue // FQDN slices: no address to publish
+		}
+		for _, ep := range es.Endpoints {
+			if !notReady && ep.Conditions.Ready != nil && !*ep.Conditions.Ready {
+				continue
+			}
+			ref := ep.TargetRef
+			if ref == nil || ref.Kind != "Pod" || (ref.APIVersion != "" && ref.APIVersion != "v1") {
+				continue
+			}
+			info, ok := seen[ref.Name]
+			if !ok {
+				pod, err := s.pods.Pods(svc.Namespace).Get(ref.Name)
+				if err != nil || !selector.Matches(labels.Set(pod.Labels)) {
+					seen[ref.Name] = nil
+					continue
+				}
+				info = &podInfo{pod: pod, index: -1, targets: s.podTargets(svc, pod, endpointsType, hostIP, problems)}
+				if pod.Spec.Hostname != "" {
+					info.index = len(out.pods)
+					out.pods = append(out.pods, podTargets{pod: pod, hostname: pod.Spec.Hostname})
+				}
+				seen[ref.Name] = info
+			}
+			if info == nil {
+				continue
+			}
+			targets := info.targets
+			if targets == nil && podIPs {
+				if len(ep.Addresses) == 0 {
+					continue
+				}
+				// Only the first address: the others have no defined meaning.
+				targets = ep.Addresses[:1]
+			}
+			out.targets = append(out.targets, targets...)
+			if info.index >= 0 {
+				out.pods[info.index].targets = append(out.pods[info.index].targets, targets...)
+			}
+		}
+	}
+	return out
+}
+
+// podTargets are the targets a Pod of a headless Service stands for, or
+// nil when it stands for its endpoint address.
+func (s *Source) podTargets(svc *corev1.Service, pod *corev1.Pod, endpointsType string, hostIP bool, problems *[]error) []string {
+	if v, k, ok := source.Annotation(pod.Annotations, AnnotationTarget); ok {
+		var valid []string
+		for _, t := range source.SplitList(v) {
+			if err := source.ValidateTarget(t); err != nil {
+				*problems = append(*problems, &source.Problem{Object: pod, Reason: ReasonInvalidAnnotation, Field: k,
+					Err: fmt.Errorf("%w (Pod of headless Service %s)", err, svc.Name)})
+				continue
+			}
+			valid = append(valid, t)
+		}
+		if len(valid) > 0 {
+			return valid
+		}
+	}
+	switch {
+	case endpointsType == EndpointsTypeNodeExternalIP:
+		if s.nodes == nil {
+			return []string{}
+		}
+		node, err := s.nodes.Get(pod.Spec.NodeName)
+		if err != nil {
+			return []string{}
+		}
+		return externalAddresses(node, true)
+	case hostIP:
+		if _, err := netip.ParseAddr(pod.Status.HostIP); err != nil {
+			return []string{}
+		}
+		return []string{pod.Status.HostIP}
+	}
+	return nil
+}
+
+// externalAddresses are a Node's ExternalIP addresses and, with ipv6, its
+// IPv6 InternalIP addresses; never nil.
+func externalAddresses(node *corev1.Node, ipv6 bool) []string {
+	out := []string{}
+	for _, a := range node.Status.Addresses {
+		addr, err := netip.ParseAddr(a.Address)
+		if err != nil {
+			continue
+		}
+		if a.Type == corev1.NodeExternalIP || (ipv6 && a.Type == corev1.NodeInternalIP && addr.Is6() && !addr.Is4In6()) {
+			out = append(out, a.Address)
+		}
+	}
+	return out
+}
+
+// nodePortTargets are the targets of a NodePort Service: the addresses of
+// every Node, or with externalTrafficPolicy Local of the Nodes running a
+// selected Pod in phase Running, chosen by the access annotation; and one
+// SRV record per port with a node port.
+func (s *Source) nodePortTargets(svc *corev1.Service, problems *[]error) *typeTargets {
+	out := &typeTargets{}
+	for _, p := range svc.Spec.Ports {
+		if p.NodePort > 0 {
+			proto := strings.ToLower(string(p.Protocol))
+			if proto == "" {
+				proto = "tcp"
+			}
+			out.srv = append(out.srv, srvPort{nodePort: p.NodePort, protocol: proto})
+		}
+	}
+	access := annotationValue(svc, AnnotationAccess, problems, AccessPublic, AccessPrivate)
+	if s.nodes == nil {
+		return out
+	}
+	var nodes []*corev1.Node
+	if svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal {
+		if s.pods == nil {
+			return out
+		}
+		pods, err := s.pods.Pods(svc.Namespace).List(selectorOf(svc))
+		if err != nil {
+			*problems = append(*problems, err)
+			return out
+		}
+		seen := map[string]bool{}
+		for _, p := range pods {
+			if p.Status.Phase != corev1.PodRunning || p.Spec.NodeName == "" || seen[p.Spec.NodeName] {
+				continue
+			}
+			seen[p.Spec.NodeName] = true
+			if n, err := s.nodes.Get(p.Spec.NodeName); err == nil {
+				nodes = append(nodes, n)
+			}
+		}
+	} else {
+		var err error
+		if nodes, err = s.nodes.List(labels.Everything()); err != nil {
+			*problems = append(*problems, err)
+			return out
+		}
+	}
+
+	var internal, external, internal6 []string
+	for _, n := range nodes {
+		for _, a := range n.Status.Addresses {
+			addr, err := netip.ParseAddr(a.Address)
+			if err != nil {
+				continue
+			}
+			switch a.Type {
+			case corev1.NodeExternalIP:
+				external = append(external, a.Address)
+			case corev1.NodeInternalIP:
+				internal = append(internal, a.Address)
+				if addr.Is6() && !addr.Is4In6() {
+					internal6 = append(internal6, a.Address)
+				}
+			}
+		}
+	}
+	switch {
+	case access == AccessPublic:
+		out.targets = append(external, internal6...)
+	case access == AccessPrivate:
+		out.targets = internal
+	case len(external) > 0:
+		out.targets = append(external, internal6...)
+	default:
+		out.targets = internal
+	}
+	return out
+}
