@@ -78,6 +78,10 @@ func TestNormalizeCanonicalTargets(t *testing.T) {
 	if c.Targets[0] != "lb.example.net" {
 		t.Fatalf("CNAME target not canonical: %+v", c)
 	}
+	srv := NewEndpoint("_web._tcp.x.example.com", "SRV", 0, "0  50 30080 Node-1.Example.com.")
+	if srv.Targets[0] != "0 50 30080 node-1.example.com" {
+		t.Fatalf("SRV target not canonical: %+v", srv)
+	}
 	txt := NewEndpoint("x.example.com", "TXT", 0, "Case Matters.")
 	if txt.Targets[0] != "Case Matters." {
 		t.Fatalf("TXT data must be kept as is: %+v", txt)

@@ -73,6 +73,13 @@ func (e *Endpoint) Normalize() {
 			}
 		case RecordTypeCNAME, RecordTypeNS, "PTR", "DNAME":
 			e.Targets[i] = NormalizeName(t)
+		case RecordTypeSRV, RecordTypeMX:
+			// "priority weight port target" / "preference exchange": the
+			// name is the last field, with or without its trailing dot.
+			if f := strings.Fields(t); len(f) > 1 {
+				f[len(f)-1] = NormalizeName(f[len(f)-1])
+				e.Targets[i] = strings.Join(f, " ")
+			}
 		}
 	}
 	slices.Sort(e.Targets)

@@ -84,7 +84,7 @@ func TestKubernetesManifests(t *testing.T) {
 		fs.SetOutput(io.Discard)
 		var opts service.Options
 		opts.RegisterFlags(fs)
-		construct := st.register(fs)
+		construct := st.standalone(fs)
 		if err := fs.Parse(args[1:]); err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue

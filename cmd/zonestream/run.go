@@ -31,8 +31,10 @@ func newAllInOne() *allInOne {
 	a.opts.RegisterFlags(a.fs)
 	a.fs.StringVar(&a.dataDir, "data-dir", defaultDataDir(), "where the embedded NATS stores its streams")
 	a.fs.StringVar(&a.natsListen, "nats-listen", "127.0.0.1:4222", "address the embedded NATS listens on (port 0: any free port)")
+	shared := &sharedFlags{}
+	shared.register(a.fs)
 	for _, st := range stages {
-		a.construct = append(a.construct, st.register(a.fs))
+		a.construct = append(a.construct, st.register(a.fs, shared))
 	}
 	return a
 }

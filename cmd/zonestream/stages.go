@@ -12,33 +12,53 @@ import (
 )
 
 // stage is one service of the pipeline: it registers its own flags and
-// returns the constructor to call once they are parsed.
+// returns the constructor to call once they are parsed. Flags that several
+// stages read (shared) are registered once by the caller.
 type stage struct {
 	name     string
-	register func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error)
+	register func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (service.Service, error)
+	// usesShared says the stage reads the shared flags, so that a stage run
+	// on its own offers them.
+	usesShared bool
+}
+
+// sharedFlags are flags with one meaning in several stages.
+type sharedFlags struct {
+	managedRecordTypes service.StringList
+}
+
+func (s *sharedFlags) register(fs *flag.FlagSet) {
+	fs.Var(&s.managedRecordTypes, "managed-record-types",
+		"record types to manage (repeatable; default A, AAAA, CNAME; add SRV for NodePort Services)")
 }
 
 var stages = []stage{
-	{"collector", func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
+	{"collector", func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (service.Service, error) {
 		var cfg collector.Config
 		cfg.RegisterFlags(fs)
-		return func(l *slog.Logger) (service.Service, error) { return collector.New(cfg, l) }
-	}},
-	{"dedup", func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
+		return func(l *slog.Logger) (service.Service, error) {
+			cfg.ManagedRecordTypes = shared.managedRecordTypes
+			return collector.New(cfg, l)
+		}
+	}, true},
+	{"dedup", func(fs *flag.FlagSet, _ *sharedFlags) func(*slog.Logger) (service.Service, error) {
 		var cfg dedup.Config
 		cfg.RegisterFlags(fs)
 		return func(l *slog.Logger) (service.Service, error) { return dedup.New(cfg, l) }
-	}},
-	{"planner", func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
+	}, false},
+	{"planner", func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (service.Service, error) {
 		var cfg planner.Config
 		cfg.RegisterFlags(fs)
-		return func(l *slog.Logger) (service.Service, error) { return planner.New(cfg, l) }
-	}},
-	{"applier", func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
+		return func(l *slog.Logger) (service.Service, error) {
+			cfg.ManagedRecordTypes = shared.managedRecordTypes
+			return planner.New(cfg, l)
+		}
+	}, true},
+	{"applier", func(fs *flag.FlagSet, _ *sharedFlags) func(*slog.Logger) (service.Service, error) {
 		var cfg applier.Config
 		cfg.RegisterFlags(fs)
 		return func(l *slog.Logger) (service.Service, error) { return applier.New(cfg, l) }
-	}},
+	}, false},
 }
 
 func findStage(name string) (stage, bool) {
@@ -52,5 +72,15 @@ func findStage(name string) (stage, bool) {
 
 // runStage runs one stage as its own process, exactly like its zs-* binary.
 func runStage(st stage, args []string) error {
-	return service.MainArgs(st.name, args, st.register)
+	return service.MainArgs(st.name, args, st.standalone)
+}
+
+// standalone registers the stage's flags for a process of its own: its
+// flags and the shared ones it reads.
+func (st stage) standalone(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
+	shared := &sharedFlags{}
+	if st.usesShared {
+		shared.register(fs)
+	}
+	return st.register(fs, shared)
 }

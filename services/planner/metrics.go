@@ -14,6 +14,9 @@ var (
 		Name: "zonestream_planner_results_total", Help: "Results of this planner's plans, by status."}, []string{"provider", "status"})
 	conflicts = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_planner_conflicts_total", Help: "Wanted records left alone because another owner holds the name."})
+	unconverged = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_planner_unconverged_total",
+		Help: "Applied plans followed by the same plan: the provider does not hold what it was given (backing off)."})
 	publishErrors = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_planner_publish_errors_total", Help: "Plans that could not be published (re-planned)."})
 	deadLetters = promauto.NewCounter(prometheus.CounterOpts{

@@ -42,10 +42,16 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.TXTOwnerID, "txt-owner-id", "default", "owner id written to and required in the TXT ownership records")
 	fs.StringVar(&c.Policy, "policy", string(PolicySync), "sync, upsert-only or create-only")
 	fs.StringVar(&c.Registry, "registry", "txt", "ownership registry: txt")
-	fs.Var(&c.ManagedRecordTypes, "managed-record-types", "record types to manage (repeatable; default A, AAAA, CNAME)")
 	fs.IntVar(&c.BatchChangeSize, "batch-change-size", 1000, "most changes in one plan")
 	fs.DurationVar(&c.BatchWindow, "batch-window", 20*time.Millisecond, "how long to gather changes for one zone into one plan")
 	fs.DurationVar(&c.PlanTimeout, "plan-timeout", 30*time.Second, "re-plan a zone whose plan got no result in this time (longer than the applier's ack wait)")
+}
+
+// RegisterSharedFlags adds the flags the planner shares with the
+// collector (--managed-record-types). The all-in-one registers them once
+// for both; a planner on its own registers them here.
+func (c *Config) RegisterSharedFlags(fs *flag.FlagSet) {
+	fs.Var(&c.ManagedRecordTypes, "managed-record-types", "record types to manage (repeatable; default A, AAAA, CNAME)")
 }
 
 // Planner is the planner service.

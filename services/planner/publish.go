@@ -112,10 +112,10 @@ func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		}
 		f := s.flights[k]
 		if f == nil {
-			f = &flight{plans: map[string][]string{}}
+			f = &flight{plans: map[string]planned{}}
 			s.flights[k] = f
 		}
-		f.plans[p.ID] = batchNames[i]
+		f.plans[p.ID] = planned{names: batchNames[i], hash: changesHash(changes)}
 		f.deadline = time.Now().Add(s.cfg.PlanTimeout)
 		plansPublished.WithLabelValues(k.provider).Inc()
 		for _, c := range changes {
@@ -123,4 +123,13 @@ func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		}
 		s.log.Info("planned", "provider", k.provider, "zone", k.zone, "plan", p.ID, "changes", len(changes))
 	}
+}
+
+// changesHash identifies a plan by its changes alone, whatever its id.
+func changesHash(changes []events.Change) string {
+	h, err := events.HashOf(&events.Plan{Changes: changes})
+	if err != nil {
+		return ""
+	}
+	return h
 }

@@ -40,11 +40,23 @@ type zoneKey struct{ provider, zone string }
 // once every plan has a result and the observed state it reported has been
 // read, so the next plan starts from the provider's new state.
 type flight struct {
-	plans     map[string][]string // plan id -> names it touched
+	plans     map[string]planned // by plan id
 	awaitSeq  uint64
 	notBefore time.Time
 	deadline  time.Time
 	failures  int
+	// lastApplied is the content hash of the zone's last applied plan. The
+	// same plan again means the provider does not hold what it was given
+	// (it rewrites the data, or rejects it silently): re-planning at once
+	// would spin, so such a zone backs off (repeats counts the times).
+	lastApplied string
+	repeats     int
+}
+
+// planned is a plan out for a zone.
+type planned struct {
+	names []string // names it touched
+	hash  string   // content hash of its changes
 }
 
 func newState(p *Planner) *state {
@@ -133,15 +145,27 @@ func (s *state) applyResult(m events.Received) error {
 	if f == nil {
 		return nil // a plan of an earlier run: its effect arrives as observed state
 	}
-	names, ok := f.plans[r.PlanID]
+	p, ok := f.plans[r.PlanID]
 	if !ok {
 		return nil
 	}
+	names := p.names
 	delete(f.plans, r.PlanID)
 	results.WithLabelValues(r.Provider, string(r.Status)).Inc()
 	f.awaitSeq = max(f.awaitSeq, r.ObservedSeq)
 	if r.Status == events.ResultApplied {
 		f.failures = 0
+		if p.hash == f.lastApplied {
+			f.repeats++
+			unconverged.Inc()
+			wait := min(time.Duration(1<<min(f.repeats, 9))*500*time.Millisecond, 5*time.Minute)
+			f.notBefore = time.Now().Add(wait)
+			s.log.Warn("the provider does not hold what the same plan applied before; backing off",
+				"zone", r.Zone, "plan", r.PlanID, "repeats", f.repeats, "retry_in", wait)
+		} else {
+			f.repeats = 0
+		}
+		f.lastApplied = p.hash
 	} else {
 		f.failures++
 		wait := min(time.Duration(1<<min(f.failures, 6))*500*time.Millisecond, time.Minute)
@@ -178,13 +202,7 @@ func (s *state) busy(k zoneKey, now time.Time) bool {
 	if f == nil {
 		return false
 	}
-	if len(f.plans) > 0 || s.observedSeq < f.awaitSeq || now.Before(f.notBefore) {
-		return true
-	}
-	if f.failures == 0 {
-		delete(s.flights, k)
-	}
-	return false
+	return len(f.plans) > 0 || s.observedSeq < f.awaitSeq || now.Before(f.notBefore)
 }
 
 // expireFlights gives up waiting on plans that got no result in time.
@@ -193,12 +211,12 @@ func (s *state) expireFlights() {
 	for k, f := range s.flights {
 		if len(f.plans) > 0 && now.After(f.deadline) {
 			s.log.Warn("no result for plans; re-planning the zone", "provider", k.provider, "zone", k.zone, "plans", len(f.plans))
-			for _, names := range f.plans {
-				for _, n := range names {
+			for _, p := range f.plans {
+				for _, n := range p.names {
 					s.dirty[n] = s.dirty[n]
 				}
 			}
-			f.plans = map[string][]string{}
+			f.plans = map[string]planned{}
 			f.awaitSeq = 0
 		}
 	}

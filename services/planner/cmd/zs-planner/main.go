@@ -13,6 +13,7 @@ func main() {
 	service.Main("planner", func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
 		var cfg planner.Config
 		cfg.RegisterFlags(fs)
+		cfg.RegisterSharedFlags(fs)
 		return func(l *slog.Logger) (service.Service, error) { return planner.New(cfg, l) }
 	})
 }
