@@ -7,6 +7,7 @@
 //	zonestream demo                 a local kube-apiserver and BIND, sample Services
 //	zonestream decode               one msgpack payload on stdin -> JSON
 //	zonestream tail SUBJECT         events as JSON lines
+//	zonestream explain NAME         who wants a DNS name, and what holds it
 package main
 
 import (
@@ -28,6 +29,8 @@ func main() {
 		err = decode(os.Stdin, os.Stdout)
 	case "tail":
 		err = tail(args)
+	case "explain":
+		err = explain(args)
 	case "demo":
 		err = demo(args)
 	case "help":
@@ -52,6 +55,7 @@ const usage = `usage:
                                           one stage, against --nats-url
   zonestream demo [--keep-running]        local kube-apiserver + BIND + sample Services
   zonestream decode                       msgpack on stdin -> JSON (nats --translate)
-  zonestream tail [--new] [--no-follow] SUBJECT
+  zonestream tail [--new|--last] [--no-follow] SUBJECT
                                           events on SUBJECT as JSON lines
+  zonestream explain [--json] NAME        which objects want NAME, who lost, what providers hold
 Run any of them with -h for its flags.`
