@@ -37,9 +37,8 @@ type nameInput struct {
 	desired  []events.Endpoint // empty: nothing wanted
 	resource string            // the one object that wants the name, if one
 	observed func(name string) []events.Endpoint
-	ownerID  string
 	policy   Policy
-	managed  []string // managed record types
+	reg      *registry // ownership rules and managed record types
 }
 
 // namePlan is what planName decided.
@@ -48,97 +47,135 @@ type namePlan struct {
 	conflicts []string // why something wanted was left alone
 }
 
-// registryRRset is the TXT RRset holding the ownership of some record types
-// at a name: its own "<type>-<name>" in the new format, or the TXT at the
-// name itself where the new-format name would fall outside the zone (the
-// apex).
+// registryRRset is a TXT RRset holding ownership strings: the new-format
+// record of one type (registry_names.go), the old-format record of every
+// type at the name, or the TXT at the name itself where the new-format name
+// would fall outside the zone (the apex).
 type registryRRset struct {
 	name    string
 	current *events.Endpoint
 	keep    bool  // whether our ownership string should be there
 	ttl     int64 // TTL for a written record
-	claimed bool  // some type wants it written
+	claimed bool  // some type wants it written (its resource refreshed)
+	kept    map[string]bool
+	dropped map[string]bool
 }
 
 // planName decides the changes at one name. It is a pure function of its
 // input: the same state always gives the same changes, in the same order.
 func planName(in nameInput) namePlan {
-	var out namePlan
+	reg := in.reg
 	have := rrsetsByType(in.observed(in.name))
 	want := rrsetsByType(in.desired)
-	oldFormat := have[events.RecordTypeTXT]
+	if reg.noop {
+		return planNoop(in, have, want)
+	}
+	var out namePlan
 	registries := map[string]*registryRRset{}
-	registryFor := func(recordType string) *registryRRset {
-		name := txtName(in.name, recordType)
-		var current *events.Endpoint
-		if _, inZone := zoneOf(name, []string{in.zone}); !inZone {
-			name, current = in.name, oldFormat
-		} else if txt := rrsetsByType(in.observed(name))[events.RecordTypeTXT]; txt != nil {
-			current = txt
-		}
+	rrset := func(name string) *registryRRset {
 		r := registries[name]
 		if r == nil {
-			r = &registryRRset{name: name, current: current}
+			cur := have[events.RecordTypeTXT]
+			if name != in.name {
+				cur = rrsetsByType(in.observed(name))[events.RecordTypeTXT]
+			}
+			r = &registryRRset{name: name, current: cur, kept: map[string]bool{}, dropped: map[string]bool{}}
 			registries[name] = r
 		}
 		return r
 	}
+	inZone := func(n string) bool {
+		_, ok := zoneOf(n, []string{in.zone})
+		return ok
+	}
+	var oldRR *registryRRset
+	if n := reg.names.oldTXTName(in.name); inZone(n) {
+		oldRR = rrset(n)
+	}
+	newRRs := map[*registryRRset]bool{}
 
 	var upserts, deletes []events.Change
-	for _, t := range in.managed {
-		if t == events.RecordTypeTXT {
-			continue // the registry's own type: never managed as data
-		}
+	for _, t := range reg.managed {
 		w, h := want[t], have[t]
-		reg := registryFor(t)
-		ours, foreign := owners(reg.current, in.ownerID)
-		if !ours && !foreign && reg.name != in.name {
+		newName := reg.names.txtName(in.name, t)
+		if !inZone(newName) {
+			newName = in.name
+		}
+		newRR := rrset(newName)
+		newRRs[newRR] = true
+		own := reg.owners(newRR.current, t, false)
+		viaOld := false
+		if !own.ours && !own.foreign && oldRR != nil && oldRR != newRR {
 			// Records ExternalDNS wrote in the old format only.
-			ours, foreign = owners(oldFormat, in.ownerID)
+			own = reg.owners(oldRR.current, t, true)
+			viaOld = own.ours
 		}
 		switch {
-		case h != nil && !ours:
+		case h != nil && !own.ours:
 			if w != nil {
-				out.conflicts = append(out.conflicts, fmt.Sprintf("%s %s exists and is not owned by %q", in.name, t, in.ownerID))
+				out.conflicts = append(out.conflicts, fmt.Sprintf("%s %s exists and is not owned by %q", in.name, t, reg.ownerID))
 			}
 			continue
-		case h == nil && foreign:
+		case h == nil && own.foreign:
 			if w != nil {
 				out.conflicts = append(out.conflicts, fmt.Sprintf("%s %s is claimed by another owner", in.name, t))
 			}
 			continue
 		}
+		// keep: our ownership of t stays where it is read from.
+		keep := func() {
+			if viaOld {
+				oldRR.keep, oldRR.kept[t] = true, true
+			} else {
+				newRR.keep, newRR.kept[t] = true, true
+			}
+		}
 		switch {
 		case w != nil && h == nil:
 			if in.policy.allows("create") {
-				reg.claim(w.RecordTTL)
+				newRR.claim(t, w.RecordTTL)
+				if viaOld {
+					keep()
+				}
 				upserts = append(upserts, events.Change{New: w})
 			}
 		case w != nil && !events.SameRecords(*w, *h):
 			if in.policy.allows("update") {
-				reg.claim(w.RecordTTL)
+				newRR.claim(t, w.RecordTTL)
+				if viaOld {
+					keep()
+				}
 				upserts = append(upserts, events.Change{Old: h, New: w})
-			} else if ours {
-				reg.keep = true
+			} else {
+				keep()
 			}
 		case w != nil:
-			reg.keep = true
-			if in.policy.allows("update") {
-				reg.claim(w.RecordTTL)
+			keep()
+			if !viaOld && in.policy.allows("update") {
+				newRR.claim(t, w.RecordTTL)
 			}
 		case h != nil && in.policy.allows("delete"):
 			deletes = append(deletes, events.Change{Old: h})
+			newRR.dropped[t] = true
+			if oldRR != nil {
+				oldRR.dropped[t] = true
+			}
 		case h != nil:
 			// Not wanted, but the policy keeps it: so does its ownership.
-			reg.keep = true
+			keep()
 		}
 	}
 
-	// An old-format string of ours at the name goes once nothing there is
-	// ours any more, as ExternalDNS would remove it with the last record.
-	if oldOurs, _ := owners(oldFormat, in.ownerID); oldOurs && len(deletes) > 0 {
-		if r := registries[in.name]; r == nil {
-			registries[in.name] = &registryRRset{name: in.name, current: oldFormat, keep: anyKept(registries)}
+	// An old-format string of ours at the name (or one we take over) goes
+	// once nothing there is ours any more, as ExternalDNS would remove it
+	// with the last record; while something stays, it stays, rewritten to
+	// us if it was another owner's we take over.
+	oldTouched := false
+	if oldRR != nil && !newRRs[oldRR] {
+		_, takeover, _ := reg.ours(oldRR.current)
+		oldTouched = takeover || len(deletes) > 0
+		if oldTouched {
+			oldRR.keep = oldRR.keep || anyKept(registries)
 		}
 	}
 
@@ -146,11 +183,14 @@ func planName(in nameInput) namePlan {
 	var regUpserts, regDeletes []events.Change
 	for _, name := range sortedKeys(registries) {
 		r := registries[name]
+		if r == oldRR && !newRRs[r] && !oldTouched {
+			continue
+		}
 		ttl := r.ttl
 		if !r.claimed && r.current != nil {
 			ttl = r.current.RecordTTL
 		}
-		c, ok := r.change(ownership{owner: in.ownerID, resource: in.resource}, r.keep, r.claimed, ttl)
+		c, ok := r.change(reg, ownership{owner: reg.ownerID, resource: in.resource}, ttl)
 		switch {
 		case !ok:
 		case r.keep:
@@ -160,6 +200,25 @@ func planName(in nameInput) namePlan {
 		}
 	}
 	out.changes = slices.Concat(regUpserts, upserts, deletes, regDeletes)
+	return out
+}
+
+// planNoop is --registry=noop, as ExternalDNS' noop registry: no ownership
+// records are read or written, and every record of a managed type at a
+// name in scope is ours to create, update and (with --policy=sync) delete.
+func planNoop(in nameInput, have, want map[string]*events.Endpoint) namePlan {
+	var out namePlan
+	for _, t := range in.reg.managed {
+		w, h := want[t], have[t]
+		switch {
+		case w != nil && h == nil:
+			out.changes = append(out.changes, events.Change{New: w})
+		case w != nil && !events.SameRecords(*w, *h) && in.policy.allows("update"):
+			out.changes = append(out.changes, events.Change{Old: h, New: w})
+		case w == nil && h != nil && in.policy.allows("delete"):
+			out.changes = append(out.changes, events.Change{Old: h})
+		}
+	}
 	return out
 }
 
@@ -174,39 +233,84 @@ func anyKept(registries map[string]*registryRRset) bool {
 	return false
 }
 
-func (r *registryRRset) claim(ttl int64) {
-	r.keep, r.claimed = true, true
+func (r *registryRRset) claim(t string, ttl int64) {
+	r.keep, r.claimed, r.kept[t] = true, true, true
 	if ttl != 0 && (r.ttl == 0 || ttl < r.ttl) {
 		r.ttl = ttl
 	}
 }
 
 // change returns the change that makes the registry RRset hold exactly our
-// ownership string (keep) or none of it, leaving every TXT string that is not
-// a registry string as it is. rewrite says our string may be refreshed (its
-// resource updated); without it, an existing string of ours is left alone.
-func (r *registryRRset) change(want ownership, keep, rewrite bool, ttl int64) (events.Change, bool) {
+// ownership string (r.keep) or none of it, leaving every TXT string that is
+// not a registry string, and every other owner's, as it is; strings of
+// owners we take over are replaced by ours. An existing string of ours is
+// kept byte for byte unless its content must change (claimed: resource
+// refreshed; record-type fields changed), so encrypted and quoted strings
+// are not rewritten for nothing.
+func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events.Change, bool) {
 	var targets []string
 	var mine string
+	var mineO ownership
+	var fields []string
+	hadFields, takeover := false, false
 	if r.current != nil {
 		for _, t := range r.current.Targets {
-			o, isRegistry := parseOwnership(t)
-			switch {
-			case !isRegistry:
+			o, isRegistry := reg.parse(t)
+			if !isRegistry {
 				targets = append(targets, t)
-			case o.owner == want.owner:
-				mine = t
+				continue
+			}
+			switch reg.role(o.owner) {
+			case roleMine:
+				mine, mineO = t, o
+			case roleTakeover:
+				takeover = true
+				if want.resource == "" {
+					want.resource = o.resource
+				}
 			default:
 				targets = append(targets, t) // never ours to drop
+				continue
+			}
+			if o.types != nil {
+				hadFields = true
+				fields = append(fields, o.types...)
 			}
 		}
 	}
+	keep := r.keep
+	if hadFields {
+		// Keep writing the per-record-type fields such a string had:
+		// the types it listed, less those we deleted, plus those we keep.
+		set := map[string]bool{}
+		for _, t := range fields {
+			if !r.dropped[t] {
+				set[t] = true
+			}
+		}
+		for t := range r.kept {
+			set[t] = true
+		}
+		want.types = sortedKeys(set)
+		if len(want.types) == 0 {
+			keep = false
+		}
+	}
 	if keep {
-		if mine == "" || rewrite {
-			mine = want.format()
+		switch {
+		case mine != "" && mineO.same(want):
+		case mine != "" && !r.claimed && !takeover && !hadFields:
+		default:
+			if mine != "" && !r.claimed && !takeover {
+				want.resource = mineO.resource
+			}
+			if mine == "" || !mineO.same(want) {
+				mine = reg.render(want, r.name)
+			}
 		}
 		targets = append(targets, mine)
 	}
+	slices.Sort(targets)
 	next := events.NewEndpoint(r.name, events.RecordTypeTXT, ttl, targets...)
 	switch {
 	case r.current == nil && len(next.Targets) == 0:
@@ -221,22 +325,55 @@ func (r *registryRRset) change(want ownership, keep, rewrite bool, ttl int64) (e
 	return events.Change{Old: r.current, New: &next}, true
 }
 
-// owners reads a registry RRset: whether it holds our ownership string, and
-// whether it holds another owner's.
-func owners(txt *events.Endpoint, ownerID string) (ours, foreign bool) {
+// ownedBy is what a registry RRset says about one record type.
+type ownedBy struct {
+	ours     bool // a string of ours (or of an owner we take over) covers it
+	takeover bool // one of an owner we take over does
+	foreign  bool // another owner's covers it
+}
+
+// owners reads a registry RRset for recordType.
+func (reg *registry) owners(txt *events.Endpoint, recordType string, oldFormat bool) ownedBy {
+	var o ownedBy
 	if txt == nil {
-		return false, false
+		return o
 	}
 	for _, t := range txt.Targets {
-		if o, ok := parseOwnership(t); ok {
-			if o.owner == ownerID {
-				ours = true
-			} else {
+		s, ok := reg.parse(t)
+		if !ok || !s.covers(recordType, oldFormat) {
+			continue
+		}
+		switch reg.role(s.owner) {
+		case roleMine:
+			o.ours = true
+		case roleTakeover:
+			o.ours, o.takeover = true, true
+		default:
+			o.foreign = true
+		}
+	}
+	return o
+}
+
+// ours reports whether an RRset holds a string of ours, one we take over,
+// or another owner's.
+func (reg *registry) ours(txt *events.Endpoint) (mine, takeover, foreign bool) {
+	if txt == nil {
+		return
+	}
+	for _, t := range txt.Targets {
+		if s, ok := reg.parse(t); ok {
+			switch reg.role(s.owner) {
+			case roleMine:
+				mine = true
+			case roleTakeover:
+				takeover = true
+			default:
 				foreign = true
 			}
 		}
 	}
-	return ours, foreign
+	return
 }
 
 func rrsetsByType(eps []events.Endpoint) map[string]*events.Endpoint {

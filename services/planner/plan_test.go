@@ -106,9 +106,15 @@ func TestPlanName(t *testing.T) {
 		},
 		{
 			name:     "old-format ownership stays while a record of ours stays",
-			desired:  []events.Endpoint{rr(www, "AAAA", 0, "2001:db8::1")},
-			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "AAAA", 300, "2001:db8::1"), rr(www, "TXT", 300, owned("me", ""))},
-			want:     "create TXT aaaa-www " + owned("me", res) + "\ndelete A www",
+			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "CNAME", 300, "x.example.net"), rr(www, "TXT", 300, owned("me", ""))},
+			want:     "delete CNAME www",
+		},
+		{
+			name:     "old-format ownership without record-type fields never covers AAAA (as ExternalDNS)",
+			desired:  []events.Endpoint{rr(www, "AAAA", 0, "2001:db8::2")},
+			observed: []events.Endpoint{rr(www, "AAAA", 300, "2001:db8::1"), rr(www, "TXT", 300, owned("me", ""))},
+			want:     "",
 		},
 		{
 			name:     "an orphaned ownership record of ours is cleaned up",
@@ -164,7 +170,7 @@ func TestPlanName(t *testing.T) {
 			}
 			got := planName(nameInput{name: name, zone: zone, desired: tc.desired, resource: res,
 				observed: func(n string) []events.Endpoint { return byName[n] },
-				ownerID:  "me", policy: policy, managed: []string{"A", "AAAA", "CNAME"}})
+				policy:   policy, reg: testRegistry(registry{})})
 			if d := describe(got.changes); d != tc.want {
 				t.Errorf("changes:\n%s\nwant:\n%s", d, tc.want)
 			}
@@ -188,7 +194,7 @@ func TestRegistryFormatIsExternalDNS(t *testing.T) {
 }
 
 func TestDomainFilter(t *testing.T) {
-	f := newDomainFilter([]string{"example.com", ".sub.example.org"}, []string{"private.example.com"})
+	f := newPlainDomainFilter([]string{"example.com", ".sub.example.org"}, []string{"private.example.com"})
 	for name, want := range map[string]bool{
 		"example.com": true, "www.example.com": true, "badexample.com": false,
 		"sub.example.org": false, "a.sub.example.org": true,

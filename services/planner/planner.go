@@ -24,24 +24,44 @@ import (
 
 // Config is the planner's configuration; flag names are ExternalDNS'.
 type Config struct {
-	DomainFilter       service.StringList
-	ExcludeDomains     service.StringList
-	TXTOwnerID         string
-	Policy             string
-	Registry           string
-	ManagedRecordTypes service.StringList
-	BatchChangeSize    int
-	BatchWindow        time.Duration
-	PlanTimeout        time.Duration
+	DomainFilter         service.StringList
+	ExcludeDomains       service.StringList
+	RegexDomainFilter    string
+	RegexDomainExclusion string
+	TXTOwnerID           string
+	TXTPrefix            string
+	TXTSuffix            string
+	TXTWildcardReplace   string
+	TXTEncryptEnabled    bool
+	TXTEncryptAESKey     string
+	MigrateFromTXTOwner  string
+	TXTAdoptOwners       service.StringList
+	Policy               string
+	Registry             string
+	ManagedRecordTypes   service.StringList
+	ExcludeRecordTypes   service.StringList
+	BatchChangeSize      int
+	BatchWindow          time.Duration
+	PlanTimeout          time.Duration
 }
 
 // RegisterFlags adds the planner's flags.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(&c.DomainFilter, "domain-filter", "limit to names in these domains (repeatable); intersected with the zones providers manage")
 	fs.Var(&c.ExcludeDomains, "exclude-domains", "leave names in these domains alone (repeatable)")
+	fs.StringVar(&c.RegexDomainFilter, "regex-domain-filter", "", "limit to names matching this regular expression; when set (or --regex-domain-exclusion is), replaces --domain-filter and --exclude-domains")
+	fs.StringVar(&c.RegexDomainExclusion, "regex-domain-exclusion", "", "leave names matching this regular expression alone (with --regex-domain-filter)")
 	fs.StringVar(&c.TXTOwnerID, "txt-owner-id", "default", "owner id written to and required in the TXT ownership records")
+	fs.StringVar(&c.TXTPrefix, "txt-prefix", "", "prefix of the ownership TXT names; may hold %{record_type}; not with --txt-suffix")
+	fs.StringVar(&c.TXTSuffix, "txt-suffix", "", "suffix of the first label of the ownership TXT names; may hold %{record_type}; not with --txt-prefix")
+	fs.StringVar(&c.TXTWildcardReplace, "txt-wildcard-replacement", "", "label written instead of a leading '*' in ownership TXT names")
+	fs.BoolVar(&c.TXTEncryptEnabled, "txt-encrypt-enabled", false, "write the ownership TXT strings encrypted (AES-256-GCM, as ExternalDNS)")
+	fs.StringVar(&c.TXTEncryptAESKey, "txt-encrypt-aes-key", "", "AES key for the ownership TXT strings: 32 bytes, or their standard base64; when set, encrypted strings are read even without --txt-encrypt-enabled")
+	fs.StringVar(&c.MigrateFromTXTOwner, "migrate-from-txt-owner", "", "an old --txt-owner-id: its records are taken as ours and their ownership TXT rewritten to --txt-owner-id")
+	fs.Var(&c.TXTAdoptOwners, "txt-adopt-owner", "an owner whose records may be taken over: its ownership TXT is rewritten to --txt-owner-id (repeatable)")
 	fs.StringVar(&c.Policy, "policy", string(PolicySync), "sync, upsert-only or create-only")
-	fs.StringVar(&c.Registry, "registry", "txt", "ownership registry: txt")
+	fs.StringVar(&c.Registry, "registry", "txt", "ownership registry: txt, or noop (no ownership records: every record of a managed type in scope is ours)")
+	fs.Var(&c.ExcludeRecordTypes, "exclude-record-types", "record types never to touch, even if managed (repeatable)")
 	fs.IntVar(&c.BatchChangeSize, "batch-change-size", 1000, "most changes in one plan")
 	fs.DurationVar(&c.BatchWindow, "batch-window", 20*time.Millisecond, "how long to gather changes for one zone into one plan")
 	fs.DurationVar(&c.PlanTimeout, "plan-timeout", 30*time.Second, "re-plan a zone whose plan got no result in this time (longer than the applier's ack wait)")
@@ -59,6 +79,7 @@ type Planner struct {
 	cfg      Config
 	policy   Policy
 	managed  []string
+	reg      *registry
 	filter   domainFilter
 	log      *slog.Logger
 	caughtUp atomic.Bool
@@ -66,16 +87,36 @@ type Planner struct {
 
 // New validates the configuration.
 func New(cfg Config, logger *slog.Logger) (*Planner, error) {
-	p := &Planner{cfg: cfg, policy: Policy(cfg.Policy), log: logger,
-		filter: newDomainFilter(cfg.DomainFilter, cfg.ExcludeDomains)}
+	p := &Planner{cfg: cfg, policy: Policy(cfg.Policy), log: logger}
+	var err error
+	if p.filter, err = newDomainFilter(cfg.DomainFilter, cfg.ExcludeDomains, cfg.RegexDomainFilter, cfg.RegexDomainExclusion); err != nil {
+		return nil, err
+	}
 	if !p.policy.valid() {
 		return nil, fmt.Errorf("--policy=%q: want sync, upsert-only or create-only", cfg.Policy)
 	}
-	if cfg.Registry != "txt" {
-		return nil, fmt.Errorf("--registry=%q: only txt is supported", cfg.Registry)
+	if cfg.Registry != "txt" && cfg.Registry != "noop" {
+		return nil, fmt.Errorf("--registry=%q: want txt or noop", cfg.Registry)
 	}
-	if cfg.TXTOwnerID == "" || strings.ContainsAny(cfg.TXTOwnerID, ",= \"") {
-		return nil, fmt.Errorf("--txt-owner-id=%q: must be non-empty, without commas, '=', quotes or spaces", cfg.TXTOwnerID)
+	for flag, id := range map[string]string{"txt-owner-id": cfg.TXTOwnerID, "migrate-from-txt-owner": cfg.MigrateFromTXTOwner} {
+		if (id == "" && flag == "txt-owner-id") || strings.ContainsAny(id, ",= \"") {
+			return nil, fmt.Errorf("--%s=%q: must be non-empty, without commas, '=', quotes or spaces", flag, id)
+		}
+	}
+	for _, id := range cfg.TXTAdoptOwners {
+		if id == "" || strings.ContainsAny(id, ",= \"") {
+			return nil, fmt.Errorf("--txt-adopt-owner=%q: must be non-empty, without commas, '=', quotes or spaces", id)
+		}
+	}
+	if cfg.TXTPrefix != "" && cfg.TXTSuffix != "" {
+		return nil, errors.New("--txt-prefix and --txt-suffix are mutually exclusive")
+	}
+	key, err := parseAESKey(cfg.TXTEncryptAESKey)
+	if err != nil {
+		return nil, fmt.Errorf("--txt-encrypt-aes-key: %w", err)
+	}
+	if cfg.TXTEncryptEnabled && key == nil {
+		return nil, errors.New("--txt-encrypt-enabled needs --txt-encrypt-aes-key")
 	}
 	if cfg.BatchChangeSize < 2 {
 		return nil, fmt.Errorf("--batch-change-size=%d: a record and its ownership need at least 2", cfg.BatchChangeSize)
@@ -89,6 +130,16 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	}
 	slices.Sort(p.managed)
 	p.managed = slices.Compact(p.managed)
+	excluded := map[string]bool{events.RecordTypeTXT: true} // the registry's own type: never managed as data
+	for _, t := range cfg.ExcludeRecordTypes {
+		excluded[strings.ToUpper(t)] = true
+	}
+	p.managed = slices.DeleteFunc(p.managed, func(t string) bool { return excluded[t] })
+	adopt := slices.Clone([]string(cfg.TXTAdoptOwners))
+	slices.Sort(adopt)
+	p.reg = &registry{noop: cfg.Registry == "noop", ownerID: cfg.TXTOwnerID, migrate: cfg.MigrateFromTXTOwner,
+		adopt: slices.Compact(adopt), names: newNameMapper(cfg.TXTPrefix, cfg.TXTSuffix, cfg.TXTWildcardReplace),
+		aesKey: key, encrypt: cfg.TXTEncryptEnabled, managed: p.managed}
 	return p, nil
 }
 

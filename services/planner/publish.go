@@ -74,7 +74,7 @@ func (s *state) nameInput(provider, zone, name string) nameInput {
 		resource = d.Contributors[0].Resource()
 	}
 	return nameInput{name: name, zone: zone, desired: d.Endpoints, resource: resource,
-		observed: s.observedAt(provider), ownerID: s.cfg.TXTOwnerID, policy: s.policy, managed: s.managed}
+		observed: s.observedAt(provider), policy: s.policy, reg: s.reg}
 }
 
 // publishZone splits a zone's changes into plans of at most

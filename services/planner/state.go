@@ -117,7 +117,7 @@ func (s *state) applyObserved(m events.Received) error {
 	}
 	s.observedSeq = max(s.observedSeq, m.Seq)
 	s.dirty[o.DNSName] = m.EventID()
-	if owner, ok := ownedName(o.DNSName, s.managed); ok {
+	for _, owner := range s.registryOwners(o.DNSName) {
 		s.dirty[owner] = m.EventID()
 	}
 	return nil
@@ -189,7 +189,7 @@ func (s *state) markAll() {
 	for _, byName := range s.observed {
 		for n := range byName {
 			s.dirty[n] = s.dirty[n]
-			if owner, ok := ownedName(n, s.managed); ok {
+			for _, owner := range s.registryOwners(n) {
 				s.dirty[owner] = s.dirty[owner]
 			}
 		}
@@ -238,4 +238,14 @@ func (s *state) plannable() bool {
 func (s *state) observedAt(provider string) func(string) []events.Endpoint {
 	byName := s.observed[provider]
 	return func(name string) []events.Endpoint { return byName[name].records }
+}
+
+// registryOwners lists the names whose ownership a TXT at name may hold, so
+// that a change to "a-www.example.com" re-plans www.example.com.
+// A TXT that is gone must re-plan them too, so this goes by the name alone.
+func (s *state) registryOwners(name string) []string {
+	if s.reg.noop {
+		return nil
+	}
+	return s.reg.names.recordNames(name)
 }

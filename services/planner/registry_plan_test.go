@@ -1,0 +1,169 @@
+package planner
+
+import (
+	"testing"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+func planWith(reg *registry, policy Policy, name string, desired, observed []events.Endpoint) namePlan {
+	byName := map[string][]events.Endpoint{}
+	for _, ep := range observed {
+		byName[ep.DNSName] = append(byName[ep.DNSName], ep)
+	}
+	return planName(nameInput{name: name, zone: zone, desired: desired, resource: "service/default/web",
+		observed: func(n string) []events.Endpoint { return byName[n] }, policy: policy, reg: reg})
+}
+
+func TestPlanNameRegistryRules(t *testing.T) {
+	www := "www." + zone
+	res := "service/default/web"
+	fields := func(owner string, types ...string) string {
+		return ownership{owner: owner, types: types}.format()
+	}
+	cases := []struct {
+		name     string
+		reg      registry
+		policy   Policy
+		desired  []events.Endpoint
+		observed []events.Endpoint
+		want     string
+	}{
+		{
+			name:    "--txt-prefix: ownership written at the prefixed name",
+			reg:     registry{names: newNameMapper("txt.", "", "")},
+			desired: []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
+			want:    "create TXT txt.a-www " + owned("me", res) + "\ncreate A www 192.0.2.1",
+		},
+		{
+			name:    "--txt-suffix with %{record_type}",
+			reg:     registry{names: newNameMapper("", "-%{record_type}", "")},
+			desired: []events.Endpoint{rr(www, "CNAME", 0, "lb.example.net")},
+			want:    "create TXT www-cname " + owned("me", res) + "\ncreate CNAME www lb.example.net",
+		},
+		{
+			name:    "--txt-wildcard-replacement",
+			reg:     registry{names: newNameMapper("", "", "any")},
+			desired: []events.Endpoint{rr("*."+zone, "A", 0, "192.0.2.1")},
+			want:    "create TXT a-any " + owned("me", res) + "\ncreate A * 192.0.2.1",
+		},
+		{
+			name:     "old format with a prefix is read",
+			reg:      registry{names: newNameMapper("txt.", "", "")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr("txt."+www, "TXT", 300, owned("me", ""))},
+			want:     "delete A www\ndelete TXT txt.www",
+		},
+		{
+			name:     "--migrate-from-txt-owner: the old owner's records are ours, ownership rewritten",
+			reg:      registry{migrate: "old"},
+			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr("a-"+www, "TXT", 300, owned("old", res))},
+			want:     "update TXT a-www " + owned("me", res),
+		},
+		{
+			name:     "--migrate-from-txt-owner: and may be deleted",
+			reg:      registry{migrate: "old"},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr("a-"+www, "TXT", 300, owned("old", res))},
+			want:     "delete A www\ndelete TXT a-www",
+		},
+		{
+			name:     "without it, the old owner's records are foreign",
+			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.9")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr("a-"+www, "TXT", 300, owned("old", res))},
+			want:     "",
+		},
+		{
+			name:     "--txt-adopt-owner: an adoptable owner's record is taken over",
+			reg:      registry{adopt: []string{"x"}},
+			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.2")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr("a-"+www, "TXT", 300, owned("x", "ingress/a/b"))},
+			want:     "update TXT a-www " + owned("me", res) + "\nupdate A www 192.0.2.2",
+		},
+		{
+			name:     "--txt-adopt-owner: an old-format string of an adoptable owner is rewritten, not duplicated",
+			reg:      registry{adopt: []string{"x"}},
+			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "TXT", 300, owned("x", ""), "v=spf1 -all")},
+			want:     "update TXT www " + owned("me", res) + "|v=spf1 -all",
+		},
+		{
+			name:     "--txt-adopt-owner leaves owners not listed alone",
+			reg:      registry{adopt: []string{"x"}},
+			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.2")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr("a-"+www, "TXT", 300, owned("y", ""))},
+			want:     "",
+		},
+		{
+			name:     "record-type fields: another owner's A beside our wanted AAAA at one name",
+			desired:  []events.Endpoint{rr(www, "AAAA", 0, "2001:db8::1")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "TXT", 300, fields("other", "A"))},
+			want:     "create TXT aaaa-www " + owned("me", res) + "\ncreate AAAA www 2001:db8::1",
+		},
+		{
+			name:     "record-type fields: a type the other owner lists is left alone",
+			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.9")},
+			observed: []events.Endpoint{rr(www, "TXT", 300, fields("other", "A", "AAAA"))},
+			want:     "",
+		},
+		{
+			name:     "record-type fields: ours cover AAAA in the old format",
+			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.1"), rr(www, "AAAA", 0, "2001:db8::1")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "AAAA", 300, "2001:db8::1"), rr(www, "TXT", 300, fields("me", "A", "AAAA"))},
+			want:     "",
+		},
+		{
+			name:     "record-type fields: deleting one type keeps the string compatible, less that type",
+			desired:  []events.Endpoint{rr(www, "AAAA", 0, "2001:db8::1")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "AAAA", 300, "2001:db8::1"), rr(www, "TXT", 300, fields("me", "A", "AAAA"))},
+			want:     "update TXT www " + fields("me", "AAAA") + "\ndelete A www",
+		},
+		{
+			name:     "record-type fields: deleting the last type removes the string",
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "TXT", 300, fields("me", "A"), "v=spf1 -all")},
+			want:     "delete A www\nupdate TXT www v=spf1 -all",
+		},
+		{
+			name:    "--registry=noop: creates without ownership",
+			reg:     registry{noop: true},
+			desired: []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
+			want:    "create A www 192.0.2.1",
+		},
+		{
+			name:     "--registry=noop: everything of a managed type is ours (ExternalDNS): update and delete",
+			reg:      registry{noop: true},
+			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.2")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "CNAME", 300, "x.example.net"), rr("a-"+www, "TXT", 300, owned("other", "")), rr(www, "TXT", 300, "v=spf1 -all")},
+			want:     "update A www 192.0.2.2\ndelete CNAME www",
+		},
+		{
+			name:     "--registry=noop with upsert-only never deletes",
+			reg:      registry{noop: true},
+			policy:   PolicyUpsertOnly,
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1")},
+			want:     "",
+		},
+		{
+			name:     "--exclude-record-types: an excluded type is not touched",
+			reg:      registry{managed: []string{"A"}},
+			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
+			observed: []events.Endpoint{rr(www, "CNAME", 300, "x.example.net"), rr("cname-"+www, "TXT", 300, owned("me", ""))},
+			want:     "create TXT a-www " + owned("me", res) + "\ncreate A www 192.0.2.1",
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			policy := tc.policy
+			if policy == "" {
+				policy = PolicySync
+			}
+			name := www
+			if len(tc.desired) > 0 {
+				name = tc.desired[0].DNSName
+			}
+			got := planWith(testRegistry(tc.reg), policy, name, tc.desired, tc.observed)
+			if d := describe(got.changes); d != tc.want {
+				t.Errorf("changes:\n%s\nwant:\n%s", d, tc.want)
+			}
+		})
+	}
+}
