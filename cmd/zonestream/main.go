@@ -5,6 +5,7 @@
 //	zonestream [flags]              all stages, embedded NATS unless --nats-url
 //	zonestream collector|dedup|planner|applier [flags]
 //	zonestream demo                 a local kube-apiserver and BIND, sample Services
+//	zonestream webhook-server       a provider over ExternalDNS' webhook protocol
 //	zonestream decode               one msgpack payload on stdin -> JSON
 //	zonestream tail SUBJECT         events as JSON lines
 //	zonestream explain NAME         who wants a DNS name, and what holds it
@@ -33,6 +34,8 @@ func main() {
 		err = explain(args)
 	case "demo":
 		err = demo(args)
+	case "webhook-server":
+		err = webhookServer(args)
 	case "help":
 		fmt.Println(usage)
 	default:
@@ -54,6 +57,8 @@ const usage = `usage:
   zonestream collector|dedup|planner|applier [flags]
                                           one stage, against --nats-url
   zonestream demo [--keep-running]        local kube-apiserver + BIND + sample Services
+  zonestream webhook-server --provider=... [flags]
+                                          serve a provider over ExternalDNS' webhook protocol
   zonestream decode                       msgpack on stdin -> JSON (nats --translate)
   zonestream tail [--new|--last] [--no-follow] SUBJECT
                                           events on SUBJECT as JSON lines

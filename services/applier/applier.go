@@ -20,6 +20,7 @@ import (
 	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
 	"github.com/zonestream/zonestream/services/applier/provider/pdns"
 	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
+	"github.com/zonestream/zonestream/services/applier/provider/webhook"
 )
 
 // Provider names accepted by --provider.
@@ -27,10 +28,11 @@ const (
 	ProviderInMemory = "inmemory"
 	ProviderRFC2136  = "rfc2136"
 	ProviderPDNS     = "pdns"
+	ProviderWebhook  = "webhook"
 )
 
 // providerNames lists --provider's values, for help and errors.
-const providerNames = "inmemory, rfc2136 or pdns"
+const providerNames = "inmemory, rfc2136, pdns or webhook"
 
 // Service is the name the applier uses for dead letters and logs.
 const Service = "applier"
@@ -48,6 +50,7 @@ type Config struct {
 	InMemory inmemory.Config
 	RFC2136  rfc2136.Config
 	PDNS     pdns.Config
+	Webhook  webhook.Config
 
 	// AckWait is how long NATS waits for a plan's ack before redelivering
 	// it after a crash (default 15s; the applier signals progress while it
@@ -64,6 +67,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.InMemory.RegisterFlags(fs)
 	c.RFC2136.RegisterFlags(fs)
 	c.PDNS.RegisterFlags(fs)
+	c.Webhook.RegisterFlags(fs)
 }
 
 func (c *Config) validate() error {
@@ -105,18 +109,50 @@ func New(cfg Config, logger *slog.Logger) (*Applier, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	p, err := NewProvider(cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	return NewWithProvider(cfg, cfg.Provider, p, logger)
+}
+
+// NewProvider builds the provider cfg names (--provider) from its flags,
+// without an applier around it (zonestream webhook-server serves one).
+func NewProvider(cfg Config, logger *slog.Logger) (provider.Provider, error) {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	if cfg.DefaultTTL <= 0 {
+		return nil, fmt.Errorf("--default-ttl must be positive, got %d", cfg.DefaultTTL)
+	}
 	opts := provider.Options{DefaultTTL: cfg.DefaultTTL, Logger: logger.With("provider", cfg.Provider)}
 	var (
 		p   provider.Provider
 		err error
 	)
+	// Each case assigns only a non-nil provider, so that a failed
+	// constructor does not leave a typed nil in p.
 	switch cfg.Provider {
 	case ProviderInMemory:
-		p, err = inmemory.New(cfg.InMemory, opts)
+		var q *inmemory.Provider
+		if q, err = inmemory.New(cfg.InMemory, opts); err == nil {
+			p = q
+		}
 	case ProviderRFC2136:
-		p, err = rfc2136.New(cfg.RFC2136, opts)
+		var q *rfc2136.Provider
+		if q, err = rfc2136.New(cfg.RFC2136, opts); err == nil {
+			p = q
+		}
 	case ProviderPDNS:
-		p, err = pdns.New(cfg.PDNS, opts)
+		var q *pdns.Provider
+		if q, err = pdns.New(cfg.PDNS, opts); err == nil {
+			p = q
+		}
+	case ProviderWebhook:
+		var q *webhook.Provider
+		if q, err = webhook.New(cfg.Webhook, opts); err == nil {
+			p = q
+		}
 	case "":
 		return nil, errors.New("--provider is required (" + providerNames + ")")
 	default:
@@ -125,7 +161,7 @@ func New(cfg Config, logger *slog.Logger) (*Applier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewWithProvider(cfg, cfg.Provider, p, logger)
+	return p, nil
 }
 
 // NewWithProvider builds an applier around an already built provider,
