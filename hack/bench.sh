@@ -7,3 +7,6 @@ KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
 export KUBEBUILDER_ASSETS
 go test -run '^$' -bench 'BenchmarkStatusToRecord' -benchtime=20x ./cmd/zonestream/
 go test -run '^$' -bench 'BenchmarkConverge' -benchtime=1x ./cmd/zonestream/
+# Planner with 100k names in place (issue 4's figures).
+go test -run '^$' -bench 'BenchmarkPlanOneNameChange|BenchmarkPlanBusyZoneFlood' -benchtime=2000x ./services/planner/
+go test -run '^$' -bench 'BenchmarkFirstPlan|BenchmarkMemoryPerName' -benchtime=1x ./services/planner/

@@ -201,6 +201,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 			observedDone, pending = nil, pending-1
 		case <-tick.C:
 			s.expireFlights()
+			s.rescan = true // back-offs and timeouts end with time
 		case <-batch.C:
 			armed = false
 			s.plan(ctx)

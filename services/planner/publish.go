@@ -20,6 +20,7 @@ type zoneChanges struct {
 // plan plans every dirty name whose zone is free, and publishes the plans.
 func (s *state) plan(ctx context.Context) {
 	start := time.Now()
+	s.fresh = s.fresh[:0] // every dirty name is looked at here
 	byZone := map[zoneKey]*zoneChanges{}
 	providers := sortedKeys(s.zones)
 	for _, name := range sortedKeys(s.dirty) {
@@ -106,7 +107,7 @@ func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 			publishErrors.Inc()
 			s.log.Error("publishing plan failed; will re-plan", "zone", k.zone, "err", err)
 			for _, n := range batchNames[i] {
-				s.dirty[n] = s.dirty[n]
+				s.mark(n, s.dirty[n])
 			}
 			continue
 		}

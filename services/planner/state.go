@@ -23,6 +23,11 @@ type state struct {
 	dirty       map[string]string                   // names to re-plan -> causing event id
 	flights     map[zoneKey]*flight                 // zones with plans out
 	observedSeq uint64                              // highest observed-stream sequence read
+	// fresh are the names marked dirty since the loop last asked, and
+	// rescan says a zone may have come free: together they let the loop
+	// decide whether to plan without scanning every dirty name each time.
+	fresh  []string
+	rescan bool
 }
 
 type desiredEntry struct {
@@ -96,7 +101,7 @@ func (s *state) applyDesired(m events.Received) error {
 	} else {
 		s.desired[d.DNSName] = desiredEntry{state: d}
 	}
-	s.dirty[d.DNSName] = m.EventID()
+	s.mark(d.DNSName, m.EventID())
 	return nil
 }
 
@@ -116,9 +121,9 @@ func (s *state) applyObserved(m events.Received) error {
 		byName[o.DNSName] = observedEntry{records: o.Records, seq: m.Seq}
 	}
 	s.observedSeq = max(s.observedSeq, m.Seq)
-	s.dirty[o.DNSName] = m.EventID()
+	s.mark(o.DNSName, m.EventID())
 	for _, owner := range s.registryOwners(o.DNSName) {
-		s.dirty[owner] = m.EventID()
+		s.mark(owner, m.EventID())
 	}
 	return nil
 }
@@ -175,22 +180,23 @@ func (s *state) applyResult(m events.Received) error {
 	}
 	for _, n := range names {
 		if _, ok := s.dirty[n]; !ok {
-			s.dirty[n] = m.EventID()
+			s.mark(n, m.EventID())
 		}
 	}
+	s.rescan = true // the zone may be free now
 	return nil
 }
 
 // markAll schedules every name either side knows of.
 func (s *state) markAll() {
 	for n := range s.desired {
-		s.dirty[n] = s.dirty[n]
+		s.mark(n, s.dirty[n])
 	}
 	for _, byName := range s.observed {
 		for n := range byName {
-			s.dirty[n] = s.dirty[n]
+			s.mark(n, s.dirty[n])
 			for _, owner := range s.registryOwners(n) {
-				s.dirty[owner] = s.dirty[owner]
+				s.mark(owner, s.dirty[owner])
 			}
 		}
 	}
@@ -213,7 +219,7 @@ func (s *state) expireFlights() {
 			s.log.Warn("no result for plans; re-planning the zone", "provider", k.provider, "zone", k.zone, "plans", len(f.plans))
 			for _, p := range f.plans {
 				for _, n := range p.names {
-					s.dirty[n] = s.dirty[n]
+					s.mark(n, s.dirty[n])
 				}
 			}
 			f.plans = map[string]planned{}
@@ -222,10 +228,29 @@ func (s *state) expireFlights() {
 	}
 }
 
-// plannable reports whether some dirty name could be planned now.
+// mark schedules name for planning.
+func (s *state) mark(name, cause string) {
+	if _, ok := s.dirty[name]; !ok {
+		s.fresh = append(s.fresh, name)
+	}
+	s.dirty[name] = cause
+}
+
+// plannable reports whether some dirty name could be planned now. It
+// looks at the names marked since it was last asked, and at all of them
+// only when a zone may have come free, so a flood of changes to a busy
+// zone costs O(1) per change, not O(dirty).
 func (s *state) plannable() bool {
 	now := time.Now()
-	for n := range s.dirty {
+	names := s.fresh
+	if s.rescan {
+		names = sortedKeys(s.dirty)
+	}
+	s.fresh, s.rescan = s.fresh[:0], false
+	for _, n := range names {
+		if _, ok := s.dirty[n]; !ok {
+			continue
+		}
 		for provider, zones := range s.zones {
 			if z, ok := zoneOf(n, zones); ok && !s.busy(zoneKey{provider, z}, now) {
 				return true

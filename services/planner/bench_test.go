@@ -1,0 +1,133 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"testing"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/testenv/natsenv"
+)
+
+const benchZone = "bench.test"
+
+// benchState is a caught-up planner state holding n names, each wanted and
+// already held (with its ownership) by provider "p": nothing to do.
+func benchState(b *testing.B, n int) *state {
+	b.Helper()
+	srv := natsenv.StartT(b)
+	_, js := natsenv.Connect(b, srv.ClientURL())
+	if err := events.EnsureStreams(context.Background(), js); err != nil {
+		b.Fatal(err)
+	}
+	p, err := New(Config{TXTOwnerID: "bench", Policy: "sync", Registry: "txt", BatchChangeSize: 1000},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := newState(p)
+	s.js = js
+	s.zones["p"] = []string{benchZone}
+	for i := range n {
+		name := fmt.Sprintf("svc-%d.%s", i, benchZone)
+		ip := fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)
+		feed(b, s, "desired", events.DesiredSubject(name), &events.DesiredState{DNSName: name,
+			Endpoints:    []events.Endpoint{events.NewEndpoint(name, "A", 0, ip)},
+			Contributors: []events.ObjectRef{{Cluster: "c", Source: "service", Namespace: "ns", Name: fmt.Sprint("svc-", i)}}})
+		feed(b, s, "observed", events.ObservedSubject("p", name), &events.ObservedState{Provider: "p", Zone: benchZone,
+			DNSName: name, Records: []events.Endpoint{events.NewEndpoint(name, "A", 300, ip)}})
+		owner := ownership{owner: "bench", resource: fmt.Sprint("service/ns/svc-", i)}.format()
+		feed(b, s, "observed", events.ObservedSubject("p", "a-"+name), &events.ObservedState{Provider: "p", Zone: benchZone,
+			DNSName: "a-" + name, Records: []events.Endpoint{events.NewEndpoint("a-"+name, "TXT", 300, owner)}})
+	}
+	return s
+}
+
+func feed(b *testing.B, s *state, kind, subject string, ev events.Event) {
+	msg, err := events.Message(subject, ev, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.apply(context.Background(), kind, events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1})
+}
+
+// BenchmarkPlanOneNameChange: one name's desired state changes among 100k
+// names in place; the time to plan it and publish the plan.
+func BenchmarkPlanOneNameChange(b *testing.B) {
+	s := benchState(b, 100_000)
+	s.plan(context.Background()) // the start-up pass: nothing to do
+	if len(s.flights) != 0 {
+		b.Fatal("a zone in step planned changes")
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		b.StopTimer()
+		name := fmt.Sprintf("svc-%d.%s", i%100_000, benchZone)
+		msg, _ := events.Message(events.DesiredSubject(name), &events.DesiredState{DNSName: name,
+			Endpoints: []events.Endpoint{events.NewEndpoint(name, "A", 0, fmt.Sprint("192.0.2.", i%250+1))}}, "")
+		s.flights = map[zoneKey]*flight{} // the previous plan's result came
+		b.StartTimer()
+		s.apply(context.Background(), "desired", events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data})
+		if !s.plannable() {
+			b.Fatal("a changed name in a free zone is not plannable")
+		}
+		s.plan(context.Background())
+	}
+	b.StopTimer()
+	if len(s.flights) != 1 {
+		b.Fatalf("%d zones planned, want 1", len(s.flights))
+	}
+}
+
+// BenchmarkPlanBusyZoneFlood: while a zone waits for a result, changes to
+// 100k of its names arrive; deciding after each whether to plan must not
+// scan every dirty name.
+func BenchmarkPlanBusyZoneFlood(b *testing.B) {
+	s := benchState(b, 100_000)
+	s.flights[zoneKey{"p", benchZone}] = &flight{plans: map[string]planned{"out": {}}}
+	s.plannable() // take in the names loaded so far
+	b.ResetTimer()
+	for i := range b.N {
+		s.mark(fmt.Sprintf("svc-%d.%s", i%100_000, benchZone), "")
+		if s.plannable() {
+			b.Fatal("a busy zone's name is plannable")
+		}
+	}
+}
+
+// BenchmarkFirstPlan: a planner meets 100k wanted names in an empty zone.
+func BenchmarkFirstPlan(b *testing.B) {
+	for range b.N {
+		b.StopTimer()
+		s := benchState(b, 0)
+		for i := range 100_000 {
+			name := fmt.Sprintf("svc-%d.%s", i, benchZone)
+			feed(b, s, "desired", events.DesiredSubject(name), &events.DesiredState{DNSName: name,
+				Endpoints: []events.Endpoint{events.NewEndpoint(name, "A", 0, "192.0.2.1")}})
+		}
+		b.StartTimer()
+		s.plan(context.Background())
+		b.StopTimer()
+		if n := len(s.flights[zoneKey{"p", benchZone}].plans); n != 200 {
+			b.Fatalf("%d plans for 200k changes, want 200 of 1000", n)
+		}
+	}
+}
+
+// BenchmarkMemoryPerName reports the planner's heap per name held (wanted,
+// observed, and its ownership record).
+func BenchmarkMemoryPerName(b *testing.B) {
+	for range b.N {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := benchState(b, 20_000)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/20_000, "heap-bytes/name")
+		runtime.KeepAlive(s)
+	}
+}
