@@ -45,7 +45,8 @@ func TestKubernetesManifests(t *testing.T) {
 	run("create", "namespace", "zonestream")
 	out := run("apply", "--dry-run=server", "-k", manifests)
 	for _, want := range []string{"deployment.apps/zonestream-collector", "deployment.apps/zonestream-applier",
-		"statefulset.apps/nats", "clusterrole.rbac.authorization.k8s.io/zonestream-collector"} {
+		"statefulset.apps/nats", "clusterrole.rbac.authorization.k8s.io/zonestream-collector",
+		"customresourcedefinition.apiextensions.k8s.io/dnsendpoints.externaldns.k8s.io"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl apply did not list %s:\n%s", want, out)
 		}

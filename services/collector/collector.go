@@ -27,6 +27,8 @@ import (
 
 	zsservice "github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/collector/source"
+	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
+	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
 )
 
@@ -47,7 +49,7 @@ type Config struct {
 	// the all-in-one binary).
 	RESTConfig *rest.Config
 
-	// Sources are the --source names to run ("service").
+	// Sources are the --source names to run ("service", "ingress", "crd").
 	Sources zsservice.StringList
 	// ClusterName names the cluster in every subject (--cluster-name).
 	ClusterName string
@@ -64,8 +66,10 @@ type Config struct {
 	CombineFQDNAnnotation    bool
 	IgnoreHostnameAnnotation bool
 
-	// Service holds the Service source's own flags.
+	// Service, Ingress and CRD hold the sources' own flags.
 	Service servicesource.Flags
+	Ingress ingresssource.Flags
+	CRD     crdsource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -93,6 +97,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.CombineFQDNAnnotation, "combine-fqdn-annotation", false, "use the --fqdn-template hostnames in addition to the annotated ones")
 	fs.BoolVar(&c.IgnoreHostnameAnnotation, "ignore-hostname-annotation", false, "ignore the hostname and internal-hostname annotations")
 	c.Service.RegisterFlags(fs)
+	c.Ingress.RegisterFlags(fs)
+	c.CRD.RegisterFlags(fs)
 }
 
 // RegisterSharedFlags adds the flags the collector shares with other
@@ -105,12 +111,25 @@ func (c *Config) RegisterSharedFlags(fs *flag.FlagSet) {
 }
 
 // factories build a fresh instance of every known source.
-var factories = map[string]func(*Config, source.Filters, *template.Template) (source.Source, error){
-	servicesource.Name: func(c *Config, f source.Filters, t *template.Template) (source.Source, error) {
+var factories = map[string]func(*Collector) (source.Source, error){
+	servicesource.Name: func(c *Collector) (source.Source, error) {
 		return servicesource.New(servicesource.Options{
-			Flags: c.Service, Filters: f, FQDNTemplate: t,
-			CombineFQDNAnnotation: c.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.IgnoreHostnameAnnotation,
-			ManagedRecordTypes: c.ManagedRecordTypes,
+			Flags: c.cfg.Service, Filters: c.filters, FQDNTemplate: c.tmpl,
+			CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
+			ManagedRecordTypes: c.cfg.ManagedRecordTypes,
+		})
+	},
+	ingresssource.Name: func(c *Collector) (source.Source, error) {
+		return ingresssource.New(ingresssource.Options{
+			Flags: c.cfg.Ingress, Filters: c.filters, FQDNTemplate: c.tmpl,
+			AnnotationFilter:      c.cfg.AnnotationFilter,
+			CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
+		})
+	},
+	crdsource.Name: func(c *Collector) (source.Source, error) {
+		return crdsource.New(crdsource.Options{
+			Flags: c.cfg.CRD, Filters: c.filters, Namespace: c.cfg.Namespace,
+			RESTConfig: c.restConfig, Client: c.client,
 		})
 	},
 }
@@ -170,16 +189,16 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 	if c.tmpl, err = source.ParseFQDNTemplate(cfg.FQDNTemplate); err != nil {
 		return nil, err
 	}
-	// Build every source once to validate its options; Run builds fresh
-	// ones, since a source binds to one informer factory.
-	if _, err := c.buildSources(); err != nil {
-		return nil, err
-	}
 	if c.restConfig, err = restConfig(cfg); err != nil {
 		return nil, err
 	}
 	if c.client, err = kubernetes.NewForConfig(c.restConfig); err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
+	}
+	// Build every source once to validate its options; Run builds fresh
+	// ones, since a source binds to one informer factory.
+	if _, err := c.buildSources(); err != nil {
+		return nil, err
 	}
 	return c, nil
 }
@@ -187,7 +206,7 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 func (c *Collector) buildSources() (map[string]source.Source, error) {
 	out := make(map[string]source.Source, len(c.cfg.Sources))
 	for _, name := range c.cfg.Sources {
-		s, err := factories[name](&c.cfg, c.filters, c.tmpl)
+		s, err := factories[name](c)
 		if err != nil {
 			return nil, err
 		}

@@ -11,3 +11,7 @@ func InvalidInputMetric(reason string) prometheus.Collector {
 }
 
 func PublishErrorsMetric() prometheus.Collector { return publishErrors }
+
+func InvalidInputMetricOf(source, reason string) prometheus.Collector {
+	return invalidInput.WithLabelValues(source, reason)
+}

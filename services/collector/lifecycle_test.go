@@ -230,7 +230,13 @@ func TestNewValidates(t *testing.T) {
 		want string
 	}{
 		{"no source", func(c *collector.Config) { c.Sources = nil }, "no --source"},
-		{"unknown source", func(c *collector.Config) { c.Sources = []string{"service", "ingress"} }, `"ingress": unknown source`},
+		{"unknown source", func(c *collector.Config) { c.Sources = []string{"service", "gateway"} }, `"gateway": unknown source`},
+		{"ingress-class with class annotation filter", func(c *collector.Config) {
+			c.Sources = []string{"ingress"}
+			c.Ingress.IngressClasses = []string{"nginx"}
+			c.AnnotationFilter = "kubernetes.io/ingress.class=nginx"
+		}, "--ingress-class is mutually exclusive"},
+		{"bad crd apiversion", func(c *collector.Config) { c.Sources = []string{"crd"}; c.CRD.APIVersion = "v1" }, "--crd-source-apiversion"},
 		{"bad label filter", func(c *collector.Config) { c.LabelFilter = "a=(" }, "--label-filter"},
 		{"bad annotation filter", func(c *collector.Config) { c.AnnotationFilter = "!!" }, "--annotation-filter"},
 		{"bad template", func(c *collector.Config) { c.FQDNTemplate = "{{.Name" }, "--fqdn-template"},
@@ -264,6 +270,8 @@ func TestFlags(t *testing.T) {
 		"--combine-fqdn-annotation", "--ignore-hostname-annotation", "--publish-internal-services",
 		"--service-type-filter=LoadBalancer", "--service-type-filter=ClusterIP,NodePort",
 		"--publish-host-ip", "--always-publish-not-ready-addresses",
+		"--ingress-class=nginx", "--ingress-class=internal", "--ignore-ingress-tls-spec", "--ignore-ingress-rules-spec",
+		"--crd-source-apiversion=example.com/v1", "--crd-source-kind=Record",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +280,9 @@ func TestFlags(t *testing.T) {
 		cfg.Namespace != "web" || cfg.LabelFilter != "a=b" || cfg.AnnotationFilter != "c=d" || cfg.FQDNTemplate == "" ||
 		!cfg.CombineFQDNAnnotation || !cfg.IgnoreHostnameAnnotation || !cfg.Service.PublishInternal ||
 		strings.Join(cfg.Service.ServiceTypeFilter, ",") != "LoadBalancer,ClusterIP,NodePort" ||
-		!cfg.Service.PublishHostIP || !cfg.Service.AlwaysPublishNotReadyAddresses {
+		!cfg.Service.PublishHostIP || !cfg.Service.AlwaysPublishNotReadyAddresses ||
+		strings.Join(cfg.Ingress.IngressClasses, ",") != "nginx,internal" || !cfg.Ingress.IgnoreTLSSpec || !cfg.Ingress.IgnoreRulesSpec ||
+		cfg.CRD.APIVersion != "example.com/v1" || cfg.CRD.Kind != "Record" {
 		t.Fatalf("flags parsed into %+v", cfg)
 	}
 	// --managed-record-types is the planner's too: not in RegisterFlags (the
@@ -289,7 +299,7 @@ func TestFlags(t *testing.T) {
 	}
 	var def collector.Config
 	def.RegisterFlags(flag.NewFlagSet("x", flag.ContinueOnError))
-	if def.ClusterName != "default" {
+	if def.ClusterName != "default" || def.CRD.APIVersion != "externaldns.k8s.io/v1alpha1" || def.CRD.Kind != "DNSEndpoint" {
 		t.Fatalf("--cluster-name default %q", def.ClusterName)
 	}
 }

@@ -23,6 +23,9 @@ import (
 	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
+// crdDir holds the CRDs zonestream ships (the DNSEndpoint CRD).
+const crdDir = "../../deploy/crds"
+
 // One kube-apiserver and one JetStream server for the whole package.
 var (
 	cluster *kube.Cluster
@@ -35,7 +38,8 @@ func TestMain(m *testing.M) {
 
 func testMain(m *testing.M) int {
 	var err error
-	if cluster, err = kube.Start(context.Background()); err != nil {
+	// The DNSEndpoint CRD is installed from deploy/crds, as a user would.
+	if cluster, err = kube.Start(context.Background(), crdDir); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -115,6 +115,19 @@ func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 
 	c.setReady(errors.New("waiting for informers to sync"))
 	factory.Start(ctx.Done())
+	for name, s := range sources {
+		runner, ok := s.(source.Runner)
+		if !ok {
+			continue
+		}
+		rt := source.Runtime{
+			JS:      js,
+			Enqueue: func(k source.Key) { r.enqueue(item{source: name, key: k}) },
+			Resync:  func() { r.resync(name) },
+			Logger:  r.logger.With("source", name),
+		}
+		workers.Go(func() { runner.Run(ctx, rt) })
+	}
 	if !cache.WaitForCacheSync(ctx.Done(), syncs...) {
 		return ctx.Err()
 	}
@@ -152,6 +165,22 @@ func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 	}
 	<-ctx.Done()
 	return ctx.Err()
+}
+
+// resync enqueues every object of source name that was published before
+// (read back at start or published by this run).
+func (r *run) resync(name string) {
+	r.mu.Lock()
+	subjects := make([]string, 0, len(r.hashes))
+	for subject := range r.hashes {
+		subjects = append(subjects, subject)
+	}
+	r.mu.Unlock()
+	for _, subject := range subjects {
+		if it, ok := r.itemOf(subject); ok && it.source == name {
+			r.enqueue(it)
+		}
+	}
 }
 
 func (r *run) enqueue(it item) {
@@ -263,6 +292,14 @@ func (r *run) process(ctx context.Context, it item) error {
 	eps, exists, problems := src.Endpoints(it.key)
 	ref := r.ref(it)
 	subject := ref.Subject()
+	for _, p := range problems {
+		if errors.Is(p, source.ErrUnknown) {
+			// The source cannot see the object now: publish nothing,
+			// above all no tombstone.
+			r.logger.Debug("object state unknown; nothing published", "source", it.source, "object", it.key.String())
+			return nil
+		}
+	}
 	r.report(it, subject, problems)
 
 	state := &events.SourceState{Object: ref, Endpoints: eps}

@@ -10,8 +10,13 @@
 package source
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
@@ -84,6 +89,37 @@ type Source interface {
 	// inputs that were skipped (usually *Problem); the endpoints are what
 	// remained valid.
 	Endpoints(key Key) (endpoints []events.Endpoint, exists bool, problems []error)
+}
+
+// ErrUnknown, among the problems Endpoints returns, says that the source
+// cannot tell what the object wants right now (the crd source while its
+// resource is not served, or before its informer has synced): the
+// collector publishes nothing for the key, neither an update nor a
+// tombstone, and reports nothing. No deletes from ignorance.
+var ErrUnknown = errors.New("object state unknown: the source cannot see its objects yet")
+
+// Runner is implemented by a source that runs something of its own beside
+// the shared informer factory (the crd source: discovery polling, its own
+// dynamic informer, status updates). The collector calls Run once per Run,
+// after Register and after the factory has started; Run returns when ctx
+// ends. The InformerSynced returned by Register must not report true
+// before what Run does has settled enough to answer Endpoints.
+type Runner interface {
+	Run(ctx context.Context, rt Runtime)
+}
+
+// Runtime is what the collector hands a Runner.
+type Runtime struct {
+	// JS is the collector's JetStream connection.
+	JS jetstream.JetStream
+	// Enqueue asks for an object of this source to be (re)computed.
+	Enqueue func(Key)
+	// Resync enqueues every object of this source the collector has
+	// published (and not tombstoned) before: after a source's view of its
+	// objects went from unknown to known, so that the objects deleted
+	// meanwhile get their tombstone.
+	Resync func()
+	Logger *slog.Logger
 }
 
 // Problem is a piece of bad input a source skipped: reported as a
