@@ -61,6 +61,17 @@ type registryRRset struct {
 	dropped map[string]bool
 }
 
+// newFormatOfAnother reports whether the TXT at txt reads as the
+// new-format registry record of a name other than name. "a-web.example.org"
+// is web's ownership of its A record; it must never be taken for an
+// old-format claim of a host called "a-web", or planning that phantom host
+// would "clean up" web's ownership. (A real host named like that, owned in
+// the old format, is left alone: seen as unowned, never deleted.)
+func (reg *registry) newFormatOfAnother(txt, name string) bool {
+	owner, recordType := reg.names.endpointName(txt)
+	return recordType != "" && owner != "" && owner != name
+}
+
 // planName decides the changes at one name. It is a pure function of its
 // input: the same state always gives the same changes, in the same order.
 func planName(in nameInput) namePlan {
@@ -89,7 +100,7 @@ func planName(in nameInput) namePlan {
 		return ok
 	}
 	var oldRR *registryRRset
-	if n := reg.names.oldTXTName(in.name); inZone(n) {
+	if n := reg.names.oldTXTName(in.name); inZone(n) && !reg.newFormatOfAnother(n, in.name) {
 		oldRR = rrset(n)
 	}
 	newRRs := map[*registryRRset]bool{}

@@ -40,6 +40,7 @@ func TestPlanName(t *testing.T) {
 		desired  []events.Endpoint
 		observed []events.Endpoint
 		want     string
+		planAs   string // the name planned, when not the obvious one
 	}{
 		{
 			name:    "create: ownership TXT goes first",
@@ -117,6 +118,12 @@ func TestPlanName(t *testing.T) {
 			want:     "",
 		},
 		{
+			name:     "a registry name is no host of its own: a-www is www's, never a-www's orphan",
+			observed: []events.Endpoint{rr("a-"+www, "TXT", 300, owned("me", res))},
+			planAs:   "a-" + www,
+			want:     "",
+		},
+		{
 			name:     "an orphaned ownership record of ours is cleaned up",
 			observed: []events.Endpoint{rr("a-"+www, "TXT", 300, owned("me", res))},
 			want:     "delete TXT a-www",
@@ -163,7 +170,9 @@ func TestPlanName(t *testing.T) {
 				byName[ep.DNSName] = append(byName[ep.DNSName], ep)
 			}
 			name := www
-			if len(tc.desired) > 0 {
+			if tc.planAs != "" {
+				name = tc.planAs
+			} else if len(tc.desired) > 0 {
 				name = tc.desired[0].DNSName
 			} else if len(tc.observed) > 0 && tc.observed[0].DNSName == zone {
 				name = zone

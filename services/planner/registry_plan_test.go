@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/zonestream/zonestream/events"
@@ -163,6 +164,41 @@ func TestPlanNameRegistryRules(t *testing.T) {
 			got := planWith(testRegistry(tc.reg), policy, name, tc.desired, tc.observed)
 			if d := describe(got.changes); d != tc.want {
 				t.Errorf("changes:\n%s\nwant:\n%s", d, tc.want)
+			}
+		})
+	}
+}
+
+// A registry record is planned as a name of its own too (its TXT changed),
+// and its name can read as an old-format claim of a host called like it.
+// Taking over an owner must never make that phantom host delete the real
+// host's ownership: in a single UPDATE the delete would also contradict
+// the real host's rewrite of the same RRset, and BIND refuses both.
+func TestRegistryNameIsNoHostOfItsOwn(t *testing.T) {
+	www := "www." + zone
+	xs := ownership{owner: "x", resource: "service/default/web"}.format()
+	for _, tc := range []struct {
+		name    string
+		names   nameMapper
+		regName string
+	}{
+		{"new format", newNameMapper("", "", ""), "a-" + www},
+		{"prefixed", newNameMapper("xdns-", "", ""), "xdns-a-" + www},
+		{"suffixed", newNameMapper("", "-xdns", ""), "a-www-xdns." + zone},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reg := testRegistry(registry{ownerID: "y", adopt: []string{"x"}, names: tc.names})
+			observed := []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(tc.regName, "TXT", 300, xs)}
+			for _, phantom := range []string{tc.regName, "a-" + www, "www-xdns." + zone} {
+				if got := planWith(reg, PolicySync, phantom, nil, observed); len(got.changes) > 0 {
+					t.Errorf("planning %s changed %s", phantom, describe(got.changes))
+				}
+			}
+			got := planWith(reg, PolicySync, www, []events.Endpoint{rr(www, "A", 0, "192.0.2.1")}, observed)
+			want := "update TXT " + strings.TrimSuffix(tc.regName, "."+zone) + " " +
+				ownership{owner: "y", resource: "service/default/web"}.format()
+			if d := describe(got.changes); d != want {
+				t.Errorf("www's takeover:\n%s\nwant\n%s", d, want)
 			}
 		})
 	}
