@@ -74,6 +74,9 @@ func Message(subject string, ev Event, causation string) (*nats.Msg, error) {
 	return msg, nil
 }
 
+// SchemaOf returns the schema a message's header names.
+func SchemaOf(header nats.Header) string { return header.Get(HeaderSchema) }
+
 // Unmarshal decodes a payload into ev, checking the schema header when there
 // is one, so a message on the wrong subject is an error, not garbage state.
 func Unmarshal(header nats.Header, data []byte, ev Event) error {

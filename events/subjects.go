@@ -24,6 +24,25 @@ func SourceSubject(cluster, source, namespace, name string) string {
 	return join(SubjectSources, EscapeToken(cluster), EscapeToken(source), EscapeToken(namespace), EscapeToken(name))
 }
 
+// markerToken ends the subjects of the pipeline's own markers. EscapeToken
+// never produces '~', so no object or DNS name can land on them.
+const markerToken = "~"
+
+// SourcesSyncedSubject is where a cluster's collector says it has synced.
+func SourcesSyncedSubject(cluster string) string {
+	return join(SubjectSources, EscapeToken(cluster), markerToken+"synced")
+}
+
+// DesiredCompleteSubject is where dedup says the desired stream is complete.
+func DesiredCompleteSubject() string { return join(SubjectDesired, markerToken+"complete") }
+
+// IsMarker reports whether subject is one of the pipeline's markers rather
+// than the state of an object or a name.
+func IsMarker(subject string) bool {
+	i := strings.LastIndexByte(subject, '.')
+	return strings.HasPrefix(subject[i+1:], markerToken)
+}
+
 // SourceFilter selects every object a collector of cluster publishes.
 func SourceFilter(cluster string) string {
 	return join(SubjectSources, EscapeToken(cluster), ">")

@@ -29,6 +29,17 @@ func TestNameTokensReverseLabels(t *testing.T) {
 	}
 }
 
+func TestMarkersNeverCollideWithNames(t *testing.T) {
+	if !IsMarker(SourcesSyncedSubject("eu")) || !IsMarker(DesiredCompleteSubject()) {
+		t.Fatal("markers not recognised")
+	}
+	for _, s := range []string{SourceSubject("eu", "service", "ns", "~synced"), DesiredSubject("~complete"), DesiredSubject("a.b")} {
+		if IsMarker(s) {
+			t.Errorf("%s taken for a marker", s)
+		}
+	}
+}
+
 func TestUnescapeRejectsNonCanonical(t *testing.T) {
 	for _, bad := range []string{"%4", "%zz", "%61", "a.b", "a*", "%2a"} {
 		if _, err := UnescapeToken(bad); err == nil {

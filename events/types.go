@@ -55,6 +55,33 @@ func (*SourceState) Schema() Schema      { return Schema{"source", 1} }
 func (s *SourceState) canonicalize()     { SortEndpoints(s.Endpoints) }
 func (s *SourceState) IsTombstone() bool { return len(s.Endpoints) == 0 }
 
+// SourcesSynced says a cluster's collector has published the state of
+// every object it watches at least once. Until every cluster on the bus has
+// said so, what dedup derives is incomplete, and nothing may be deleted
+// because it is missing from it.
+type SourcesSynced struct {
+	Cluster string   `msgpack:"cluster" json:"cluster"`
+	Sources []string `msgpack:"sources" json:"sources"`
+}
+
+func (*SourcesSynced) Schema() Schema { return Schema{"synced", 1} }
+func (s *SourcesSynced) canonicalize() {
+	slices.Sort(s.Sources)
+	s.Sources = slices.Compact(s.Sources)
+}
+
+// DesiredComplete says the desired stream up to this message holds what
+// every synced cluster wants: a planner may delete what is not in it.
+type DesiredComplete struct {
+	Clusters []string `msgpack:"clusters" json:"clusters"`
+}
+
+func (*DesiredComplete) Schema() Schema { return Schema{"complete", 1} }
+func (d *DesiredComplete) canonicalize() {
+	slices.Sort(d.Clusters)
+	d.Clusters = slices.Compact(d.Clusters)
+}
+
 // DesiredState is everything wanted at one DNS name after priority and
 // merge, with where it came from.
 type DesiredState struct {

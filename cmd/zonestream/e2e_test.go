@@ -161,18 +161,26 @@ func TestServiceRecordLifecycle(t *testing.T) {
 // "name TYPE data", names relative to the zone, sorted.
 func zoneContents(t testing.TB, s *bind.Server, zone string) []string {
 	t.Helper()
+	out, err := transferZone(s, zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func transferZone(s *bind.Server, zone string) ([]string, error) {
 	m := new(dns.Msg)
 	m.SetAxfr(dns.Fqdn(zone))
 	m.SetTsig(s.KeyName, dns.HmacSHA256, 300, time.Now().Unix())
 	tr := &dns.Transfer{TsigSecret: s.TsigSecret()}
 	envs, err := tr.In(m, s.Addr)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	var out []string
 	for env := range envs {
 		if env.Error != nil {
-			t.Fatal(env.Error)
+			return nil, env.Error
 		}
 		for _, rr := range env.RR {
 			h := rr.Header()
@@ -190,7 +198,7 @@ func zoneContents(t testing.TB, s *bind.Server, zone string) []string {
 			out = append(out, name+" "+dns.TypeToString[h.Rrtype]+" "+strings.TrimSuffix(data, "."))
 		}
 	}
-	return sorted(out)
+	return sorted(out), nil
 }
 
 func sorted(s []string) []string {

@@ -153,6 +153,7 @@ func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 	r.logger.Info("informers synced", "first-pass", n)
 	if n == 0 {
 		c.setReady(nil)
+		r.announceSynced(ctx)
 	} else {
 		c.setReady(fmt.Errorf("first publish pass: %d objects to go", n))
 	}
@@ -165,6 +166,47 @@ func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 	}
 	<-ctx.Done()
 	return ctx.Err()
+}
+
+// announceSynced tells the bus, once per run, that every object of this
+// cluster has been published: downstream may now take a name nobody wants
+// as really unwanted. It retries until it is published or ctx ends.
+func (r *run) announceSynced(ctx context.Context) {
+	marker := &events.SourcesSynced{Cluster: r.c.cfg.ClusterName}
+	for name := range r.sources {
+		marker.Sources = append(marker.Sources, name)
+	}
+	subject := events.SourcesSyncedSubject(r.c.cfg.ClusterName)
+	hash, err := events.HashOf(marker)
+	r.mu.Lock()
+	same := err == nil && r.hashes[subject] == hash
+	r.mu.Unlock()
+	if same {
+		return
+	}
+	go func() {
+		delay := retryBase
+		for {
+			published, _, err := events.Publish(ctx, r.js, subject, marker, "")
+			if err == nil {
+				r.mu.Lock()
+				r.hashes[subject] = published
+				r.mu.Unlock()
+				r.logger.Info("announced the cluster synced", "sources", marker.Sources)
+				return
+			}
+			if ctx.Err() != nil {
+				return
+			}
+			publishErrors.Inc()
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+			delay = min(2*delay, retryMax)
+		}
+	}()
 }
 
 // resync enqueues every object of source name that was published before
@@ -196,6 +238,9 @@ func (r *run) enqueue(it item) {
 // about. Subjects of sources this collector does not run, or outside its
 // namespace, belong to some other collector of the cluster: left alone.
 func (r *run) itemOf(subject string) (item, bool) {
+	if events.IsMarker(subject) {
+		return item{}, false
+	}
 	prefix := strings.TrimSuffix(events.SourceFilter(r.c.cfg.ClusterName), ">")
 	rest, ok := strings.CutPrefix(subject, prefix)
 	if !ok {
@@ -279,6 +324,7 @@ func (r *run) processNext(ctx context.Context) bool {
 			r.mu.Unlock()
 			r.logger.Info("first publish pass done")
 			r.c.setReady(nil)
+			r.announceSynced(ctx)
 			return true
 		}
 	}

@@ -63,7 +63,8 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 	if err != nil {
 		return fmt.Errorf("read back desired state: %w", err)
 	}
-	r := &run{Dedup: d, js: js, state: newState(), published: published, dirty: map[string]string{}}
+	r := &run{Dedup: d, js: js, state: newState(), published: published, dirty: map[string]string{},
+		clusters: map[string]bool{}}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -120,9 +121,19 @@ type run struct {
 	state     *state
 	published map[string]string // desired subject -> content hash last published
 	dirty     map[string]string // names to recompute -> event id that caused it
+	// clusters maps every cluster seen on the sources stream to whether
+	// its collector has said it synced.
+	clusters map[string]bool
 }
 
 func (r *run) apply(ctx context.Context, m events.Received) {
+	if events.SchemaOf(m.Header) == (&events.SourcesSynced{}).Schema().String() {
+		var synced events.SourcesSynced
+		if err := events.Unmarshal(m.Header, m.Data, &synced); err == nil {
+			r.clusters[synced.Cluster] = true
+			return
+		}
+	}
 	var src events.SourceState
 	if err := events.Unmarshal(m.Header, m.Data, &src); err != nil {
 		// Skipped, not forgotten: the object's previous state stays, so a
@@ -134,9 +145,48 @@ func (r *run) apply(ctx context.Context, m events.Received) {
 		}
 		return
 	}
+	if _, seen := r.clusters[src.Object.Cluster]; !seen {
+		r.clusters[src.Object.Cluster] = false
+	}
 	for _, n := range r.state.set(m.Subject, src) {
 		r.dirty[n] = m.EventID()
 	}
+}
+
+// complete reports whether every cluster seen has synced: only then does
+// the desired state hold everything that is wanted.
+func (r *run) complete() ([]string, bool) {
+	var synced []string
+	for c, ok := range r.clusters {
+		if !ok {
+			return nil, false
+		}
+		synced = append(synced, c)
+	}
+	slices.Sort(synced)
+	return synced, len(synced) > 0
+}
+
+// publishComplete marks the desired stream complete, after every desired
+// state it has to publish, so a reader that sees the mark has them all.
+func (r *run) publishComplete(ctx context.Context) error {
+	clusters, ok := r.complete()
+	if !ok {
+		return nil
+	}
+	mark := &events.DesiredComplete{Clusters: clusters}
+	subject := events.DesiredCompleteSubject()
+	hash, err := events.HashOf(mark)
+	if err != nil || hash == r.published[subject] {
+		return err
+	}
+	if _, _, err := events.Publish(ctx, r.js, subject, mark, ""); err != nil {
+		publishErrors.Inc()
+		return err
+	}
+	r.published[subject] = hash
+	r.log.Info("desired state complete", "clusters", clusters)
+	return nil
 }
 
 // markAll schedules every name known either way: wanted now, or published
@@ -148,6 +198,9 @@ func (r *run) markAll() {
 		}
 	}
 	for subj := range r.published {
+		if events.IsMarker(subj) {
+			continue
+		}
 		name, err := events.NameFromTokens(strings.TrimPrefix(subj, events.SubjectDesired+"."))
 		if err != nil {
 			r.log.Warn("desired subject with an undecodable name", "subject", subj, "err", err)
@@ -163,7 +216,7 @@ func (r *run) markAll() {
 // changed. Names that fail stay dirty.
 func (r *run) flush(ctx context.Context) error {
 	if len(r.dirty) == 0 {
-		return nil
+		return r.publishComplete(ctx)
 	}
 	names := make([]string, 0, len(r.dirty))
 	for n := range r.dirty {
@@ -195,5 +248,5 @@ func (r *run) flush(ctx context.Context) error {
 		}
 	}
 	namesGauge.Set(float64(len(r.state.byName)))
-	return nil
+	return r.publishComplete(ctx)
 }

@@ -21,6 +21,9 @@ type bus struct {
 	mu sync.Mutex
 	// every desired event published, in order
 	desired []events.DesiredState
+	// completes counts DesiredComplete marks, and desiredAtComplete how many
+	// desired events came before the last one.
+	completes, desiredAtComplete int
 }
 
 func newBus(t *testing.T) *bus {
@@ -37,6 +40,13 @@ func newBus(t *testing.T) *bus {
 		t.Fatal(err)
 	}
 	cc, err := cons.Consume(func(m jetstream.Msg) {
+		if events.IsMarker(m.Subject()) {
+			b.mu.Lock()
+			b.completes++
+			b.desiredAtComplete = len(b.desired)
+			b.mu.Unlock()
+			return
+		}
 		var d events.DesiredState
 		if err := events.Unmarshal(m.Headers(), m.Data(), &d); err != nil {
 			t.Error(err)
@@ -178,5 +188,43 @@ func TestDedupParksGarbageAndKeepsState(t *testing.T) {
 	b.waitFor(t, "dedup still working", func(ds []events.DesiredState) bool { _, ok := last(ds, "other.example.com"); return ok })
 	if d, _ := last(b.desired, "web.example.com"); len(d.Endpoints) != 1 {
 		t.Fatalf("garbage deleted web.example.com: %+v", d)
+	}
+}
+
+func (b *bus) markSynced(t *testing.T, cluster string) {
+	t.Helper()
+	if _, _, err := events.Publish(context.Background(), b.js, events.SourcesSyncedSubject(cluster),
+		&events.SourcesSynced{Cluster: cluster, Sources: []string{"service"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDesiredCompleteOnlyOnceEveryClusterSynced: the planner deletes only
+// after this mark, so it must come after the desired state of everything
+// every cluster wants, and never while a cluster is still syncing.
+func TestDesiredCompleteOnlyOnceEveryClusterSynced(t *testing.T) {
+	b := newBus(t)
+	startDedup(t, b.js)
+	b.publishSource(t, "one", events.NewEndpoint("one.example.com", "A", 0, "192.0.2.1"))
+	other := events.ObjectRef{Cluster: "c2", Source: "service", Namespace: "default", Name: "two"}
+	if _, _, err := events.Publish(context.Background(), b.js, other.Subject(), &events.SourceState{Object: other,
+		Endpoints: []events.Endpoint{events.NewEndpoint("two.example.com", "A", 0, "192.0.2.2")}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	b.waitFor(t, "both names", func(ds []events.DesiredState) bool { return len(ds) == 2 })
+	b.markSynced(t, "c1")
+	time.Sleep(300 * time.Millisecond)
+	b.mu.Lock()
+	early := b.completes
+	b.mu.Unlock()
+	if early != 0 {
+		t.Fatal("desired marked complete while cluster c2 had not synced")
+	}
+	b.markSynced(t, "c2")
+	b.waitFor(t, "the complete mark", func(ds []events.DesiredState) bool { return b.completes == 1 })
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.desiredAtComplete != 2 {
+		t.Fatalf("complete marked after %d desired states, want after both", b.desiredAtComplete)
 	}
 }

@@ -24,6 +24,9 @@ var (
 	planSeconds = promauto.NewHistogram(prometheus.HistogramOpts{
 		Name: "zonestream_planner_plan_seconds", Help: "Time to plan one batch of dirty names.",
 		Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)})
+	deletesAllowed = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "zonestream_planner_deletes_allowed",
+		Help: "1 once every cluster's collector has synced and dedup marked the desired state complete."})
 	caughtUpGauge = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_caught_up", Help: "1 once the desired and observed streams have been replayed."})
 )

@@ -75,7 +75,16 @@ func (s *state) nameInput(provider, zone, name string) nameInput {
 		resource = d.Contributors[0].Resource()
 	}
 	return nameInput{name: name, zone: zone, desired: d.Endpoints, resource: resource,
-		observed: s.observedAt(provider), policy: s.policy, reg: s.reg}
+		observed: s.observedAt(provider), policy: s.effectivePolicy(), reg: s.reg}
+}
+
+// effectivePolicy is the configured policy, without deletes until the
+// desired stream is complete.
+func (s *state) effectivePolicy() Policy {
+	if !s.complete && s.policy == PolicySync {
+		return PolicyUpsertOnly
+	}
+	return s.policy
 }
 
 // publishZone splits a zone's changes into plans of at most

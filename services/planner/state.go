@@ -28,6 +28,10 @@ type state struct {
 	// decide whether to plan without scanning every dirty name each time.
 	fresh  []string
 	rescan bool
+	// complete is set once dedup has said the desired stream holds what
+	// every cluster wants. Until then nothing is deleted: a name missing
+	// from a stream still being filled is not a name nobody wants.
+	complete bool
 }
 
 type desiredEntry struct {
@@ -92,6 +96,19 @@ func (s *state) apply(ctx context.Context, kind string, m events.Received) {
 }
 
 func (s *state) applyDesired(m events.Received) error {
+	if events.IsMarker(m.Subject) {
+		var c events.DesiredComplete
+		if err := events.Unmarshal(m.Header, m.Data, &c); err != nil {
+			return err
+		}
+		if !s.complete {
+			s.complete = true
+			deletesAllowed.Set(1)
+			s.log.Info("every cluster has synced: deletes allowed", "clusters", c.Clusters)
+			s.markAll() // what was held back
+		}
+		return nil
+	}
 	var d events.DesiredState
 	if err := events.Unmarshal(m.Header, m.Data, &d); err != nil {
 		return err

@@ -1,12 +1,14 @@
 package planner
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
 func TestRepeatedAppliedPlanBacksOff(t *testing.T) {
@@ -45,5 +47,59 @@ func TestRepeatedAppliedPlanBacksOff(t *testing.T) {
 	}
 	if _, ok := s.dirty["www.example.test"]; !ok {
 		t.Fatal("the name must stay scheduled for after the back-off")
+	}
+}
+
+// TestNoDeleteBeforeDesiredComplete: a name we own that nobody wants yet
+// may only be missing because the desired stream is still being filled;
+// it is deleted only once dedup has marked the stream complete.
+func TestNoDeleteBeforeDesiredComplete(t *testing.T) {
+	srv := natsenv.StartT(t)
+	nc, js := natsenv.Connect(t, srv.ClientURL())
+	ctx := context.Background()
+	if err := events.EnsureStreams(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(Config{TXTOwnerID: "me", Policy: "sync", Registry: "txt", BatchChangeSize: 10},
+		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newState(p)
+	s.js = js
+	s.zones["p"] = []string{zone}
+	www := "www." + zone
+	feedEvent := func(kind, subject string, ev events.Event) {
+		t.Helper()
+		msg, err := events.Message(subject, ev, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.apply(ctx, kind, events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1})
+	}
+	feedEvent("observed", events.ObservedSubject("p", www), &events.ObservedState{Provider: "p", Zone: zone, DNSName: www,
+		Records: []events.Endpoint{rr(www, "A", 300, "192.0.2.1")}})
+	feedEvent("observed", events.ObservedSubject("p", "a-"+www), &events.ObservedState{Provider: "p", Zone: zone,
+		DNSName: "a-" + www, Records: []events.Endpoint{rr("a-"+www, "TXT", 300, owned("me", ""))}})
+	sub, err := nc.SubscribeSync(events.SubjectPlans + ".>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.plan(ctx)
+	if msg, err := sub.NextMsg(300 * time.Millisecond); err == nil {
+		t.Fatalf("planned before the desired stream was complete: %s", msg.Subject)
+	}
+	feedEvent("desired", events.DesiredCompleteSubject(), &events.DesiredComplete{Clusters: []string{"c1"}})
+	s.plan(ctx)
+	msg, err := sub.NextMsg(5 * time.Second)
+	if err != nil {
+		t.Fatal("no plan once the desired stream was complete")
+	}
+	var plan events.Plan
+	if err := events.Unmarshal(msg.Header, msg.Data, &plan); err != nil {
+		t.Fatal(err)
+	}
+	if d := describe(plan.Changes); d != "delete A www\ndelete TXT a-www" {
+		t.Fatalf("plan:\n%s", d)
 	}
 }
