@@ -4,7 +4,6 @@
 package bind
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
@@ -16,10 +15,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zonestream/zonestream/testenv/internal/daemon"
 
 	"github.com/miekg/dns"
 )
@@ -59,12 +58,8 @@ type Server struct {
 	Secret    string // base64
 	Algorithm string // "hmac-sha256"
 
-	dir    string
-	cmd    *exec.Cmd
-	stderr *tail
-	exited chan struct{}
-	mu     sync.Mutex
-	waitEr error
+	dir  string
+	proc *daemon.Process
 }
 
 // Start writes a configuration with the zones and the TSIG key into a
@@ -141,7 +136,7 @@ var algorithms = map[string]string{
 var errPortInUse = errors.New("port in use")
 
 func (s *Server) start(ctx context.Context, opts Options) (err error) {
-	port, err := freePort()
+	port, err := daemon.FreePort(true)
 	if err != nil {
 		return err
 	}
@@ -158,25 +153,11 @@ func (s *Server) start(ctx context.Context, opts Options) (err error) {
 	if err := s.writeConfig(); err != nil {
 		return err
 	}
-	s.stderr = &tail{max: 64 << 10}
-	s.cmd = exec.Command(opts.Named, "-g", "-c", filepath.Join(s.dir, "named.conf"))
-	s.cmd.Dir = s.dir
-	s.cmd.Stdout = s.stderr
-	s.cmd.Stderr = s.stderr
-	// Own process group (a ^C to the test does not reach named first) and
-	// killed with the test process, so a crashed test leaves no named behind.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := s.cmd.Start(); err != nil {
-		return fmt.Errorf("bind: start named: %w", err)
+	cmd := exec.Command(opts.Named, "-g", "-c", filepath.Join(s.dir, "named.conf"))
+	cmd.Dir = s.dir
+	if s.proc, err = daemon.Start("named", cmd); err != nil {
+		return fmt.Errorf("bind: %w", err)
 	}
-	s.exited = make(chan struct{})
-	go func() {
-		err := s.cmd.Wait()
-		s.mu.Lock()
-		s.waitEr = err
-		s.mu.Unlock()
-		close(s.exited)
-	}()
 	return s.waitReady(ctx, opts.StartTimeout)
 }
 
@@ -187,19 +168,16 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 	c := &dns.Client{Net: "udp", Timeout: 500 * time.Millisecond}
 	for {
 		select {
-		case <-s.exited:
-			out := s.stderr.String()
+		case <-s.proc.Exited():
+			out := s.proc.Output()
 			if portInUse(out) {
-				return fmt.Errorf("bind: %w: %s", errPortInUse, lastLines(out, 5))
+				return fmt.Errorf("bind: %w: %s", errPortInUse, daemon.LastLines(out, 5))
 			}
-			s.mu.Lock()
-			werr := s.waitEr
-			s.mu.Unlock()
-			return fmt.Errorf("bind: named exited (%v):\n%s", werr, lastLines(out, 30))
+			return fmt.Errorf("bind: %w", s.proc.ExitError())
 		default:
 		}
-		if out := s.stderr.String(); portInUse(out) {
-			return fmt.Errorf("bind: %w: %s", errPortInUse, lastLines(out, 5))
+		if out := s.proc.Output(); portInUse(out) {
+			return fmt.Errorf("bind: %w: %s", errPortInUse, daemon.LastLines(out, 5))
 		}
 		for len(pending) > 0 {
 			m := new(dns.Msg)
@@ -214,40 +192,19 @@ func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("bind: zone %s not served after %s:\n%s", pending[0], timeout, lastLines(s.stderr.String(), 30))
+			return fmt.Errorf("bind: zone %s not served after %s:\n%s", pending[0], timeout, daemon.LastLines(s.proc.Output(), 30))
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
-		case <-s.exited:
+		case <-s.proc.Exited():
 		}
 	}
 }
 
 func portInUse(out string) bool {
 	return strings.Contains(out, "address in use") || strings.Contains(out, "interface ignored")
-}
-
-// freePort finds a port free for both TCP and UDP on 127.0.0.1.
-func freePort() (int, error) {
-	var lastErr error
-	for i := 0; i < 20; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		u, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		l.Close()
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		u.Close()
-		return port, nil
-	}
-	return 0, fmt.Errorf("bind: no port free for both TCP and UDP: %w", lastErr)
 }
 
 func (s *Server) writeConfig() error {
@@ -314,19 +271,8 @@ ns	IN A	127.0.0.1
 // Stop stops named and removes its directory.
 func (s *Server) Stop() error {
 	var err error
-	if s.cmd != nil && s.cmd.Process != nil && s.exited != nil {
-		select {
-		case <-s.exited:
-		default:
-			_ = s.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-s.exited:
-			case <-time.After(10 * time.Second):
-				_ = s.cmd.Process.Kill()
-				<-s.exited
-				err = errors.New("bind: named did not stop on SIGTERM, killed")
-			}
-		}
+	if s.proc != nil {
+		err = s.proc.Stop()
 	}
 	if s.dir != "" {
 		if rerr := os.RemoveAll(s.dir); rerr != nil && err == nil {
@@ -339,10 +285,10 @@ func (s *Server) Stop() error {
 
 // Log returns the last part of named's output.
 func (s *Server) Log() string {
-	if s.stderr == nil {
+	if s.proc == nil {
 		return ""
 	}
-	return s.stderr.String()
+	return s.proc.Output()
 }
 
 // StartT starts named for the test with the given zones (default
@@ -366,27 +312,9 @@ func StartT(t testing.TB, zones ...string) *Server {
 // TsigSecret is the secret map a dns.Client needs to sign with the key.
 func (s *Server) TsigSecret() map[string]string { return map[string]string{s.KeyName: s.Secret} }
 
-// Query asks the server for name/qtype over UDP (TCP when truncated) and
-// returns the answer section. NXDOMAIN and NODATA are an empty answer;
-// any other failure rcode is an error.
+// Query asks the server for name/qtype (see daemon.Query).
 func (s *Server) Query(name string, qtype uint16) ([]dns.RR, error) {
-	m := new(dns.Msg)
-	m.SetQuestion(dns.Fqdn(name), qtype)
-	m.RecursionDesired = false
-	c := &dns.Client{Net: "udp", Timeout: 2 * time.Second}
-	r, _, err := c.Exchange(m, s.Addr)
-	if err == nil && r.Truncated {
-		c.Net = "tcp"
-		r, _, err = c.Exchange(m, s.Addr)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("query %s %s: %w", name, dns.TypeToString[qtype], err)
-	}
-	switch r.Rcode {
-	case dns.RcodeSuccess, dns.RcodeNameError:
-		return r.Answer, nil
-	}
-	return nil, fmt.Errorf("query %s %s: %s", name, dns.TypeToString[qtype], dns.RcodeToString[r.Rcode])
+	return daemon.Query(s.Addr, name, qtype)
 }
 
 // Update sends one TSIG-signed RFC 2136 UPDATE to zone over TCP, removing
@@ -416,35 +344,4 @@ func (s *Server) Update(zone string, insert []dns.RR, remove []dns.RR) error {
 		return fmt.Errorf("update %s: %s", zone, dns.RcodeToString[r.Rcode])
 	}
 	return nil
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
-func lastLines(s string, n int) string {
-	lines := bytes.Split(bytes.TrimRight([]byte(s), "\n"), []byte("\n"))
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return string(bytes.Join(lines, []byte("\n")))
 }

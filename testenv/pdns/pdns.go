@@ -26,10 +26,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/zonestream/zonestream/testenv/internal/daemon"
 
 	"github.com/miekg/dns"
 )
@@ -82,13 +82,9 @@ type Server struct {
 	// Version is the server's version as its API reports it (e.g. "4.7.3").
 	Version string
 
-	dir    string
-	cmd    *exec.Cmd
-	output *tail
-	exited chan struct{}
-	mu     sync.Mutex
-	waitEr error
-	http   *http.Client
+	dir  string
+	proc *daemon.Process
+	http *http.Client
 }
 
 // Start writes a configuration and an empty database into a temporary
@@ -165,11 +161,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 var errPortInUse = errors.New("port in use")
 
 func (s *Server) start(ctx context.Context, opts Options) (err error) {
-	if s.DNSPort, err = freePort(true); err != nil {
+	if s.DNSPort, err = daemon.FreePort(true); err != nil {
 		return err
 	}
 	for s.APIPort == 0 || s.APIPort == s.DNSPort {
-		if s.APIPort, err = freePort(false); err != nil {
+		if s.APIPort, err = daemon.FreePort(false); err != nil {
 			return err
 		}
 	}
@@ -189,25 +185,11 @@ func (s *Server) start(ctx context.Context, opts Options) (err error) {
 	if err := s.writeConfig(); err != nil {
 		return err
 	}
-	s.output = &tail{max: 64 << 10}
-	s.cmd = exec.Command(opts.PDNSServer, "--config-dir="+s.dir)
-	s.cmd.Dir = s.dir
-	s.cmd.Stdout = s.output
-	s.cmd.Stderr = s.output
-	// Own process group (a ^C to the test does not reach pdns_server first)
-	// and killed with the test process, so a crashed test leaves none behind.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := s.cmd.Start(); err != nil {
-		return fmt.Errorf("pdns: start pdns_server: %w", err)
+	cmd := exec.Command(opts.PDNSServer, "--config-dir="+s.dir)
+	cmd.Dir = s.dir
+	if s.proc, err = daemon.Start("pdns_server", cmd); err != nil {
+		return fmt.Errorf("pdns: %w", err)
 	}
-	s.exited = make(chan struct{})
-	go func() {
-		err := s.cmd.Wait()
-		s.mu.Lock()
-		s.waitEr = err
-		s.mu.Unlock()
-		close(s.exited)
-	}()
 	deadline := time.Now().Add(opts.StartTimeout)
 	if err := s.waitAPI(ctx, deadline); err != nil {
 		return err
@@ -283,14 +265,11 @@ reuseport=no
 
 // exitErr reports why the process ended before it was ready.
 func (s *Server) exitErr() error {
-	out := s.output.String()
+	out := s.proc.Output()
 	if portInUse(out) {
-		return fmt.Errorf("pdns: %w: %s", errPortInUse, lastLines(out, 5))
+		return fmt.Errorf("pdns: %w: %s", errPortInUse, daemon.LastLines(out, 5))
 	}
-	s.mu.Lock()
-	werr := s.waitEr
-	s.mu.Unlock()
-	return fmt.Errorf("pdns: pdns_server exited (%v):\n%s", werr, lastLines(out, 30))
+	return fmt.Errorf("pdns: %w", s.proc.ExitError())
 }
 
 func portInUse(out string) bool {
@@ -301,12 +280,12 @@ func portInUse(out string) bool {
 func (s *Server) waitAPI(ctx context.Context, deadline time.Time) error {
 	for {
 		select {
-		case <-s.exited:
+		case <-s.proc.Exited():
 			return s.exitErr()
 		default:
 		}
-		if portInUse(s.output.String()) {
-			return fmt.Errorf("pdns: %w: %s", errPortInUse, lastLines(s.output.String(), 5))
+		if portInUse(s.proc.Output()) {
+			return fmt.Errorf("pdns: %w: %s", errPortInUse, daemon.LastLines(s.proc.Output(), 5))
 		}
 		var info struct {
 			Version string `json:"version"`
@@ -319,13 +298,13 @@ func (s *Server) waitAPI(ctx context.Context, deadline time.Time) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("pdns: API not answering: %v:\n%s", err, lastLines(s.output.String(), 30))
+			return fmt.Errorf("pdns: API not answering: %v:\n%s", err, daemon.LastLines(s.proc.Output(), 30))
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
-		case <-s.exited:
+		case <-s.proc.Exited():
 		}
 	}
 }
@@ -336,7 +315,7 @@ func (s *Server) waitDNS(ctx context.Context, deadline time.Time) error {
 	c := &dns.Client{Net: "udp", Timeout: 500 * time.Millisecond}
 	for {
 		select {
-		case <-s.exited:
+		case <-s.proc.Exited():
 			return s.exitErr()
 		default:
 		}
@@ -353,40 +332,15 @@ func (s *Server) waitDNS(ctx context.Context, deadline time.Time) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("pdns: zone %s not served:\n%s", pending[0], lastLines(s.output.String(), 30))
+			return fmt.Errorf("pdns: zone %s not served:\n%s", pending[0], daemon.LastLines(s.proc.Output(), 30))
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(100 * time.Millisecond):
-		case <-s.exited:
+		case <-s.proc.Exited():
 		}
 	}
-}
-
-// freePort finds a loopback port free for TCP (and UDP when udp is set).
-func freePort(udp bool) (int, error) {
-	var lastErr error
-	for i := 0; i < 20; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		if !udp {
-			l.Close()
-			return port, nil
-		}
-		u, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		l.Close()
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		u.Close()
-		return port, nil
-	}
-	return 0, fmt.Errorf("pdns: no port free for both TCP and UDP: %w", lastErr)
 }
 
 // RRset is an RRset as the PowerDNS API writes it in a PATCH.
@@ -515,19 +469,8 @@ func (s *Server) api(ctx context.Context, method, path string, in, out any) erro
 // Stop stops pdns_server and removes its directory.
 func (s *Server) Stop() error {
 	var err error
-	if s.cmd != nil && s.cmd.Process != nil && s.exited != nil {
-		select {
-		case <-s.exited:
-		default:
-			_ = s.cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-s.exited:
-			case <-time.After(10 * time.Second):
-				_ = s.cmd.Process.Kill()
-				<-s.exited
-				err = errors.New("pdns: pdns_server did not stop on SIGTERM, killed")
-			}
-		}
+	if s.proc != nil {
+		err = s.proc.Stop()
 	}
 	if s.dir != "" {
 		if rerr := os.RemoveAll(s.dir); rerr != nil && err == nil {
@@ -540,10 +483,10 @@ func (s *Server) Stop() error {
 
 // Log returns the last part of pdns_server's output.
 func (s *Server) Log() string {
-	if s.output == nil {
+	if s.proc == nil {
 		return ""
 	}
-	return s.output.String()
+	return s.proc.Output()
 }
 
 // StartT starts pdns_server for the test with the given zones (default
@@ -564,56 +507,7 @@ func StartT(t testing.TB, zones ...string) *Server {
 	return s
 }
 
-// Query asks the server for name/qtype over UDP (TCP when truncated) and
-// returns the answer section. NXDOMAIN and NODATA are an empty answer;
-// any other failure rcode is an error.
+// Query asks the server for name/qtype (see daemon.Query).
 func (s *Server) Query(name string, qtype uint16) ([]dns.RR, error) {
-	m := new(dns.Msg)
-	m.SetQuestion(dns.Fqdn(name), qtype)
-	m.RecursionDesired = false
-	c := &dns.Client{Net: "udp", Timeout: 2 * time.Second}
-	r, _, err := c.Exchange(m, s.DNSAddr)
-	if err == nil && r.Truncated {
-		c.Net = "tcp"
-		r, _, err = c.Exchange(m, s.DNSAddr)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("query %s %s: %w", name, dns.TypeToString[qtype], err)
-	}
-	switch r.Rcode {
-	case dns.RcodeSuccess, dns.RcodeNameError:
-		return r.Answer, nil
-	}
-	return nil, fmt.Errorf("query %s %s: %s", name, dns.TypeToString[qtype], dns.RcodeToString[r.Rcode])
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
-func lastLines(s string, n int) string {
-	lines := bytes.Split(bytes.TrimRight([]byte(s), "\n"), []byte("\n"))
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return string(bytes.Join(lines, []byte("\n")))
+	return daemon.Query(s.DNSAddr, name, qtype)
 }
