@@ -20,7 +20,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -86,17 +85,7 @@ func (c *Config) Validate() error {
 	if c.ServerID == "" {
 		c.ServerID = "localhost"
 	}
-	if c.Timeout <= 0 {
-		c.Timeout = 10 * time.Second
-	}
-	if c.Retries < 0 {
-		c.Retries = 0
-	} else if c.Retries == 0 {
-		c.Retries = 3
-	}
-	if c.RetryBackoff <= 0 {
-		c.RetryBackoff = 250 * time.Millisecond
-	}
+	provider.RetryDefaults(&c.Timeout, &c.Retries, &c.RetryBackoff)
 	return nil
 }
 
@@ -544,28 +533,11 @@ func (p *Provider) do(ctx context.Context, method, path string, query url.Values
 			return provider.Permanent(err)
 		}
 	}
-	var last error
-	for attempt := 0; attempt <= p.cfg.Retries; attempt++ {
-		if attempt > 0 {
-			d := p.cfg.RetryBackoff << (attempt - 1)
-			d += time.Duration(rand.Int64N(int64(d)/2 + 1))
-			p.log.Warn("pdns: retrying request", "method", method, "path", path, "attempt", attempt+1, "after", d, "err", last)
-			select {
-			case <-ctx.Done():
-				return errors.Join(ctx.Err(), last)
-			case <-time.After(d):
-			}
-		}
-		err := p.once(ctx, method, path, query, body, out)
-		if err == nil || errors.Is(err, provider.ErrPermanent) {
-			return err
-		}
-		if ctx.Err() != nil {
-			return errors.Join(ctx.Err(), err)
-		}
-		last = err
-	}
-	return fmt.Errorf("giving up after %d attempts: %w", p.cfg.Retries+1, last)
+	return provider.Retry(ctx, p.cfg.Retries, p.cfg.RetryBackoff,
+		func(attempt int, wait time.Duration, last error) {
+			p.log.Warn("pdns: retrying request", "method", method, "path", path, "attempt", attempt, "after", wait, "err", last)
+		},
+		func() error { return p.once(ctx, method, path, query, body, out) })
 }
 
 func (p *Provider) once(ctx context.Context, method, path string, query url.Values, body []byte, out any) error {

@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"hash"
 	"log/slog"
-	"math/rand/v2"
 	"net"
 	"slices"
 	"strconv"
@@ -123,17 +122,7 @@ func (c *Config) Validate() error {
 	if c.BatchChangeSize <= 0 {
 		return fmt.Errorf("rfc2136: --rfc2136-batch-change-size must be positive, got %d", c.BatchChangeSize)
 	}
-	if c.Timeout <= 0 {
-		c.Timeout = 10 * time.Second
-	}
-	if c.Retries < 0 {
-		c.Retries = 0
-	} else if c.Retries == 0 {
-		c.Retries = 3
-	}
-	if c.RetryBackoff <= 0 {
-		c.RetryBackoff = 250 * time.Millisecond
-	}
+	provider.RetryDefaults(&c.Timeout, &c.Retries, &c.RetryBackoff)
 	return nil
 }
 
@@ -542,28 +531,15 @@ func (p *Provider) updateMsg(zone string, changes []events.Change) (*dns.Msg, er
 // send exchanges one UPDATE over TCP with a fresh client, retrying
 // transient failures with exponential backoff and jitter.
 func (p *Provider) send(ctx context.Context, zone string, m *dns.Msg) error {
-	var last error
-	for attempt := 0; attempt <= p.cfg.Retries; attempt++ {
-		if attempt > 0 {
-			d := p.cfg.RetryBackoff << (attempt - 1)
-			d += time.Duration(rand.Int64N(int64(d)/2 + 1))
-			p.log.Warn("rfc2136: retrying update", "zone", zone, "attempt", attempt+1, "after", d, "err", last)
-			select {
-			case <-ctx.Done():
-				return errors.Join(ctx.Err(), last)
-			case <-time.After(d):
-			}
-		}
-		err := p.exchange(ctx, zone, m.Copy())
-		if err == nil || errors.Is(err, provider.ErrStale) || errors.Is(err, provider.ErrPermanent) {
-			return err
-		}
-		if ctx.Err() != nil {
-			return errors.Join(ctx.Err(), err)
-		}
-		last = err
+	err := provider.Retry(ctx, p.cfg.Retries, p.cfg.RetryBackoff,
+		func(attempt int, wait time.Duration, last error) {
+			p.log.Warn("rfc2136: retrying update", "zone", zone, "attempt", attempt, "after", wait, "err", last)
+		},
+		func() error { return p.exchange(ctx, zone, m.Copy()) })
+	if err != nil && !errors.Is(err, provider.ErrStale) && !errors.Is(err, provider.ErrPermanent) && ctx.Err() == nil {
+		return fmt.Errorf("rfc2136: %w", err)
 	}
-	return fmt.Errorf("rfc2136: giving up after %d attempts: %w", p.cfg.Retries+1, last)
+	return err
 }
 
 func (p *Provider) exchange(ctx context.Context, zone string, m *dns.Msg) error {
