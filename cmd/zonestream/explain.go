@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
@@ -38,30 +36,20 @@ type stored[T any] struct {
 }
 
 func explain(args []string) error {
-	fs := flag.NewFlagSet("explain", flag.ContinueOnError)
-	url := fs.String("nats-url", envOr("ZS_NATS_URL", nats.DefaultURL), "NATS server URL")
-	asJSON := fs.Bool("json", false, "print JSON instead of text")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	cmd := newOperatorCommand("explain", "zonestream explain [--json] NAME")
+	asJSON := cmd.fs.Bool("json", false, "print JSON instead of text")
+	name, ok, err := cmd.parse(args)
+	if !ok {
 		return err
-	}
-	if fs.NArg() != 1 {
-		return errors.New("usage: zonestream explain [--json] NAME")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	nc, err := nats.Connect(*url, nats.Name("zonestream-explain"))
+	nc, js, err := cmd.connect()
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
-	}
-	ex, err := explainName(ctx, js, fs.Arg(0))
+	ex, err := explainName(ctx, js, name)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -29,31 +28,21 @@ type tailLine struct {
 }
 
 func tail(args []string) error {
-	fs := flag.NewFlagSet("tail", flag.ContinueOnError)
-	url := fs.String("nats-url", envOr("ZS_NATS_URL", nats.DefaultURL), "NATS server URL")
-	onlyNew := fs.Bool("new", false, "only events published from now on")
-	last := fs.Bool("last", false, "only the last event of each subject, then what follows")
-	noFollow := fs.Bool("no-follow", false, "stop once the events stored so far are printed")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	cmd := newOperatorCommand("tail", "zonestream tail [--new|--last] [--no-follow] SUBJECT (e.g. 'zs.desired.com.example.>')")
+	onlyNew := cmd.fs.Bool("new", false, "only events published from now on")
+	last := cmd.fs.Bool("last", false, "only the last event of each subject, then what follows")
+	noFollow := cmd.fs.Bool("no-follow", false, "stop once the events stored so far are printed")
+	subject, ok, err := cmd.parse(args)
+	if !ok {
 		return err
-	}
-	if fs.NArg() != 1 {
-		return errors.New("usage: zonestream tail [--new|--last] [--no-follow] SUBJECT (e.g. 'zs.desired.com.example.>')")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	nc, err := nats.Connect(*url, nats.Name("zonestream-tail"))
+	nc, js, err := cmd.connect()
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		return err
-	}
 	policy := jetstream.DeliverAllPolicy
 	switch {
 	case *onlyNew:
@@ -61,7 +50,7 @@ func tail(args []string) error {
 	case *last:
 		policy = jetstream.DeliverLastPerSubjectPolicy
 	}
-	return tailSubject(ctx, js, fs.Arg(0), policy, !*noFollow, os.Stdout)
+	return tailSubject(ctx, js, subject, policy, !*noFollow, os.Stdout)
 }
 
 func tailSubject(ctx context.Context, js jetstream.JetStream, subject string, policy jetstream.DeliverPolicy, follow bool, out io.Writer) error {
