@@ -7,13 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/services/applier/provider/providertest"
+
 	"github.com/miekg/dns"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier"
 	"github.com/zonestream/zonestream/services/applier/provider/pdns"
-	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
 	pdnsenv "github.com/zonestream/zonestream/testenv/pdns"
 )
 
@@ -73,23 +74,6 @@ func waitResultOf(t *testing.T, js jetstream.JetStream, prov, planID string) (ev
 	return res, raw
 }
 
-// pdnsAnswer asks PowerDNS over DNS, on its loopback port.
-func pdnsAnswer(t *testing.T, s *pdnsenv.Server, name string, qtype uint16) []string {
-	t.Helper()
-	rrs, err := s.Query(name, qtype)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, rr := range rrs {
-		if rr.Header().Rrtype == qtype {
-			out = append(out, rfc2136.Target(rr))
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 func TestEndToEndPDNS(t *testing.T) {
 	const prov = applier.ProviderPDNS
 	s := pdnsenv.StartT(t, zone)
@@ -133,10 +117,10 @@ func TestEndToEndPDNS(t *testing.T) {
 	if raw.Header.Get(events.HeaderCausation) != id1 {
 		t.Fatalf("result causation %q, want %q", raw.Header.Get(events.HeaderCausation), id1)
 	}
-	if got := pdnsAnswer(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
 		t.Fatalf("PowerDNS answers %v", got)
 	}
-	if got := pdnsAnswer(t, s, "www.example.org", dns.TypeTXT); !slices.Equal(got, []string{owner}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeTXT); !slices.Equal(got, []string{owner}) {
 		t.Fatalf("PowerDNS answers TXT %v", got)
 	}
 	www, wm := observedAt(t, js, prov, "www.example.org")
@@ -158,10 +142,10 @@ func TestEndToEndPDNS(t *testing.T) {
 	if res.Status != events.ResultStale || res.Applied != 0 {
 		t.Fatalf("p2: %+v", res)
 	}
-	if got := pdnsAnswer(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
 		t.Fatalf("stale plan changed PowerDNS: %v", got)
 	}
-	if got := pdnsAnswer(t, s, "fresh.example.org", dns.TypeA); len(got) != 0 {
+	if got := providertest.Answers(t, s, "fresh.example.org", dns.TypeA); len(got) != 0 {
 		t.Fatalf("stale plan partly applied: %v", got)
 	}
 
@@ -176,7 +160,7 @@ func TestEndToEndPDNS(t *testing.T) {
 	if res.Status != events.ResultPartial || res.Applied != 2 || len(res.Failed) != 1 || res.Failed[0].Change.New.DNSName != "bad.example.org" {
 		t.Fatalf("p3: %+v", res)
 	}
-	if got := pdnsAnswer(t, s, "good2.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.8"}) {
+	if got := providertest.Answers(t, s, "good2.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.8"}) {
 		t.Fatalf("good2: %v", got)
 	}
 
@@ -189,7 +173,7 @@ func TestEndToEndPDNS(t *testing.T) {
 	if res.Status != events.ResultApplied || res.Applied != 2 {
 		t.Fatalf("p4: %+v", res)
 	}
-	if got := pdnsAnswer(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
 		t.Fatalf("after p4: %v", got)
 	}
 	if g, _ := observedAt(t, js, prov, "good1.example.org"); g == nil || len(g.Records) != 0 {

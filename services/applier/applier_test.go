@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/services/applier/provider/providertest"
+
 	"github.com/miekg/dns"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -179,20 +181,6 @@ func ep(name, typ string, targets ...string) *events.Endpoint {
 	return &e
 }
 
-func answer(t *testing.T, s *bind.Server, name string, qtype uint16) []string {
-	t.Helper()
-	rrs, err := s.Query(name, qtype)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, rr := range rrs {
-		out = append(out, rfc2136.Target(rr))
-	}
-	slices.Sort(out)
-	return out
-}
-
 func TestEndToEnd(t *testing.T) {
 	b := bind.StartT(t, zone)
 	js := bus(t)
@@ -236,7 +224,7 @@ func TestEndToEnd(t *testing.T) {
 	if raw.Header.Get(events.HeaderCausation) != id1 {
 		t.Fatalf("result causation %q, want %q", raw.Header.Get(events.HeaderCausation), id1)
 	}
-	if got := answer(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
+	if got := providertest.Answers(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
 		t.Fatalf("BIND answers %v", got)
 	}
 	www, wm := observed(t, js, "www.example.org")
@@ -252,7 +240,7 @@ func TestEndToEnd(t *testing.T) {
 	if res.Status != events.ResultStale || res.Applied != 0 {
 		t.Fatalf("p2: %+v", res)
 	}
-	if got := answer(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
+	if got := providertest.Answers(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
 		t.Fatalf("stale plan changed BIND: %v", got)
 	}
 
@@ -266,7 +254,7 @@ func TestEndToEnd(t *testing.T) {
 	if res.Status != events.ResultPartial || res.Applied != 2 || len(res.Failed) != 1 || res.Failed[0].Change.New.DNSName != "bad.example.org" {
 		t.Fatalf("p3: %+v", res)
 	}
-	if got := answer(t, b, "good2.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.8"}) {
+	if got := providertest.Answers(t, b, "good2.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.8"}) {
 		t.Fatalf("good2: %v", got)
 	}
 
@@ -284,7 +272,7 @@ func TestEndToEnd(t *testing.T) {
 	if res.Status != events.ResultApplied {
 		t.Fatalf("p4: %+v", res)
 	}
-	if got := answer(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
+	if got := providertest.Answers(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
 		t.Fatalf("after p4: %v", got)
 	}
 	if _, msgs := lastSeq(t, js, events.StreamPlans); msgs != 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier"
 	"github.com/zonestream/zonestream/services/applier/provider"
+	"github.com/zonestream/zonestream/services/applier/provider/providertest"
 	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
 	"github.com/zonestream/zonestream/services/applier/provider/webhook"
 	"github.com/zonestream/zonestream/testenv/bind"
@@ -54,7 +55,7 @@ func TestEndToEndWebhook(t *testing.T) {
 	if res.Status != events.ResultApplied || res.Applied != 2 {
 		t.Fatalf("w1: %+v", res)
 	}
-	if got := answer(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
+	if got := providertest.Answers(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
 		t.Fatalf("BIND answers %v", got)
 	}
 	www, wm := observedAt(t, js, prov, "www.example.org")
@@ -81,7 +82,7 @@ func TestEndToEndWebhook(t *testing.T) {
 	if res, _ := waitResultOf(t, js, prov, "w3"); res.Status != events.ResultApplied || res.Applied != 2 {
 		t.Fatalf("w3: %+v", res)
 	}
-	if got := answer(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
+	if got := providertest.Answers(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
 		t.Fatalf("after w3 BIND answers %v", got)
 	}
 	waitFor(t, "tombstone of the TXT", func() bool {

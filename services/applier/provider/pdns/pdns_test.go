@@ -8,12 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/services/applier/provider/providertest"
+
 	"github.com/miekg/dns"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/pdns"
-	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
 	pdnsenv "github.com/zonestream/zonestream/testenv/pdns"
 )
 
@@ -36,32 +37,6 @@ func newProvider(t *testing.T, s *pdnsenv.Server, mod func(*pdns.Config)) *pdns.
 func ep(name, typ string, ttl int64, targets ...string) *events.Endpoint {
 	e := events.NewEndpoint(name, typ, ttl, targets...)
 	return &e
-}
-
-// answers asks PowerDNS over DNS, on its loopback port.
-func answers(t *testing.T, s *pdnsenv.Server, name string, qtype uint16) []string {
-	t.Helper()
-	rrs, err := s.Query(name, qtype)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, rr := range rrs {
-		if rr.Header().Rrtype == qtype {
-			out = append(out, rfc2136.Target(rr))
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func find(eps []events.Endpoint, name, typ string) *events.Endpoint {
-	for i := range eps {
-		if eps[i].DNSName == name && eps[i].RecordType == typ {
-			return &eps[i]
-		}
-	}
-	return nil
 }
 
 func TestLifecycle(t *testing.T) {
@@ -88,19 +63,19 @@ func TestLifecycle(t *testing.T) {
 	if err := p.Apply(ctx, "example.org", create); err != nil {
 		t.Fatal(err)
 	}
-	if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1", "192.0.2.2"}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1", "192.0.2.2"}) {
 		t.Fatalf("A: %v", got)
 	}
-	if got := answers(t, s, "www.example.org", dns.TypeTXT); !slices.Equal(got, []string{owner}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeTXT); !slices.Equal(got, []string{owner}) {
 		t.Fatalf("TXT: %v", got)
 	}
-	if got := answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{long, odd}) && !slices.Equal(got, []string{odd, long}) {
+	if got := providertest.Answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{long, odd}) && !slices.Equal(got, []string{odd, long}) {
 		t.Fatalf("long TXT: %q", got)
 	}
-	if got := answers(t, s, "alias.example.org", dns.TypeCNAME); !slices.Equal(got, []string{"www.example.org"}) {
+	if got := providertest.Answers(t, s, "alias.example.org", dns.TypeCNAME); !slices.Equal(got, []string{"www.example.org"}) {
 		t.Fatalf("CNAME: %v", got)
 	}
-	if got := answers(t, s, "v6.example.org", dns.TypeAAAA); !slices.Equal(got, []string{"2001:db8::1"}) {
+	if got := providertest.Answers(t, s, "v6.example.org", dns.TypeAAAA); !slices.Equal(got, []string{"2001:db8::1"}) {
 		t.Fatalf("AAAA: %v", got)
 	}
 
@@ -108,25 +83,25 @@ func TestLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := find(eps, "www.example.org", "A"); a == nil || a.RecordTTL != 120 || !slices.Equal(a.Targets, []string{"192.0.2.1", "192.0.2.2"}) {
+	if a := providertest.Find(eps, "www.example.org", "A"); a == nil || a.RecordTTL != 120 || !slices.Equal(a.Targets, []string{"192.0.2.1", "192.0.2.2"}) {
 		t.Fatalf("listing A: %+v", a)
 	}
-	if txt := find(eps, "www.example.org", "TXT"); txt == nil || txt.RecordTTL != 300 || !slices.Equal(txt.Targets, []string{owner}) {
+	if txt := providertest.Find(eps, "www.example.org", "TXT"); txt == nil || txt.RecordTTL != 300 || !slices.Equal(txt.Targets, []string{owner}) {
 		t.Fatalf("listing TXT: %+v", txt)
 	}
-	if l := find(eps, "long.example.org", "TXT"); l == nil || !slices.Equal(l.Targets, events.NewEndpoint("x", "TXT", 0, long, odd).Targets) {
+	if l := providertest.Find(eps, "long.example.org", "TXT"); l == nil || !slices.Equal(l.Targets, events.NewEndpoint("x", "TXT", 0, long, odd).Targets) {
 		t.Fatalf("listing long TXT: %+v", l)
 	}
-	if c := find(eps, "alias.example.org", "CNAME"); c == nil || !slices.Equal(c.Targets, []string{"www.example.org"}) {
+	if c := providertest.Find(eps, "alias.example.org", "CNAME"); c == nil || !slices.Equal(c.Targets, []string{"www.example.org"}) {
 		t.Fatalf("listing CNAME: %+v", c)
 	}
-	if v6 := find(eps, "v6.example.org", "AAAA"); v6 == nil || !slices.Equal(v6.Targets, []string{"2001:db8::1"}) {
+	if v6 := providertest.Find(eps, "v6.example.org", "AAAA"); v6 == nil || !slices.Equal(v6.Targets, []string{"2001:db8::1"}) {
 		t.Fatalf("listing AAAA: %+v", v6)
 	}
-	if ns := find(eps, "example.org", "NS"); ns == nil || !slices.Equal(ns.Targets, []string{"ns.example.org"}) {
+	if ns := providertest.Find(eps, "example.org", "NS"); ns == nil || !slices.Equal(ns.Targets, []string{"ns.example.org"}) {
 		t.Fatalf("listing NS: %+v", ns)
 	}
-	if find(eps, "example.org", "SOA") != nil {
+	if providertest.Find(eps, "example.org", "SOA") != nil {
 		t.Fatal("SOA listed")
 	}
 	if !slices.IsSortedFunc(eps, events.CompareEndpoints) {
@@ -139,21 +114,21 @@ func TestLifecycle(t *testing.T) {
 
 	// Update: Old is the listed state (the TXT's precondition holds as
 	// listed, escapes and all).
-	old := find(eps, "www.example.org", "A")
-	oldLong := find(eps, "long.example.org", "TXT")
+	old := providertest.Find(eps, "www.example.org", "A")
+	oldLong := providertest.Find(eps, "long.example.org", "TXT")
 	if err := p.Apply(ctx, "example.org", []events.Change{
 		{Old: old, New: ep("www.example.org", "A", 0, "192.0.2.3")},
 		{Old: oldLong, New: ep("long.example.org", "TXT", 0, "short")},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
 		t.Fatalf("after update: %v", got)
 	}
 	if rrs, _ := s.Query("www.example.org", dns.TypeA); len(rrs) != 1 || rrs[0].Header().Ttl != 300 {
 		t.Fatalf("updated A without TTL: want the default TTL, got %v", rrs)
 	}
-	if got := answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{"short"}) {
+	if got := providertest.Answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{"short"}) {
 		t.Fatalf("after TXT update: %q", got)
 	}
 
@@ -166,10 +141,10 @@ func TestLifecycle(t *testing.T) {
 	if !errors.Is(err, provider.ErrStale) {
 		t.Fatalf("stale apply: %v", err)
 	}
-	if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
 		t.Fatalf("after stale: %v", got)
 	}
-	if got := answers(t, s, "other.example.org", dns.TypeA); len(got) != 0 {
+	if got := providertest.Answers(t, s, "other.example.org", dns.TypeA); len(got) != 0 {
 		t.Fatalf("stale batch partly applied: %v", got)
 	}
 	// Stale create: the RRset exists.
@@ -190,17 +165,17 @@ func TestLifecycle(t *testing.T) {
 	if err := p.Apply(ctx, "example.org", del); err != nil {
 		t.Fatal(err)
 	}
-	if got := answers(t, s, "www.example.org", dns.TypeA); len(got) != 0 {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); len(got) != 0 {
 		t.Fatalf("after delete: %v", got)
 	}
-	if got := answers(t, s, "alias.example.org", dns.TypeCNAME); len(got) != 0 {
+	if got := providertest.Answers(t, s, "alias.example.org", dns.TypeCNAME); len(got) != 0 {
 		t.Fatalf("CNAME after delete: %v", got)
 	}
 	eps, err = p.Records(ctx, "example.org")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if find(eps, "www.example.org", "A") != nil || find(eps, "www.example.org", "TXT") != nil || find(eps, "alias.example.org", "CNAME") != nil {
+	if providertest.Find(eps, "www.example.org", "A") != nil || providertest.Find(eps, "www.example.org", "TXT") != nil || providertest.Find(eps, "alias.example.org", "CNAME") != nil {
 		t.Fatalf("deleted RRsets still listed: %+v", eps)
 	}
 }
@@ -218,7 +193,7 @@ func TestStaleAfterOutOfBandChange(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := find(seen, "web.example.org", "A")
+	old := providertest.Find(seen, "web.example.org", "A")
 	if old == nil {
 		t.Fatalf("not listed: %+v", seen)
 	}
@@ -253,14 +228,14 @@ func TestStaleAfterOutOfBandChange(t *testing.T) {
 		if err := p.Apply(ctx, "example.org", changes); !errors.Is(err, provider.ErrStale) {
 			t.Fatalf("%s: want ErrStale, got %v", name, err)
 		}
-		if got := answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.77"}) {
+		if got := providertest.Answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.77"}) {
 			t.Fatalf("%s: stale plan changed web: %v", name, got)
 		}
-		if got := answers(t, s, "txt.example.org", dns.TypeTXT); !slices.Equal(got, []string{"planted"}) {
+		if got := providertest.Answers(t, s, "txt.example.org", dns.TypeTXT); !slices.Equal(got, []string{"planted"}) {
 			t.Fatalf("%s: stale plan changed txt: %v", name, got)
 		}
 		for _, n := range []string{"new", "a", "j"} {
-			if got := answers(t, s, n+".example.org", dns.TypeA); len(got) != 0 {
+			if got := providertest.Answers(t, s, n+".example.org", dns.TypeA); len(got) != 0 {
 				t.Fatalf("%s: stale batch partly applied: %s %v", name, n, got)
 			}
 		}
@@ -275,10 +250,10 @@ func TestStaleAfterOutOfBandChange(t *testing.T) {
 	if err := p.Apply(ctx, "example.org", cs); err != nil {
 		t.Fatal(err)
 	}
-	if got := answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
+	if got := providertest.Answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
 		t.Fatalf("web: %v", got)
 	}
-	if got := answers(t, s, "j.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.10"}) {
+	if got := providertest.Answers(t, s, "j.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.10"}) {
 		t.Fatalf("j: %v", got)
 	}
 }
@@ -298,7 +273,7 @@ func TestChangesInOrder(t *testing.T) {
 	if err := p.Apply(ctx, "example.org", changes); err != nil {
 		t.Fatal(err)
 	}
-	if got := answers(t, s, "seq.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
+	if got := providertest.Answers(t, s, "seq.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
 		t.Fatalf("seq: %v", got)
 	}
 	// A precondition that only a previous change of the batch breaks.
@@ -309,7 +284,7 @@ func TestChangesInOrder(t *testing.T) {
 	if err := p.Apply(ctx, "example.org", bad); !errors.Is(err, provider.ErrStale) {
 		t.Fatalf("want ErrStale, got %v", err)
 	}
-	if got := answers(t, s, "seq.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
+	if got := providertest.Answers(t, s, "seq.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
 		t.Fatalf("seq after stale: %v", got)
 	}
 }
@@ -340,11 +315,11 @@ func TestPermanentErrors(t *testing.T) {
 		}
 		t.Logf("%s: %v", name, err)
 		// One PATCH: the good change of the batch is not applied either.
-		if got := answers(t, s, "good.example.org", dns.TypeA); len(got) != 0 {
+		if got := providertest.Answers(t, s, "good.example.org", dns.TypeA); len(got) != 0 {
 			t.Fatalf("%s: batch partly applied: %v", name, got)
 		}
 	}
-	if got := answers(t, s, "host.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
+	if got := providertest.Answers(t, s, "host.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
 		t.Fatalf("host: %v", got)
 	}
 	// A zone PowerDNS does not have.
@@ -371,7 +346,7 @@ func TestPermanentErrors(t *testing.T) {
 	if time.Since(start) > time.Second {
 		t.Fatalf("a permanent error was retried: %s", time.Since(start))
 	}
-	if got := answers(t, s, "x.example.org", dns.TypeA); len(got) != 0 {
+	if got := providertest.Answers(t, s, "x.example.org", dns.TypeA); len(got) != 0 {
 		t.Fatalf("wrong key wrote: %v", got)
 	}
 	// A wrong server id.

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/services/applier/provider/providertest"
+
 	"github.com/miekg/dns"
 
 	"github.com/zonestream/zonestream/events"
@@ -39,31 +41,6 @@ func ep(name, typ string, ttl int64, targets ...string) *events.Endpoint {
 	return &e
 }
 
-func answers(t *testing.T, s *bind.Server, name string, qtype uint16) []string {
-	t.Helper()
-	rrs, err := s.Query(name, qtype)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, rr := range rrs {
-		if rr.Header().Rrtype == qtype {
-			out = append(out, rfc2136.Target(rr))
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-func find(eps []events.Endpoint, name, typ string) *events.Endpoint {
-	for i := range eps {
-		if eps[i].DNSName == name && eps[i].RecordType == typ {
-			return &eps[i]
-		}
-	}
-	return nil
-}
-
 func TestLifecycle(t *testing.T) {
 	s := bind.StartT(t, "example.org")
 	p := newProvider(t, s, nil)
@@ -80,13 +57,13 @@ func TestLifecycle(t *testing.T) {
 	if err := p.Apply(ctx, "example.org", create); err != nil {
 		t.Fatal(err)
 	}
-	if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1", "192.0.2.2"}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1", "192.0.2.2"}) {
 		t.Fatalf("A: %v", got)
 	}
-	if got := answers(t, s, "www.example.org", dns.TypeTXT); !slices.Equal(got, []string{owner}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeTXT); !slices.Equal(got, []string{owner}) {
 		t.Fatalf("TXT: %v", got)
 	}
-	if got := answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{long}) {
+	if got := providertest.Answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{long}) {
 		t.Fatalf("long TXT: %q", got)
 	}
 
@@ -94,31 +71,31 @@ func TestLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := find(eps, "www.example.org", "A"); a == nil || a.RecordTTL != 120 || !slices.Equal(a.Targets, []string{"192.0.2.1", "192.0.2.2"}) {
+	if a := providertest.Find(eps, "www.example.org", "A"); a == nil || a.RecordTTL != 120 || !slices.Equal(a.Targets, []string{"192.0.2.1", "192.0.2.2"}) {
 		t.Fatalf("listing A: %+v", a)
 	}
-	if txt := find(eps, "www.example.org", "TXT"); txt == nil || txt.RecordTTL != 300 || txt.Targets[0] != owner {
+	if txt := providertest.Find(eps, "www.example.org", "TXT"); txt == nil || txt.RecordTTL != 300 || txt.Targets[0] != owner {
 		t.Fatalf("listing TXT: %+v", txt)
 	}
-	if l := find(eps, "long.example.org", "TXT"); l == nil || l.Targets[0] != long {
+	if l := providertest.Find(eps, "long.example.org", "TXT"); l == nil || l.Targets[0] != long {
 		t.Fatalf("listing long TXT: %+v", l)
 	}
-	if c := find(eps, "alias.example.org", "CNAME"); c == nil || c.Targets[0] != "www.example.org" {
+	if c := providertest.Find(eps, "alias.example.org", "CNAME"); c == nil || c.Targets[0] != "www.example.org" {
 		t.Fatalf("listing CNAME: %+v", c)
 	}
-	if ns := find(eps, "example.org", "NS"); ns == nil || ns.Targets[0] != "ns.example.org" {
+	if ns := providertest.Find(eps, "example.org", "NS"); ns == nil || ns.Targets[0] != "ns.example.org" {
 		t.Fatalf("listing NS: %+v", ns)
 	}
-	if find(eps, "example.org", "SOA") != nil {
+	if providertest.Find(eps, "example.org", "SOA") != nil {
 		t.Fatal("SOA listed")
 	}
 
 	// Update: Old is the listed state.
-	old := find(eps, "www.example.org", "A")
+	old := providertest.Find(eps, "www.example.org", "A")
 	if err := p.Apply(ctx, "example.org", []events.Change{{Old: old, New: ep("www.example.org", "A", 0, "192.0.2.3")}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
 		t.Fatalf("after update: %v", got)
 	}
 
@@ -131,10 +108,10 @@ func TestLifecycle(t *testing.T) {
 	if !errors.Is(err, provider.ErrStale) {
 		t.Fatalf("stale apply: %v", err)
 	}
-	if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
 		t.Fatalf("after stale: %v", got)
 	}
-	if got := answers(t, s, "other.example.org", dns.TypeA); len(got) != 0 {
+	if got := providertest.Answers(t, s, "other.example.org", dns.TypeA); len(got) != 0 {
 		t.Fatalf("stale batch partly applied: %v", got)
 	}
 	// Stale create: the RRset exists.
@@ -150,14 +127,14 @@ func TestLifecycle(t *testing.T) {
 	if err := p.Apply(ctx, "example.org", del); err != nil {
 		t.Fatal(err)
 	}
-	if got := answers(t, s, "www.example.org", dns.TypeA); len(got) != 0 {
+	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); len(got) != 0 {
 		t.Fatalf("after delete: %v", got)
 	}
 	eps, err = p.Records(ctx, "example.org")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if find(eps, "www.example.org", "A") != nil || find(eps, "www.example.org", "TXT") != nil {
+	if providertest.Find(eps, "www.example.org", "A") != nil || providertest.Find(eps, "www.example.org", "TXT") != nil {
 		t.Fatalf("deleted RRsets still listed: %+v", eps)
 	}
 }
@@ -278,10 +255,10 @@ func TestTSIGAlgorithms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if find(eps, "www.example.org", "A") == nil {
+			if providertest.Find(eps, "www.example.org", "A") == nil {
 				t.Fatalf("not listed: %+v", eps)
 			}
-			if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
+			if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
 				t.Fatalf("A: %v", got)
 			}
 		})

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/services/applier/provider/providertest"
+
 	"github.com/miekg/dns"
 
 	"github.com/zonestream/zonestream/events"
@@ -530,18 +532,7 @@ func TestAgainstBIND(t *testing.T) {
 	if zones, err := c.Zones(ctx(t)); err != nil || !slices.Equal(zones, []string{"example.org"}) {
 		t.Fatalf("zones %v %v", zones, err)
 	}
-	query := func(name string, qt uint16) []string {
-		rrs, err := b.Query(name, qt)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []string
-		for _, rr := range rrs {
-			out = append(out, rfc2136.Target(rr))
-		}
-		slices.Sort(out)
-		return out
-	}
+	query := func(name string, qt uint16) []string { return providertest.Answers(t, b, name, qt) }
 
 	if err := c.Apply(ctx(t), "example.org", []events.Change{{New: ep("www.example.org", "A", "192.0.2.1", "192.0.2.2")}}); err != nil {
 		t.Fatal(err)
