@@ -109,30 +109,45 @@ func Watch(ctx context.Context, js jetstream.JetStream, stream string, filters [
 	return caughtUp, nil
 }
 
+// ReadLast calls fn for the last message of every subject of stream
+// matching filters, and returns once it has seen them all. fn may still be
+// called for a newer message while ReadLast returns: callers guard what fn
+// writes and stop taking messages in once it has returned.
+func ReadLast(ctx context.Context, js jetstream.JetStream, stream string, filters []string, fn func(Received), opts ...WatchOption) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	caughtUp, err := Watch(wctx, js, stream, filters, fn, opts...)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-caughtUp:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // LastHashes returns the content hash of the last message on every subject
 // of stream matching filter: what a service published before it restarted,
 // so that it stays quiet about what has not changed.
 func LastHashes(ctx context.Context, js jetstream.JetStream, stream, filter string) (map[string]string, error) {
 	hashes := make(map[string]string)
 	var mu sync.Mutex
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	caughtUp, err := Watch(wctx, js, stream, []string{filter}, func(r Received) {
+	done := false
+	err := ReadLast(ctx, js, stream, []string{filter}, func(r Received) {
 		mu.Lock()
-		hashes[r.Subject] = r.Hash()
-		mu.Unlock()
+		defer mu.Unlock()
+		if !done {
+			hashes[r.Subject] = r.Hash()
+		}
 	}, HeadersOnly())
 	if err != nil {
 		return nil, err
 	}
-	select {
-	case <-caughtUp:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	cancel()
 	mu.Lock()
 	defer mu.Unlock()
+	done = true
 	return hashes, nil
 }
 

@@ -39,7 +39,8 @@ func (o ObjectRef) Resource() string {
 // Subject is the sources-stream subject the object is published under.
 func (o ObjectRef) Subject() string { return SourceSubject(o.Cluster, o.Source, o.Namespace, o.Name) }
 
-func compareRefs(a, b ObjectRef) int {
+// CompareRefs orders objects by cluster, source, namespace, name.
+func CompareRefs(a, b ObjectRef) int {
 	return cmp.Or(cmp.Compare(a.Cluster, b.Cluster), cmp.Compare(a.Source, b.Source),
 		cmp.Compare(a.Namespace, b.Namespace), cmp.Compare(a.Name, b.Name))
 }
@@ -91,6 +92,18 @@ type DesiredState struct {
 	Contributors []ObjectRef `msgpack:"contributors,omitempty" json:"contributors,omitempty"`
 	// Losers are objects that wanted this name and were outranked.
 	Losers []Loser `msgpack:"losers,omitempty" json:"losers,omitempty"`
+	// Owners says which objects each RRset's records come from. Dedup
+	// reads it back at start, so that the object holding a record keeps it
+	// across restarts.
+	Owners []RRsetOwner `msgpack:"owners,omitempty" json:"owners,omitempty"`
+}
+
+// RRsetOwner names the objects an RRset at a name comes from: one object,
+// or one per cluster when clusters are merged.
+type RRsetOwner struct {
+	RecordType    string      `msgpack:"recordType" json:"recordType"`
+	SetIdentifier string      `msgpack:"setIdentifier,omitempty" json:"setIdentifier,omitempty"`
+	Objects       []ObjectRef `msgpack:"objects" json:"objects"`
 }
 
 // Loser is an object whose endpoints at a name lost, and why.
@@ -103,9 +116,15 @@ func (*DesiredState) Schema() Schema { return Schema{"desired", 1} }
 func (d *DesiredState) canonicalize() {
 	d.DNSName = NormalizeName(d.DNSName)
 	SortEndpoints(d.Endpoints)
-	slices.SortFunc(d.Contributors, compareRefs)
+	slices.SortFunc(d.Contributors, CompareRefs)
 	slices.SortFunc(d.Losers, func(a, b Loser) int {
-		return cmp.Or(compareRefs(a.Object, b.Object), cmp.Compare(a.Reason, b.Reason))
+		return cmp.Or(CompareRefs(a.Object, b.Object), cmp.Compare(a.Reason, b.Reason))
+	})
+	for i := range d.Owners {
+		slices.SortFunc(d.Owners[i].Objects, CompareRefs)
+	}
+	slices.SortFunc(d.Owners, func(a, b RRsetOwner) int {
+		return cmp.Or(cmp.Compare(a.RecordType, b.RecordType), cmp.Compare(a.SetIdentifier, b.SetIdentifier))
 	})
 }
 

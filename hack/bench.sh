@@ -10,3 +10,6 @@ go test -run '^$' -bench 'BenchmarkConverge' -benchtime=1x ./cmd/zonestream/
 # Planner with 100k names in place (issue 4's figures).
 go test -run '^$' -bench 'BenchmarkPlanOneNameChange|BenchmarkPlanBusyZoneFlood' -benchtime=2000x ./services/planner/
 go test -run '^$' -bench 'BenchmarkFirstPlan|BenchmarkMemoryPerName' -benchtime=1x ./services/planner/
+# Dedup with 100k names in place: one changed object recomputed and published; heap per name.
+go test -run '^$' -bench 'BenchmarkMergeOneChange' -benchmem -benchtime=2000x ./services/dedup/
+go test -run '^$' -bench 'BenchmarkMemoryPerName' -benchtime=1x ./services/dedup/

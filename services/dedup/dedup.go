@@ -21,10 +21,23 @@ import (
 	"github.com/zonestream/zonestream/events/service"
 )
 
+// Cluster policies: what happens when several clusters want one name.
+const (
+	// ClusterPolicyMerge unites the clusters' records: one name served by
+	// all of them.
+	ClusterPolicyMerge = "merge"
+	// ClusterPolicyPriority gives the name to the best-ranked cluster alone.
+	ClusterPolicyPriority = "priority"
+)
+
 // Config is dedup's configuration.
 type Config struct {
 	// SourcePriority ranks sources, best first (--source-priority).
 	SourcePriority service.StringList
+	// ClusterPolicy is ClusterPolicyMerge or ClusterPolicyPriority (--cluster-policy).
+	ClusterPolicy string
+	// ClusterPriority ranks clusters, best first (--cluster-priority).
+	ClusterPriority service.StringList
 }
 
 // RegisterFlags adds dedup's flags.
@@ -32,19 +45,35 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(&c.SourcePriority, "source-priority",
 		"sources in order of priority, best first (e.g. crd,ingress,service); when several sources want one name, "+
 			"the best keeps it whole. Unlisted sources rank last. Repeatable or comma-separated")
+	fs.StringVar(&c.ClusterPolicy, "cluster-policy", ClusterPolicyMerge,
+		"when several clusters want one name: merge (serve the records of all of them) or "+
+			"priority (the best cluster by --cluster-priority keeps the name alone)")
+	fs.Var(&c.ClusterPriority, "cluster-priority",
+		"clusters in order of priority, best first, for --cluster-policy=priority; unlisted clusters rank last, "+
+			"ties go to the lower cluster name. Repeatable or comma-separated")
 }
 
 // Dedup is the dedup service.
 type Dedup struct {
 	cfg      Config
-	rank     ranking
+	rules    rules
 	log      *slog.Logger
 	caughtUp atomic.Bool
 }
 
 // New validates the configuration.
 func New(cfg Config, logger *slog.Logger) (*Dedup, error) {
-	return &Dedup{cfg: cfg, rank: newRanking(cfg.SourcePriority), log: logger}, nil
+	if cfg.ClusterPolicy == "" {
+		cfg.ClusterPolicy = ClusterPolicyMerge
+	}
+	if cfg.ClusterPolicy != ClusterPolicyMerge && cfg.ClusterPolicy != ClusterPolicyPriority {
+		return nil, fmt.Errorf("--cluster-policy=%q: want %q or %q", cfg.ClusterPolicy, ClusterPolicyMerge, ClusterPolicyPriority)
+	}
+	return &Dedup{cfg: cfg, log: logger, rules: rules{
+		sources:       newRanking(cfg.SourcePriority),
+		clusters:      newRanking(cfg.ClusterPriority),
+		mergeClusters: cfg.ClusterPolicy == ClusterPolicyMerge,
+	}}, nil
 }
 
 // Ready reports whether dedup has replayed the sources stream.
@@ -59,12 +88,11 @@ func (d *Dedup) Ready() error {
 func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 	d.caughtUp.Store(false)
 	caughtUpGauge.Set(0)
-	published, err := events.LastHashes(ctx, js, events.StreamDesired, events.SubjectDesired+".>")
+	published, err := readBack(ctx, js, d.log)
 	if err != nil {
 		return fmt.Errorf("read back desired state: %w", err)
 	}
-	r := &run{Dedup: d, js: js, state: newState(), published: published, dirty: map[string]string{},
-		clusters: map[string]bool{}}
+	r := d.newRun(js, published)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -119,11 +147,16 @@ type run struct {
 	*Dedup
 	js        jetstream.JetStream
 	state     *state
-	published map[string]string // desired subject -> content hash last published
+	published *published
 	dirty     map[string]string // names to recompute -> event id that caused it
 	// clusters maps every cluster seen on the sources stream to whether
 	// its collector has said it synced.
 	clusters map[string]bool
+}
+
+func (d *Dedup) newRun(js jetstream.JetStream, p *published) *run {
+	return &run{Dedup: d, js: js, state: newState(), published: p, dirty: map[string]string{},
+		clusters: map[string]bool{}}
 }
 
 func (r *run) apply(ctx context.Context, m events.Received) {
@@ -177,14 +210,14 @@ func (r *run) publishComplete(ctx context.Context) error {
 	mark := &events.DesiredComplete{Clusters: clusters}
 	subject := events.DesiredCompleteSubject()
 	hash, err := events.HashOf(mark)
-	if err != nil || hash == r.published[subject] {
+	if err != nil || hash == r.published.hashes[subject] {
 		return err
 	}
 	if _, _, err := events.Publish(ctx, r.js, subject, mark, ""); err != nil {
 		publishErrors.Inc()
 		return err
 	}
-	r.published[subject] = hash
+	r.published.hashes[subject] = hash
 	r.log.Info("desired state complete", "clusters", clusters)
 	return nil
 }
@@ -197,7 +230,7 @@ func (r *run) markAll() {
 			r.dirty[n] = ""
 		}
 	}
-	for subj := range r.published {
+	for subj := range r.published.hashes {
 		if events.IsMarker(subj) {
 			continue
 		}
@@ -224,13 +257,12 @@ func (r *run) flush(ctx context.Context) error {
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		d := merge(name, r.state.contributions(name), r.rank)
-		subject := events.DesiredSubject(name)
-		hash, err := events.HashOf(d)
+		d, hash, err := r.desired(name)
 		if err != nil {
 			return err
 		}
-		prev, known := r.published[subject]
+		subject := events.DesiredSubject(name)
+		prev, known := r.published.hashes[subject]
 		if prev == hash || !known && len(d.Endpoints) == 0 && len(d.Losers) == 0 {
 			skipped.Inc()
 			delete(r.dirty, name)
@@ -240,13 +272,29 @@ func (r *run) flush(ctx context.Context) error {
 			publishErrors.Inc()
 			return err
 		}
-		r.published[subject] = hash
+		r.remember(d, hash)
 		delete(r.dirty, name)
-		published.Inc()
+		publishedTotal.Inc()
 		if len(d.Losers) > 0 {
-			r.log.Info("name wanted by several sources", "name", name, "winners", len(d.Contributors), "losers", len(d.Losers))
+			losersTotal.Add(float64(len(d.Losers)))
+			r.log.Info("objects lost records at a name", "name", name, "winners", len(d.Contributors),
+				"losers", len(d.Losers), "first", d.Losers[0].Reason)
 		}
 	}
 	namesGauge.Set(float64(len(r.state.byName)))
 	return r.publishComplete(ctx)
+}
+
+// desired computes what is wanted at name now, and its content hash.
+func (r *run) desired(name string) (*events.DesiredState, string, error) {
+	d := merge(name, r.state.contributions(name), r.published.owners[name], r.rules)
+	hash, err := events.HashOf(d)
+	return d, hash, err
+}
+
+// remember notes a desired state as published: its hash, to stay quiet
+// until it changes, and its owners, for the next merge.
+func (r *run) remember(d *events.DesiredState, hash string) {
+	r.published.hashes[events.DesiredSubject(d.DNSName)] = hash
+	r.published.setOwners(d.DNSName, d.Owners)
 }

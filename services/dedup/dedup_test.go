@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -65,7 +66,11 @@ func newBus(t *testing.T) *bus {
 
 func (b *bus) publishSource(t *testing.T, name string, eps ...events.Endpoint) {
 	t.Helper()
-	ref := events.ObjectRef{Cluster: "c1", Source: "service", Namespace: "default", Name: name}
+	b.publishObject(t, events.ObjectRef{Cluster: "c1", Source: "service", Namespace: "default", Name: name}, eps...)
+}
+
+func (b *bus) publishObject(t *testing.T, ref events.ObjectRef, eps ...events.Endpoint) {
+	t.Helper()
 	if _, _, err := events.Publish(context.Background(), b.js, ref.Subject(), &events.SourceState{Object: ref, Endpoints: eps}, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +105,12 @@ func last(ds []events.DesiredState, name string) (events.DesiredState, bool) {
 
 func startDedup(t *testing.T, js jetstream.JetStream) (*dedup.Dedup, context.CancelFunc) {
 	t.Helper()
-	d, err := dedup.New(dedup.Config{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	return startDedupWith(t, js, dedup.Config{})
+}
+
+func startDedupWith(t *testing.T, js jetstream.JetStream, cfg dedup.Config) (*dedup.Dedup, context.CancelFunc) {
+	t.Helper()
+	d, err := dedup.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,17 +129,18 @@ func startDedup(t *testing.T, js jetstream.JetStream) (*dedup.Dedup, context.Can
 	return d, stop
 }
 
-func TestDedupUnionTombstoneAndQuietRestart(t *testing.T) {
+func TestDedupTieBreakTombstoneAndQuietRestart(t *testing.T) {
 	b := newBus(t)
 	a1 := events.NewEndpoint("www.example.com", "A", 0, "192.0.2.1")
 	a2 := events.NewEndpoint("www.example.com", "A", 0, "192.0.2.2")
-	b.publishSource(t, "one", a1)
 	b.publishSource(t, "two", a2)
+	b.publishSource(t, "one", a1)
 
 	_, stop := startDedup(t, b.js)
-	b.waitFor(t, "both targets", func(ds []events.DesiredState) bool {
+	b.waitFor(t, "the lower target alone", func(ds []events.DesiredState) bool {
 		d, ok := last(ds, "www.example.com")
-		return ok && len(d.Endpoints) == 1 && len(d.Endpoints[0].Targets) == 2 && len(d.Contributors) == 2
+		return ok && len(d.Endpoints) == 1 && slices.Equal(d.Endpoints[0].Targets, []string{"192.0.2.1"}) &&
+			len(d.Contributors) == 1 && len(d.Losers) == 1 && d.Losers[0].Object.Name == "two"
 	})
 	if n := b.count(); n != 1 {
 		t.Fatalf("replaying two objects published %d desired events, want 1 (nothing before catching up)", n)
@@ -143,17 +154,21 @@ func TestDedupUnionTombstoneAndQuietRestart(t *testing.T) {
 		t.Fatalf("restart published %d new events for unchanged names", n-1)
 	}
 
-	// An object changes while dedup is down: the restart publishes once.
+	// The winner goes while dedup is down: the restart hands its record
+	// to the other object, in one event.
 	stop()
-	b.publishSource(t, "two") // tombstone
+	b.publishSource(t, "one") // tombstone
 	_, stop = startDedup(t, b.js)
-	b.waitFor(t, "one target left", func(ds []events.DesiredState) bool {
+	b.waitFor(t, "the other object's target", func(ds []events.DesiredState) bool {
 		d, _ := last(ds, "www.example.com")
-		return len(d.Endpoints) == 1 && len(d.Endpoints[0].Targets) == 1
+		return len(d.Endpoints) == 1 && slices.Equal(d.Endpoints[0].Targets, []string{"192.0.2.2"}) && len(d.Losers) == 0
 	})
+	if n := b.count(); n != 2 {
+		t.Fatalf("%d desired events, want 2", n)
+	}
 
 	// The last object goes: a tombstone for the name.
-	b.publishSource(t, "one")
+	b.publishSource(t, "two")
 	b.waitFor(t, "tombstone", func(ds []events.DesiredState) bool {
 		d, _ := last(ds, "www.example.com")
 		return len(d.Endpoints) == 0

@@ -6,8 +6,10 @@ import (
 )
 
 var (
-	published = promauto.NewCounter(prometheus.CounterOpts{
+	publishedTotal = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_dedup_desired_published_total", Help: "Desired-state events published."})
+	losersTotal = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_dedup_losers_total", Help: "Objects that lost records in a published desired state (priority, tie-break, CNAME conflict)."})
 	skipped = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_dedup_desired_skipped_total", Help: "Recomputed names whose content hash was unchanged."})
 	publishErrors = promauto.NewCounter(prometheus.CounterOpts{

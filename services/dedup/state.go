@@ -9,12 +9,15 @@ import (
 // state is everything dedup knows, rebuilt from the sources stream at start:
 // the endpoints of every object, and which objects want each name.
 type state struct {
-	objects map[string]events.SourceState  // by source subject
-	byName  map[string]map[string]struct{} // DNS name -> source subjects
+	objects map[string]events.SourceState // by source subject
+	// byName maps a DNS name to the subjects of the objects wanting it,
+	// sorted: a slice, as most names are wanted by one object and a map
+	// per name would cost several times more memory.
+	byName map[string][]string
 }
 
 func newState() *state {
-	return &state{objects: map[string]events.SourceState{}, byName: map[string]map[string]struct{}{}}
+	return &state{objects: map[string]events.SourceState{}, byName: map[string][]string{}}
 }
 
 // set records an object's new endpoints and returns every name whose
@@ -24,13 +27,18 @@ func (s *state) set(subject string, src events.SourceState) []string {
 	if old, ok := s.objects[subject]; ok {
 		for _, ep := range old.Endpoints {
 			touched[ep.DNSName] = struct{}{}
-			if set := s.byName[ep.DNSName]; set != nil {
-				delete(set, subject)
-				if len(set) == 0 {
+			if i, found := slices.BinarySearch(s.byName[ep.DNSName], subject); found {
+				s.byName[ep.DNSName] = slices.Delete(s.byName[ep.DNSName], i, i+1)
+				if len(s.byName[ep.DNSName]) == 0 {
 					delete(s.byName, ep.DNSName)
 				}
 			}
 		}
+	}
+	// Normalized once here, so that every comparison in merge sees one
+	// spelling of each name and target.
+	for i := range src.Endpoints {
+		src.Endpoints[i].Normalize()
 	}
 	if src.IsTombstone() {
 		delete(s.objects, subject)
@@ -39,12 +47,9 @@ func (s *state) set(subject string, src events.SourceState) []string {
 	}
 	for _, ep := range src.Endpoints {
 		touched[ep.DNSName] = struct{}{}
-		set := s.byName[ep.DNSName]
-		if set == nil {
-			set = map[string]struct{}{}
-			s.byName[ep.DNSName] = set
+		if i, found := slices.BinarySearch(s.byName[ep.DNSName], subject); !found {
+			s.byName[ep.DNSName] = slices.Insert(s.byName[ep.DNSName], i, subject)
 		}
-		set[subject] = struct{}{}
 	}
 	names := make([]string, 0, len(touched))
 	for n := range touched {
@@ -56,11 +61,7 @@ func (s *state) set(subject string, src events.SourceState) []string {
 
 // contributions lists what each object wants at name, in a fixed order.
 func (s *state) contributions(name string) []contribution {
-	subjects := make([]string, 0, len(s.byName[name]))
-	for subj := range s.byName[name] {
-		subjects = append(subjects, subj)
-	}
-	slices.Sort(subjects)
+	subjects := s.byName[name]
 	out := make([]contribution, 0, len(subjects))
 	for _, subj := range subjects {
 		obj := s.objects[subj]
