@@ -13,3 +13,12 @@ go test -run '^$' -bench 'BenchmarkFirstPlan|BenchmarkMemoryPerName' -benchtime=
 # Dedup with 100k names in place: one changed object recomputed and published; heap per name.
 go test -run '^$' -bench 'BenchmarkMergeOneChange' -benchmem -benchtime=2000x ./services/dedup/
 go test -run '^$' -bench 'BenchmarkMemoryPerName' -benchtime=1x ./services/dedup/
+# Applier: changes/s applied to BIND and PowerDNS by zonestream's applier
+# next to a bare client (miekg/dns UPDATEs, plain PATCHes) on the same
+# server in the same run; zs/bare is the ratio.
+go test -run '^$' -bench 'BenchmarkApply' -benchtime=3x ./services/applier/
+# Collector at scale (real kube-apiserver, embedded JetStream): 10k Services;
+# 1k Gateways with 10k HTTPRoutes. Heap/RSS, cache bytes per object with and
+# without the transform, sync -> all published, one Gateway change -> its
+# routes republished.
+go test -run '^$' -bench 'BenchmarkCollectorServices|BenchmarkCollectorGatewayRoutes' -benchtime=1x -timeout 30m ./services/collector/

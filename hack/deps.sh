@@ -29,3 +29,5 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 hack/kube-assets.sh
+# CoreDNS with its etcd plugin, for the coredns provider's tests (testenv/coredns).
+hack/coredns.sh

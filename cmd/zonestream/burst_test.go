@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -28,31 +27,7 @@ type pipeline struct {
 }
 
 func startPipeline(t *testing.T, natsURL string, cluster *kube.Cluster, ns *bind.Server, zone string) *pipeline {
-	common := []string{"--nats-url=" + natsURL, "--metrics-address=127.0.0.1:0"}
-	all := rfc2136Flags(ns, zone, "burst")
-	pick := func(prefixes ...string) []string {
-		var out []string
-		for _, f := range all {
-			for _, p := range prefixes {
-				if strings.HasPrefix(f, p) {
-					out = append(out, f)
-				}
-			}
-		}
-		return out
-	}
-	args := map[string][]string{
-		"collector": {"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--cluster-name=burst"},
-		"dedup":     nil,
-		"planner":   pick("--domain-filter", "--txt-owner-id", "--policy", "--registry"),
-		"applier":   append(pick("--provider", "--rfc2136"), "--interval=5s"),
-	}
-	p := &pipeline{}
-	for _, st := range stages {
-		a := append([]string{st.name}, append(slices.Clone(common), args[st.name]...)...)
-		p.stages = append(p.stages, startProcess(t, st.name, a...))
-	}
-	return p
+	return startStages(t, natsURL, cluster, "burst", rfc2136Flags(ns, zone, "burst"), "--interval=5s")
 }
 
 // planTap records, from a plain NATS subscription, every plan published:

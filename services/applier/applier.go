@@ -13,10 +13,12 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/time/rate"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier/provider"
+	"github.com/zonestream/zonestream/services/applier/provider/coredns"
 	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
 	"github.com/zonestream/zonestream/services/applier/provider/pdns"
 	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
@@ -29,10 +31,11 @@ const (
 	ProviderRFC2136  = "rfc2136"
 	ProviderPDNS     = "pdns"
 	ProviderWebhook  = "webhook"
+	ProviderCoreDNS  = "coredns"
 )
 
 // providerNames lists --provider's values, for help and errors.
-const providerNames = "inmemory, rfc2136, pdns or webhook"
+const providerNames = "inmemory, rfc2136, pdns, coredns or webhook"
 
 // Service is the name the applier uses for dead letters and logs.
 const Service = "applier"
@@ -47,10 +50,19 @@ type Config struct {
 	Interval   time.Duration
 	DefaultTTL int64
 
+	// ZonesCacheDuration is how long the provider's zone list is kept
+	// (0: listed every time).
+	ZonesCacheDuration time.Duration
+	// RateLimit is the most provider calls per second (0: no limit), with
+	// bursts of up to RateBurst calls.
+	RateLimit float64
+	RateBurst int
+
 	InMemory inmemory.Config
 	RFC2136  rfc2136.Config
 	PDNS     pdns.Config
 	Webhook  webhook.Config
+	CoreDNS  coredns.Config
 
 	// AckWait is how long NATS waits for a plan's ack before redelivering
 	// it after a crash (default 15s; the applier signals progress while it
@@ -64,10 +76,14 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Provider, "provider", "", "the DNS provider to apply plans to: "+providerNames)
 	fs.DurationVar(&c.Interval, "interval", time.Minute, "how often the provider's zones are listed in full (drift repair)")
 	fs.Int64Var(&c.DefaultTTL, "default-ttl", provider.DefaultTTL, "TTL of records whose endpoint sets none")
+	fs.DurationVar(&c.ZonesCacheDuration, "zones-cache-duration", 0, "how long the provider's zone list is cached (0s: listed every time)")
+	fs.Float64Var(&c.RateLimit, "provider-rate-limit", 0, "the most calls per second made to the provider (0: no limit)")
+	fs.IntVar(&c.RateBurst, "provider-rate-burst", 10, "how many provider calls may go at once above --provider-rate-limit")
 	c.InMemory.RegisterFlags(fs)
 	c.RFC2136.RegisterFlags(fs)
 	c.PDNS.RegisterFlags(fs)
 	c.Webhook.RegisterFlags(fs)
+	c.CoreDNS.RegisterFlags(fs)
 }
 
 func (c *Config) validate() error {
@@ -76,6 +92,15 @@ func (c *Config) validate() error {
 	}
 	if c.DefaultTTL <= 0 {
 		return fmt.Errorf("--default-ttl must be positive, got %d", c.DefaultTTL)
+	}
+	if c.ZonesCacheDuration < 0 {
+		return fmt.Errorf("--zones-cache-duration must not be negative, got %s", c.ZonesCacheDuration)
+	}
+	if c.RateLimit < 0 {
+		return fmt.Errorf("--provider-rate-limit must not be negative, got %g", c.RateLimit)
+	}
+	if c.RateLimit > 0 && c.RateBurst < 1 {
+		return fmt.Errorf("--provider-rate-burst must be at least 1 with --provider-rate-limit, got %d", c.RateBurst)
 	}
 	if c.AckWait <= 0 {
 		c.AckWait = 15 * time.Second
@@ -87,7 +112,8 @@ func (c *Config) validate() error {
 type Applier struct {
 	cfg  Config
 	name string
-	prov provider.Provider
+	raw  provider.Provider // as built
+	prov provider.Provider // raw, rate limited and zone-cached: every call goes here
 	log  *slog.Logger
 
 	mu       sync.Mutex
@@ -148,6 +174,11 @@ func NewProvider(cfg Config, logger *slog.Logger) (provider.Provider, error) {
 		if q, err = pdns.New(cfg.PDNS, opts); err == nil {
 			p = q
 		}
+	case ProviderCoreDNS:
+		var q *coredns.Provider
+		if q, err = coredns.New(cfg.CoreDNS, opts); err == nil {
+			p = q
+		}
 	case ProviderWebhook:
 		var q *webhook.Provider
 		if q, err = webhook.New(cfg.Webhook, opts); err == nil {
@@ -177,11 +208,19 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 		return nil, errors.New("applier: a provider and its name are required")
 	}
 	cfg.Provider = name
-	return &Applier{cfg: cfg, name: name, prov: p, log: logger.With("provider", name)}, nil
+	var limiter *rate.Limiter
+	if cfg.RateLimit > 0 {
+		limiter = rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst)
+	}
+	waited := rateLimitWaitSeconds.WithLabelValues(name)
+	// The cache is outside the limiter: a cached zone list takes no token.
+	calls := provider.CacheZones(provider.RateLimit(p, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
+		cfg.ZonesCacheDuration)
+	return &Applier{cfg: cfg, name: name, raw: p, prov: calls, log: logger.With("provider", name)}, nil
 }
 
-// Provider returns the provider the applier drives.
-func (a *Applier) Provider() provider.Provider { return a.prov }
+// Provider returns the provider the applier drives, as built.
+func (a *Applier) Provider() provider.Provider { return a.raw }
 
 var _ service.Service = (*Applier)(nil)
 

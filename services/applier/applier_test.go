@@ -14,6 +14,7 @@ import (
 	"github.com/zonestream/zonestream/services/applier/provider/providertest"
 
 	"github.com/miekg/dns"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
@@ -33,16 +34,23 @@ func logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
-func bus(t *testing.T) jetstream.JetStream {
+func bus(t testing.TB) jetstream.JetStream {
+	t.Helper()
+	_, js := busConn(t)
+	return js
+}
+
+// busConn starts a JetStream server with zonestream's streams in memory.
+func busConn(t testing.TB) (*nats.Conn, jetstream.JetStream) {
 	t.Helper()
 	s := natsenv.StartT(t)
-	_, js := natsenv.Connect(t, s.ClientURL())
+	nc, js := natsenv.Connect(t, s.ClientURL())
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := events.EnsureStreams(ctx, js, events.WithStorage(jetstream.MemoryStorage)); err != nil {
 		t.Fatal(err)
 	}
-	return js
+	return nc, js
 }
 
 func rfcConfig(s *bind.Server, interval time.Duration) applier.Config {
@@ -63,7 +71,7 @@ type running struct {
 	done   chan error
 }
 
-func start(t *testing.T, js jetstream.JetStream, cfg applier.Config) *running {
+func start(t testing.TB, js jetstream.JetStream, cfg applier.Config) *running {
 	t.Helper()
 	a, err := applier.New(cfg, logger())
 	if err != nil {
@@ -88,7 +96,7 @@ func (r *running) stop() {
 	})
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for !cond() {
@@ -365,11 +373,13 @@ func TestConfig(t *testing.T) {
 	err := fs.Parse([]string{"--provider=rfc2136", "--rfc2136-host=127.0.0.1", "--rfc2136-port=5353",
 		"--rfc2136-zone=example.org", "--rfc2136-zone=example.net", "--rfc2136-tsig-keyname=k",
 		"--rfc2136-tsig-secret=c2VjcmV0", "--rfc2136-tsig-secret-alg=hmac-sha512", "--rfc2136-tsig-axfr",
-		"--rfc2136-min-ttl=30s", "--rfc2136-batch-change-size=10", "--interval=30s", "--default-ttl=600"})
+		"--rfc2136-min-ttl=30s", "--rfc2136-batch-change-size=10", "--interval=30s", "--default-ttl=600",
+		"--zones-cache-duration=5m", "--provider-rate-limit=2.5", "--provider-rate-burst=4"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Interval != 30*time.Second || cfg.DefaultTTL != 600 || len(cfg.RFC2136.Zones) != 2 || cfg.RFC2136.BatchChangeSize != 10 {
+	if cfg.Interval != 30*time.Second || cfg.DefaultTTL != 600 || len(cfg.RFC2136.Zones) != 2 || cfg.RFC2136.BatchChangeSize != 10 ||
+		cfg.ZonesCacheDuration != 5*time.Minute || cfg.RateLimit != 2.5 || cfg.RateBurst != 4 {
 		t.Fatalf("flags not parsed: %+v", cfg)
 	}
 	if _, err := applier.New(cfg, nil); err != nil {
@@ -382,6 +392,9 @@ func TestConfig(t *testing.T) {
 		"no ttl":           func(c *applier.Config) { c.DefaultTTL = 0 },
 		"no zones":         func(c *applier.Config) { c.RFC2136.Zones = nil },
 		"inmemory no zone": func(c *applier.Config) { c.Provider = "inmemory" },
+		"negative cache":   func(c *applier.Config) { c.ZonesCacheDuration = -time.Second },
+		"negative rate":    func(c *applier.Config) { c.RateLimit = -1 },
+		"rate no burst":    func(c *applier.Config) { c.RateBurst = 0 },
 	} {
 		c := cfg
 		mod(&c)

@@ -25,6 +25,10 @@ var (
 		Name: "zonestream_applier_provider_errors_total",
 		Help: "Failed provider calls, by operation (zones, records, apply).",
 	}, []string{"provider", "op"})
+	rateLimitWaitSeconds = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_applier_provider_rate_limit_wait_seconds_total",
+		Help: "Time provider calls spent waiting for --provider-rate-limit.",
+	}, []string{"provider"})
 	deadLettersTotal = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_applier_dead_letters_total",
 		Help: "Plan messages that could not be decoded and were parked on the dead-letter subject.",

@@ -98,22 +98,66 @@ func zoneOf(name string, zones []string) string {
 func (a *Applier) syncZone(ctx context.Context, js jetstream.JetStream, zone, causation string) error {
 	eps, err := a.prov.Records(ctx, zone)
 	if err != nil {
-		if ctx.Err() == nil {
-			a.providerFailed("records", err)
-			a.log.Error("listing a zone failed; publishing nothing for it", "zone", zone, "err", err)
-		}
+		a.readFailed(ctx, zone, "listing a zone failed; publishing nothing for it", err)
 		return err
 	}
 	a.providerOK()
+	return a.publishZone(ctx, js, zone, eps, nil, causation)
+}
+
+// readFailed counts and logs a failed read of zone, unless ctx ended.
+func (a *Applier) readFailed(ctx context.Context, zone, msg string, err error) {
+	if ctx.Err() == nil {
+		a.providerFailed("records", err)
+		a.log.Error(msg, "zone", zone, "err", err)
+	}
+}
+
+// syncNames publishes what the provider holds at the names changes
+// touched: read back name by name where the provider can (a zone of 10,000
+// records is not listed again after each plan), else by listing the zone.
+func (a *Applier) syncNames(ctx context.Context, js jetstream.JetStream, zone string, changes []events.Change, causation string) error {
+	var names []string
+	for _, c := range changes {
+		if n := events.NormalizeName(c.Key().DNSName); n != "" && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	eps, err := provider.RecordsAt(ctx, a.prov, zone, names)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return a.syncZone(ctx, js, zone, causation)
+	}
+	if err != nil {
+		a.readFailed(ctx, zone, "reading back the names of a plan failed; publishing nothing for them", err)
+		return err
+	}
+	a.providerOK()
+	return a.publishZone(ctx, js, zone, eps, names, causation)
+}
+
+// publishZone publishes what eps hold at each name of zone, or only at
+// names when not nil, and a tombstone for a name published before that
+// eps hold nothing at. Names of a more specific zone are left to it.
+func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone string, eps []events.Endpoint, names []string, causation string) error {
 	zones := a.zones
 	if !slices.Contains(zones, zone) {
 		zones = append(slices.Clone(zones), zone)
 	}
+	var only map[string]bool
+	if names != nil {
+		only = make(map[string]bool, len(names))
+		for _, n := range names {
+			only[n] = true
+		}
+	}
 	byName := map[string][]events.Endpoint{}
 	for _, ep := range eps {
 		name := events.NormalizeName(ep.DNSName)
-		if zoneOf(name, zones) != zone {
-			continue // belongs to a more specific zone, listed on its own
+		if zoneOf(name, zones) != zone || only != nil && !only[name] {
+			continue
 		}
 		byName[name] = append(byName[name], ep)
 	}
@@ -128,22 +172,33 @@ func (a *Applier) syncZone(ctx context.Context, js jetstream.JetStream, zone, ca
 			published++
 		}
 	}
-	prefix := strings.TrimSuffix(events.ObservedFilter(a.name), ">")
+	// Candidates for a tombstone: every name published (full listing), or
+	// the names read back.
+	var gone []string
+	if names == nil {
+		prefix := strings.TrimSuffix(events.ObservedFilter(a.name), ">")
+		for subj := range a.hashes {
+			if tokens, ok := strings.CutPrefix(subj, prefix); ok {
+				if name, err := events.NameFromTokens(tokens); err == nil {
+					gone = append(gone, name)
+				}
+			}
+		}
+	} else {
+		for _, name := range names {
+			if a.hashes[events.ObservedSubject(a.name, name)] != "" {
+				gone = append(gone, name)
+			}
+		}
+	}
+	slices.Sort(gone)
 	tombstones := 0
-	for _, subj := range slices.Sorted(maps.Keys(a.hashes)) {
-		tokens, ok := strings.CutPrefix(subj, prefix)
-		if !ok {
-			continue
-		}
-		name, err := events.NameFromTokens(tokens)
-		if err != nil || zoneOf(name, zones) != zone {
-			continue
-		}
-		if _, ok := byName[name]; ok {
+	for _, name := range gone {
+		if _, ok := byName[name]; ok || zoneOf(name, zones) != zone {
 			continue
 		}
 		st := &events.ObservedState{Provider: a.name, Zone: zone, DNSName: name}
-		ok, err = a.publishObserved(ctx, js, st, causation)
+		ok, err := a.publishObserved(ctx, js, st, causation)
 		if err != nil {
 			errs = append(errs, err)
 		} else if ok {

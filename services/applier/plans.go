@@ -96,7 +96,7 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 	}
 
 	if managed {
-		_ = a.syncZone(ctx, js, zone, causation)
+		_ = a.syncNames(ctx, js, zone, plan.Changes, causation)
 	}
 	res := &events.Result{PlanID: plan.ID, Provider: a.name, Zone: zone, Status: out.status,
 		Failed: out.failed, Applied: len(out.applied)}

@@ -59,6 +59,7 @@ type Server struct {
 	Algorithm string // "hmac-sha256"
 
 	dir  string
+	opts Options
 	proc *daemon.Process
 }
 
@@ -142,6 +143,7 @@ func (s *Server) start(ctx context.Context, opts Options) (err error) {
 	}
 	s.Port = port
 	s.Addr = net.JoinHostPort(s.Host, strconv.Itoa(port))
+	s.opts = opts
 	if s.dir, err = os.MkdirTemp("", "zonestream-bind-"); err != nil {
 		return err
 	}
@@ -153,12 +155,37 @@ func (s *Server) start(ctx context.Context, opts Options) (err error) {
 	if err := s.writeConfig(); err != nil {
 		return err
 	}
-	cmd := exec.Command(opts.Named, "-g", "-c", filepath.Join(s.dir, "named.conf"))
+	return s.run(ctx)
+}
+
+// run starts named on the configuration in s.dir and waits until it
+// answers.
+func (s *Server) run(ctx context.Context) error {
+	cmd := exec.Command(s.opts.Named, "-g", "-c", filepath.Join(s.dir, "named.conf"))
 	cmd.Dir = s.dir
+	var err error
 	if s.proc, err = daemon.Start("named", cmd); err != nil {
 		return fmt.Errorf("bind: %w", err)
 	}
-	return s.waitReady(ctx, opts.StartTimeout)
+	return s.waitReady(ctx, s.opts.StartTimeout)
+}
+
+// Halt stops named but keeps its configuration and zones (the updates
+// are in the zones' journals): the server is down until Restart.
+func (s *Server) Halt() error {
+	if s.proc == nil {
+		return nil
+	}
+	return s.proc.Stop()
+}
+
+// Restart starts a halted named again on the same port with the same
+// zones and waits until it answers them.
+func (s *Server) Restart(ctx context.Context) error {
+	if err := daemon.Restartable(s.proc, s.dir); err != nil {
+		return fmt.Errorf("bind: %w", err)
+	}
+	return s.run(ctx)
 }
 
 // waitReady polls the SOA of every zone until each is answered.

@@ -1,6 +1,7 @@
 package bind_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/miekg/dns"
@@ -63,5 +64,32 @@ func TestUnsignedUpdateRefused(t *testing.T) {
 	}
 	if r.Rcode != dns.RcodeRefused {
 		t.Fatalf("unsigned update: %s", dns.RcodeToString[r.Rcode])
+	}
+}
+
+// TestHaltRestart stops named and starts it again: down in between, then
+// the same port with every update kept.
+func TestHaltRestart(t *testing.T) {
+	s := bind.StartT(t)
+	rr, _ := dns.NewRR("kept.example.org. 120 IN A 192.0.2.8")
+	if err := s.Update("example.org", []dns.RR{rr}, nil); err != nil {
+		t.Fatal(err)
+	}
+	port := s.Port
+	if err := s.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Query("kept.example.org", dns.TypeA); err == nil {
+		t.Fatal("a halted named answered")
+	}
+	if err := s.Restart(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Restart(context.Background()); err == nil {
+		t.Fatal("Restart of a running named accepted")
+	}
+	got, err := s.Query("kept.example.org", dns.TypeA)
+	if err != nil || len(got) != 1 || got[0].(*dns.A).A.String() != "192.0.2.8" || s.Port != port {
+		t.Fatalf("after restart on port %d (was %d): %v %v", s.Port, port, got, err)
 	}
 }

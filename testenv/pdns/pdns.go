@@ -83,6 +83,7 @@ type Server struct {
 	Version string
 
 	dir  string
+	opts Options
 	proc *daemon.Process
 	http *http.Client
 }
@@ -185,19 +186,49 @@ func (s *Server) start(ctx context.Context, opts Options) (err error) {
 	if err := s.writeConfig(); err != nil {
 		return err
 	}
-	cmd := exec.Command(opts.PDNSServer, "--config-dir="+s.dir)
-	cmd.Dir = s.dir
-	if s.proc, err = daemon.Start("pdns_server", cmd); err != nil {
-		return fmt.Errorf("pdns: %w", err)
-	}
+	s.opts = opts
 	deadline := time.Now().Add(opts.StartTimeout)
-	if err := s.waitAPI(ctx, deadline); err != nil {
+	if err := s.run(ctx, deadline); err != nil {
 		return err
 	}
 	for _, z := range s.Zones {
 		if err := s.createZone(ctx, z); err != nil {
 			return err
 		}
+	}
+	return s.waitDNS(ctx, deadline)
+}
+
+// run starts pdns_server on the configuration in s.dir and waits until
+// its API answers.
+func (s *Server) run(ctx context.Context, deadline time.Time) error {
+	cmd := exec.Command(s.opts.PDNSServer, "--config-dir="+s.dir)
+	cmd.Dir = s.dir
+	var err error
+	if s.proc, err = daemon.Start("pdns_server", cmd); err != nil {
+		return fmt.Errorf("pdns: %w", err)
+	}
+	return s.waitAPI(ctx, deadline)
+}
+
+// Halt stops pdns_server but keeps its configuration and database: DNS
+// and the API are down until Restart.
+func (s *Server) Halt() error {
+	if s.proc == nil {
+		return nil
+	}
+	return s.proc.Stop()
+}
+
+// Restart starts a halted pdns_server again on the same ports with the
+// same database and waits until its API and every zone answer.
+func (s *Server) Restart(ctx context.Context) error {
+	if err := daemon.Restartable(s.proc, s.dir); err != nil {
+		return fmt.Errorf("pdns: %w", err)
+	}
+	deadline := time.Now().Add(s.opts.StartTimeout)
+	if err := s.run(ctx, deadline); err != nil {
+		return err
 	}
 	return s.waitDNS(ctx, deadline)
 }

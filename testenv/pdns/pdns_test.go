@@ -1,6 +1,7 @@
 package pdns_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -74,5 +75,35 @@ func TestZoneID(t *testing.T) {
 		if got := pdns.ZoneID(in); got != want {
 			t.Errorf("ZoneID(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestHaltRestart stops pdns_server and starts it again: down in between,
+// then the same ports with the database kept.
+func TestHaltRestart(t *testing.T) {
+	s := pdns.StartT(t)
+	if err := s.Plant("example.org", "kept.example.org", "A", 120, "192.0.2.8"); err != nil {
+		t.Fatal(err)
+	}
+	dnsPort, apiPort := s.DNSPort, s.APIPort
+	if err := s.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Query("kept.example.org", dns.TypeA); err == nil {
+		t.Fatal("a halted pdns_server answered")
+	}
+	if err := s.Plant("example.org", "x.example.org", "A", 120, "192.0.2.9"); err == nil {
+		t.Fatal("the API of a halted pdns_server answered")
+	}
+	if err := s.Restart(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Query("kept.example.org", dns.TypeA)
+	if err != nil || len(got) != 1 || got[0].(*dns.A).A.String() != "192.0.2.8" ||
+		s.DNSPort != dnsPort || s.APIPort != apiPort {
+		t.Fatalf("after restart: %v %v", got, err)
+	}
+	if err := s.Plant("example.org", "x.example.org", "A", 120, "192.0.2.9"); err != nil {
+		t.Fatalf("API after restart: %v", err)
 	}
 }

@@ -4,12 +4,15 @@
 package providertest
 
 import (
+	"context"
+	"reflect"
 	"slices"
 	"testing"
 
 	"github.com/miekg/dns"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
 )
 
@@ -44,4 +47,24 @@ func Find(eps []events.Endpoint, name, typ string) *events.Endpoint {
 		}
 	}
 	return nil
+}
+
+// ReadBackAgrees checks that read (a RecordsAt) gives for names exactly
+// what a full listing of zone holds at them, and returns it.
+func ReadBackAgrees(t testing.TB, p provider.Provider, zone string, names []string,
+	read func(ctx context.Context, zone string, names []string) ([]events.Endpoint, error)) []events.Endpoint {
+	t.Helper()
+	ctx := context.Background()
+	got, err := read(ctx, zone, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := p.Records(ctx, zone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := provider.AtNames(all, names); !reflect.DeepEqual(got, want) {
+		t.Fatalf("read back at %v:\n%v\nthe zone holds there:\n%v", names, got, want)
+	}
+	return got
 }

@@ -136,6 +136,8 @@ type Provider struct {
 	defaultTTL int64
 	minTTL     int64
 	log        *slog.Logger
+
+	copies zoneCopies // what the last transfers brought, for IXFR
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -237,7 +239,8 @@ func (p *Provider) sign(m *dns.Msg) {
 }
 
 // Records lists zone by AXFR: every RRset but the SOA (and the records
-// DNSSEC signing adds), one endpoint per name and type.
+// DNSSEC signing adds), one endpoint per name and type. It keeps what it
+// got, for RecordsAt to bring up to date by IXFR.
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
 	zone, err := p.managed(zone)
 	if err != nil {
@@ -245,6 +248,20 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 	}
 	m := new(dns.Msg)
 	m.SetAxfr(dns.Fqdn(zone))
+	rrs, err := p.transfer(ctx, m)
+	if err != nil {
+		return nil, fmt.Errorf("rfc2136: AXFR %s from %s: %w", zone, p.addr, err)
+	}
+	if len(rrs) == 0 {
+		return nil, fmt.Errorf("rfc2136: AXFR %s from %s: empty transfer", zone, p.addr)
+	}
+	p.keep(zone, rrs)
+	return endpointsOf(zone, rrs), nil
+}
+
+// transfer runs the zone transfer m (AXFR or IXFR) and returns every RR
+// it brought, in order.
+func (p *Provider) transfer(ctx context.Context, m *dns.Msg) ([]dns.RR, error) {
 	tr := &dns.Transfer{DialTimeout: p.cfg.Timeout, ReadTimeout: p.cfg.Timeout, WriteTimeout: p.cfg.Timeout}
 	if p.cfg.TSIGAXFR {
 		p.sign(m)
@@ -276,21 +293,20 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 		}
 		done <- result{rrs, ferr}
 	}()
-	var res result
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	case res = <-done:
+	case res := <-done:
+		return res.rrs, res.err
 	}
-	if res.err != nil {
-		return nil, fmt.Errorf("rfc2136: AXFR %s from %s: %w", zone, p.addr, res.err)
-	}
-	if len(res.rrs) == 0 {
-		return nil, fmt.Errorf("rfc2136: AXFR %s from %s: empty transfer", zone, p.addr)
-	}
+}
+
+// endpointsOf turns RRs of zone into endpoints, one per name and type,
+// leaving out the SOA, what DNSSEC signing adds and names outside zone.
+func endpointsOf(zone string, rrs []dns.RR) []events.Endpoint {
 	sets := make(map[events.RRsetKey]*events.Endpoint)
 	var keys []events.RRsetKey
-	for _, rr := range res.rrs {
+	for _, rr := range rrs {
 		h := rr.Header()
 		switch h.Rrtype {
 		case dns.TypeSOA, dns.TypeRRSIG, dns.TypeNSEC, dns.TypeNSEC3, dns.TypeNSEC3PARAM, dns.TypeTSIG:
@@ -320,7 +336,7 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 		eps = append(eps, provider.NormalizeEndpoint(*sets[k]))
 	}
 	events.SortEndpoints(eps)
-	return eps, nil
+	return eps
 }
 
 // Target renders an RR's data as an endpoint target: the IP for A/AAAA,

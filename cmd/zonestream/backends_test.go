@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zonestream/zonestream/testenv/bind"
+	"github.com/zonestream/zonestream/testenv/kube"
+	"github.com/zonestream/zonestream/testenv/pdns"
+)
+
+// dnsServer is a real DNS server a provider drives, as the pipeline tests
+// use it: asked by DNS, stopped and started again.
+type dnsServer interface {
+	Query(name string, qtype uint16) ([]dns.RR, error)
+	Halt() error
+	Restart(ctx context.Context) error
+}
+
+// backend is a provider and its real server, for tests run over each.
+type backend struct {
+	dnsServer
+	// flags is the provider's command line for zone, owned by owner.
+	flags func(owner string) []string
+	// editA changes the A RRset of name from old to ip behind
+	// zonestream's back, as an operator would.
+	editA func(name, old, ip string) error
+	// plantA adds an A record zonestream does not own.
+	plantA func(name, ip string) error
+}
+
+var backends = []struct {
+	name  string
+	start func(t *testing.T, zone string) backend
+}{
+	{"rfc2136", func(t *testing.T, zone string) backend {
+		s := bind.StartT(t, zone)
+		return backend{
+			dnsServer: s,
+			flags:     func(owner string) []string { return rfc2136Flags(s, zone, owner) },
+			editA: func(name, old, ip string) error {
+				o, err := dns.NewRR(name + ". 300 IN A " + old)
+				if err != nil {
+					return err
+				}
+				n, err := dns.NewRR(name + ". 300 IN A " + ip)
+				if err != nil {
+					return err
+				}
+				return s.Update(zone, []dns.RR{n}, []dns.RR{o})
+			},
+			plantA: func(name, ip string) error { return plant(s, zone, name+". 300 IN A "+ip) },
+		}
+	}},
+	{"pdns", func(t *testing.T, zone string) backend {
+		s := pdns.StartT(t, zone)
+		set := func(name, _, ip string) error { return s.Plant(zone, name, "A", 300, ip) }
+		return backend{
+			dnsServer: s,
+			flags:     func(owner string) []string { return pdnsFlags(s, zone, owner) },
+			editA:     set,
+			plantA:    func(name, ip string) error { return set(name, "", ip) },
+		}
+	}},
+}
+
+// pdnsFlags is the ExternalDNS command line for a PowerDNS server.
+func pdnsFlags(s *pdns.Server, zone, owner string) []string {
+	return []string{
+		"--provider=pdns", "--pdns-server=" + s.APIURL, "--pdns-api-key=" + s.APIKey,
+		"--domain-filter=" + zone, "--txt-owner-id=" + owner, "--policy=sync", "--registry=txt",
+	}
+}
+
+// startStages runs the four stages as separate processes on one bus: the
+// provider's flags go to the planner and the applier, applierFlags to the
+// applier only.
+func startStages(t *testing.T, natsURL string, cluster *kube.Cluster, clusterName string, providerFlags []string, applierFlags ...string) *pipeline {
+	common := []string{"--nats-url=" + natsURL, "--metrics-address=127.0.0.1:0"}
+	pick := func(prefixes ...string) []string {
+		var out []string
+		for _, f := range providerFlags {
+			for _, p := range prefixes {
+				if strings.HasPrefix(f, p) {
+					out = append(out, f)
+				}
+			}
+		}
+		return out
+	}
+	args := map[string][]string{
+		"collector": {"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--cluster-name=" + clusterName},
+		"dedup":     nil,
+		"planner":   pick("--domain-filter", "--txt-owner-id", "--policy", "--registry"),
+		"applier":   append(pick("--provider", "--rfc2136", "--pdns"), applierFlags...),
+	}
+	p := &pipeline{}
+	for _, st := range stages {
+		a := append([]string{st.name}, append(slices.Clone(common), args[st.name]...)...)
+		p.stages = append(p.stages, startProcess(t, st.name, a...))
+	}
+	return p
+}
+
+// freeAddr is a loopback address nothing listens on right now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// ready asks a process' /readyz: nil when it answers 200.
+func ready(addr string) error {
+	c := http.Client{Timeout: time.Second}
+	resp, err := c.Get("http://" + addr + "/readyz")
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("/readyz: %s", resp.Status)
+	}
+	return nil
+}
+
+// waitUntil polls cond every 250ms until it holds or limit passes, and
+// fails the test with what cond last said.
+func waitUntil(t *testing.T, what string, limit time.Duration, cond func() error) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not after %s: %v", what, limit, err)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// wrongServices lists the Services from..to whose A record or ownership
+// TXT the server does not answer as wanted.
+func wrongServices(s dnsServer, zone, owner string, from, to int) []string {
+	var wrong []string
+	for i := from; i < to; i++ {
+		name := fmt.Sprintf("svc-%d.%s", i, zone)
+		if got := answersOf(s, name, dns.TypeA); !slices.Equal(got, []string{burstIP(i)}) {
+			wrong = append(wrong, fmt.Sprintf("%s A %v", name, got))
+			continue
+		}
+		txt := answersOf(s, "a-"+name, dns.TypeTXT)
+		if len(txt) != 1 || !strings.Contains(txt[0], "external-dns/owner="+owner+",") {
+			wrong = append(wrong, fmt.Sprintf("a-%s TXT %v", name, txt))
+		}
+	}
+	return wrong
+}
+
+// answersOf renders the answer to name/qtype (A, AAAA, TXT); an error is
+// an answer of its own, so that it never equals a wanted one.
+func answersOf(s dnsServer, name string, qtype uint16) []string {
+	rrs, err := s.Query(name, qtype)
+	if err != nil {
+		return []string{"error: " + err.Error()}
+	}
+	var out []string
+	for _, rr := range rrs {
+		switch v := rr.(type) {
+		case *dns.A:
+			out = append(out, v.A.String())
+		case *dns.AAAA:
+			out = append(out, v.AAAA.String())
+		case *dns.TXT:
+			out = append(out, strings.Join(v.Txt, ""))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// summarize says how many things are wrong, with the first few.
+func summarize(wrong []string) string {
+	return fmt.Sprintf("%d wrong, e.g. %v", len(wrong), head(wrong))
+}

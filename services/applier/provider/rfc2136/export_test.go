@@ -1,0 +1,20 @@
+package rfc2136
+
+import (
+	"context"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// IXFR is RecordsAt without its AXFR fallback: tests prove the IXFR path.
+func (p *Provider) IXFR(ctx context.Context, zone string, names []string) ([]events.Endpoint, error) {
+	return p.ixfr(ctx, zone, names)
+}
+
+// SetCopySerial makes the copy of zone claim serial, so that the server
+// answers an IXFR from it in AXFR form.
+func (p *Provider) SetCopySerial(zone string, serial uint32) {
+	p.copies.mu.Lock()
+	defer p.copies.mu.Unlock()
+	p.copies.zones[zone].serial = serial
+}

@@ -1,0 +1,191 @@
+package provider_test
+
+import (
+	"context"
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/applier/provider"
+	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
+)
+
+// counting is a real inmemory provider that counts the calls reaching it.
+type counting struct {
+	*inmemory.Provider
+	zones, records, applies atomic.Int64
+}
+
+func (c *counting) Zones(ctx context.Context) ([]string, error) {
+	c.zones.Add(1)
+	return c.Provider.Zones(ctx)
+}
+
+func (c *counting) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
+	c.records.Add(1)
+	return c.Provider.Records(ctx, zone)
+}
+
+func (c *counting) Apply(ctx context.Context, zone string, changes []events.Change) error {
+	c.applies.Add(1)
+	return c.Provider.Apply(ctx, zone, changes)
+}
+
+func newCounting(t *testing.T) *counting {
+	t.Helper()
+	p, err := inmemory.New(inmemory.Config{Zones: []string{"example.org", "example.com"}}, provider.Options{DefaultTTL: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &counting{Provider: p}
+}
+
+func TestCacheZones(t *testing.T) {
+	ctx := context.Background()
+	t.Run("zero duration asks every time", func(t *testing.T) {
+		c := newCounting(t)
+		p := provider.CacheZones(c, 0)
+		for range 3 {
+			if _, err := p.Zones(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := c.zones.Load(); n != 3 {
+			t.Fatalf("provider asked %d times, want 3", n)
+		}
+	})
+	t.Run("cached for the duration", func(t *testing.T) {
+		c := newCounting(t)
+		p := provider.CacheZones(c, time.Hour)
+		for range 5 {
+			zones, err := p.Zones(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(zones) != 2 || zones[0] != "example.com" || zones[1] != "example.org" {
+				t.Fatalf("zones %v", zones)
+			}
+			zones[0] = "mangled.by.caller" // a caller's edit must not reach the cache
+		}
+		if n := c.zones.Load(); n != 1 {
+			t.Fatalf("provider asked %d times, want 1", n)
+		}
+		// Only Zones is cached.
+		for range 2 {
+			if _, err := p.Records(ctx, "example.org"); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := c.records.Load(); n != 2 {
+			t.Fatalf("records asked %d times, want 2", n)
+		}
+	})
+	t.Run("asks again once expired", func(t *testing.T) {
+		c := newCounting(t)
+		p := provider.CacheZones(c, 20*time.Millisecond)
+		if _, err := p.Zones(ctx); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for c.zones.Load() < 2 && time.Now().Before(deadline) {
+			if _, err := p.Zones(ctx); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		if n := c.zones.Load(); n != 2 {
+			t.Fatalf("provider asked %d times after expiry, want 2", n)
+		}
+	})
+	t.Run("errors are not cached", func(t *testing.T) {
+		c := newCounting(t)
+		f := &failingZones{counting: c, fail: 1}
+		p := provider.CacheZones(f, time.Hour)
+		if _, err := p.Zones(ctx); err == nil {
+			t.Fatal("want the provider's error")
+		}
+		for range 3 {
+			if zones, err := p.Zones(ctx); err != nil || len(zones) != 2 {
+				t.Fatalf("zones %v, %v", zones, err)
+			}
+		}
+		if n := c.zones.Load(); n != 2 {
+			t.Fatalf("provider asked %d times, want 2 (the failure and one success)", n)
+		}
+	})
+}
+
+// failingZones fails the first fail calls of Zones.
+type failingZones struct {
+	*counting
+	fail int
+}
+
+func (f *failingZones) Zones(ctx context.Context) ([]string, error) {
+	zones, err := f.counting.Zones(ctx)
+	if f.fail > 0 {
+		f.fail--
+		return nil, errors.New("SERVFAIL")
+	}
+	return zones, err
+}
+
+func TestRateLimit(t *testing.T) {
+	ctx := context.Background()
+	t.Run("nil limiter is no limit", func(t *testing.T) {
+		c := newCounting(t)
+		if p := provider.RateLimit(c, nil, nil); p != provider.Provider(c) {
+			t.Fatalf("got a wrapper %T for no limit", p)
+		}
+	})
+	t.Run("burst passes, then calls wait for a token", func(t *testing.T) {
+		c := newCounting(t)
+		var waits atomic.Int64
+		// One token a day: after the burst of 3, nothing passes in a test's time.
+		p := provider.RateLimit(c, rate.NewLimiter(rate.Every(24*time.Hour), 3), func(time.Duration) { waits.Add(1) })
+		if _, err := p.Zones(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Records(ctx, "example.org"); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Apply(ctx, "example.org", []events.Change{{New: &events.Endpoint{
+			DNSName: "a.example.org", RecordType: "A", Targets: []string{"192.0.2.1"}}}}); err != nil {
+			t.Fatal(err)
+		}
+		if w := waits.Load(); w != 3 {
+			t.Fatalf("waited %d times, want 3", w)
+		}
+		// The fourth call has no token: it waits until its context is
+		// cancelled, then returns the context's error without calling
+		// the provider.
+		cctx, cancel := context.WithCancel(ctx)
+		time.AfterFunc(50*time.Millisecond, cancel)
+		done := make(chan error, 1)
+		go func() { done <- p.Apply(cctx, "example.org", nil) }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("err %v, want context.Canceled", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("a cancelled wait did not return")
+		}
+		if _, err := p.Zones(cctx); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Zones on a cancelled context: %v", err)
+		}
+		if _, err := p.Records(cctx, "example.org"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("Records on a cancelled context: %v", err)
+		}
+		if z, r, a := c.zones.Load(), c.records.Load(), c.applies.Load(); z != 1 || r != 1 || a != 1 {
+			t.Fatalf("provider got zones=%d records=%d applies=%d calls, want 1 each", z, r, a)
+		}
+		if w := waits.Load(); w != 6 {
+			t.Fatalf("wait time reported %d times, want 6 (once per call)", w)
+		}
+	})
+}

@@ -1,0 +1,44 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// WaitZones polls the SOA of every zone at addr every 100ms until each is
+// answered, p exits, ctx ends or deadline passes.
+func WaitZones(ctx context.Context, p *Process, addr string, zones []string, deadline time.Time) error {
+	pending := append([]string(nil), zones...)
+	c := &dns.Client{Net: "udp", Timeout: 500 * time.Millisecond}
+	for {
+		select {
+		case <-p.Exited():
+			return p.ExitError()
+		default:
+		}
+		for len(pending) > 0 {
+			m := new(dns.Msg)
+			m.SetQuestion(dns.Fqdn(pending[0]), dns.TypeSOA)
+			r, _, err := c.ExchangeContext(ctx, m, addr)
+			if err != nil || r.Rcode != dns.RcodeSuccess || len(r.Answer) == 0 {
+				break
+			}
+			pending = pending[1:]
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("zone %s not served:\n%s", pending[0], LastLines(p.Output(), 30))
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		case <-p.Exited():
+		}
+	}
+}
