@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zonestream/zonestream/testenv/bind"
+	corednsenv "github.com/zonestream/zonestream/testenv/coredns"
 	"github.com/zonestream/zonestream/testenv/kube"
 	"github.com/zonestream/zonestream/testenv/pdns"
 )
@@ -35,6 +37,10 @@ type backend struct {
 	editA func(name, old, ip string) error
 	// plantA adds an A record zonestream does not own.
 	plantA func(name, ip string) error
+	// untouched, when set, checks in the server's own store that the A
+	// record plantA put at name is still there exactly as planted, and
+	// nothing else was written at name: what a DNS answer does not show.
+	untouched func(name, ip string) error
 }
 
 var backends = []struct {
@@ -70,12 +76,70 @@ var backends = []struct {
 			plantA:    func(name, ip string) error { return set(name, "", ip) },
 		}
 	}},
+	{"coredns", func(t *testing.T, zone string) backend {
+		s := corednsenv.StartT(t, zone)
+		entry := func(ip string) string { return `{"host":"` + ip + `","ttl":300}` }
+		return backend{
+			dnsServer: s,
+			flags:     func(owner string) []string { return corednsFlags(s, zone, owner) },
+			// Every etcd entry of name that holds old holds ip now, its
+			// other fields (targetstrip, ttl) as they were.
+			editA: func(name, old, ip string) error {
+				keys, err := s.Keys(s.Key(name, "") + "/")
+				if err != nil {
+					return err
+				}
+				n := 0
+				for k, v := range keys {
+					var e map[string]any
+					if err := json.Unmarshal([]byte(v), &e); err != nil || e["host"] != old {
+						continue
+					}
+					e["host"] = ip
+					b, err := json.Marshal(e)
+					if err != nil {
+						return err
+					}
+					if err := s.Put(k, string(b)); err != nil {
+						return err
+					}
+					n++
+				}
+				if n == 0 {
+					return fmt.Errorf("no etcd entry of %s holds %s: %v", name, old, keys)
+				}
+				return nil
+			},
+			plantA: func(name, ip string) error { return s.Put(s.Key(name, ""), entry(ip)) },
+			untouched: func(name, ip string) error {
+				key := s.Key(name, "")
+				v, err := s.Keys(key)
+				if err != nil {
+					return err
+				}
+				if len(v) != 1 || v[key] != entry(ip) {
+					return fmt.Errorf("etcd entries of %s: %v", name, v)
+				}
+				return nil
+			},
+		}
+	}},
 }
 
 // pdnsFlags is the ExternalDNS command line for a PowerDNS server.
 func pdnsFlags(s *pdns.Server, zone, owner string) []string {
 	return []string{
 		"--provider=pdns", "--pdns-server=" + s.APIURL, "--pdns-api-key=" + s.APIKey,
+		"--domain-filter=" + zone, "--txt-owner-id=" + owner, "--policy=sync", "--registry=txt",
+	}
+}
+
+// corednsFlags is the command line for a CoreDNS served from etcd: the
+// ExternalDNS flags, and the etcd endpoint and zone for the applier.
+func corednsFlags(s *corednsenv.Server, zone, owner string) []string {
+	return []string{
+		"--provider=coredns", "--coredns-etcd-urls=" + s.EtcdURL, "--coredns-zone=" + zone,
+		"--coredns-prefix=" + s.Path + "/",
 		"--domain-filter=" + zone, "--txt-owner-id=" + owner, "--policy=sync", "--registry=txt",
 	}
 }
@@ -100,7 +164,7 @@ func startStages(t *testing.T, natsURL string, cluster *kube.Cluster, clusterNam
 		"collector": {"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--cluster-name=" + clusterName},
 		"dedup":     nil,
 		"planner":   pick("--domain-filter", "--txt-owner-id", "--policy", "--registry"),
-		"applier":   append(pick("--provider", "--rfc2136", "--pdns"), applierFlags...),
+		"applier":   append(pick("--provider", "--rfc2136", "--pdns", "--coredns"), applierFlags...),
 	}
 	p := &pipeline{}
 	for _, st := range stages {

@@ -64,6 +64,11 @@ func TestHandEdits(t *testing.T) {
 			if got := answersOf(srv, manual, dns.TypeA); !slices.Equal(got, []string{"192.0.2.77"}) {
 				t.Errorf("unowned %s A changed: %v", manual, got)
 			}
+			if srv.untouched != nil {
+				if err := srv.untouched(manual, "192.0.2.77"); err != nil {
+					t.Errorf("unowned %s changed in the store: %v", manual, err)
+				}
+			}
 			for _, txt := range []string{manual, "a-" + manual} {
 				if got := answersOf(srv, txt, dns.TypeTXT); len(got) > 0 {
 					t.Errorf("zonestream wrote %s TXT %v for a record it does not own", txt, got)

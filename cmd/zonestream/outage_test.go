@@ -13,7 +13,7 @@ import (
 
 // TestProviderOutage stops each provider's real server for 30 s in the
 // middle of a burst of Services and starts it again on the same port with
-// the same data. The applier must report not ready during the outage and
+// the same data (for coredns, the etcd it is served from and written to). The applier must report not ready during the outage and
 // ready after it, without ever exiting, and the server must end up
 // answering every record of the burst.
 func TestProviderOutage(t *testing.T) {

@@ -70,7 +70,8 @@ type Server struct {
 	Etcd *clientv3.Client
 
 	dir     string
-	bin     string // CoreDNS
+	bin     string   // CoreDNS
+	etcdCmd []string // etcd's command line, run again by Restart
 	etcd    *daemon.Process
 	coredns *daemon.Process
 }
@@ -188,18 +189,29 @@ func (s *Server) startEtcd(ctx context.Context, bin string, deadline time.Time) 
 	}
 	s.EtcdURL = "http://" + net.JoinHostPort(s.Host, strconv.Itoa(clientPort))
 	peer := "http://" + net.JoinHostPort(s.Host, strconv.Itoa(peerPort))
-	cmd := exec.Command(bin,
+	s.etcdCmd = []string{bin,
 		"--name=zonestream",
-		"--data-dir="+filepath.Join(s.dir, "etcd"),
-		"--listen-client-urls="+s.EtcdURL,
-		"--advertise-client-urls="+s.EtcdURL,
-		"--listen-peer-urls="+peer,
-		"--initial-advertise-peer-urls="+peer,
-		"--initial-cluster=zonestream="+peer,
+		"--data-dir=" + filepath.Join(s.dir, "etcd"),
+		"--listen-client-urls=" + s.EtcdURL,
+		"--advertise-client-urls=" + s.EtcdURL,
+		"--listen-peer-urls=" + peer,
+		"--initial-advertise-peer-urls=" + peer,
+		"--initial-cluster=zonestream=" + peer,
 		"--initial-cluster-state=new",
 		"--logger=zap", "--log-level=warn",
-	)
-	if s.etcd, err = daemon.Start("etcd", cmd); err != nil {
+	}
+	if err := s.runEtcd(ctx, deadline); err != nil {
+		return err
+	}
+	s.Etcd, err = s.dialEtcd()
+	return err
+}
+
+// runEtcd starts etcd on s.etcdCmd (a data directory already there is
+// taken as it is) and waits until it is healthy.
+func (s *Server) runEtcd(ctx context.Context, deadline time.Time) error {
+	var err error
+	if s.etcd, err = daemon.Start("etcd", exec.Command(s.etcdCmd[0], s.etcdCmd[1:]...)); err != nil {
 		return fmt.Errorf("coredns: %w", err)
 	}
 	hc := &http.Client{Timeout: time.Second}
@@ -215,7 +227,7 @@ func (s *Server) startEtcd(ctx context.Context, bin string, deadline time.Time) 
 		if resp, err := hc.Get(s.EtcdURL + "/health"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				break
+				return nil
 			}
 		}
 		if time.Now().After(deadline) {
@@ -227,11 +239,13 @@ func (s *Server) startEtcd(ctx context.Context, bin string, deadline time.Time) 
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	s.Etcd, err = clientv3.New(clientv3.Config{
+}
+
+func (s *Server) dialEtcd() (*clientv3.Client, error) {
+	return clientv3.New(clientv3.Config{
 		Endpoints: []string{s.EtcdURL}, DialTimeout: 5 * time.Second,
 		Logger: zap.NewNop(),
 	})
-	return err
 }
 
 func (s *Server) startCoreDNS(ctx context.Context, deadline time.Time) (err error) {
@@ -341,17 +355,63 @@ func (s *Server) Stop() error {
 	return errors.Join(errs...)
 }
 
-// Halt stops CoreDNS (etcd keeps running with the records), as an outage
-// of the DNS server would.
-func (s *Server) Halt() error { return s.coredns.Stop() }
-
-// Restart starts CoreDNS again on the same port after Halt.
-func (s *Server) Restart(ctx context.Context) error {
-	return s.startCoreDNS(ctx, time.Now().Add(30*time.Second))
+// Halt stops etcd, the store CoreDNS serves from and the provider writes
+// to, but keeps its data: writes fail and CoreDNS cannot answer from it
+// until Restart. CoreDNS keeps running.
+func (s *Server) Halt() error {
+	if s.etcd == nil {
+		return nil
+	}
+	return s.etcd.Stop()
 }
 
-// StopEtcd stops etcd only, for tests of an unreachable store.
-func (s *Server) StopEtcd() error { return s.etcd.Stop() }
+// Restart starts a halted etcd again on the same ports with the same data,
+// and waits until it is healthy and CoreDNS answers from it again: CoreDNS'
+// client reconnects with gRPC's backoff, which grows with the outage (to
+// at most 2 minutes). Etcd is a fresh client, for the same reason.
+func (s *Server) Restart(ctx context.Context) error {
+	if err := daemon.Restartable(s.etcd, s.dir); err != nil {
+		return fmt.Errorf("coredns: %w", err)
+	}
+	if err := s.runEtcd(ctx, time.Now().Add(30*time.Second)); err != nil {
+		return err
+	}
+	c, err := s.dialEtcd()
+	if err != nil {
+		return err
+	}
+	if s.Etcd != nil {
+		_ = s.Etcd.Close()
+	}
+	s.Etcd = c
+	return s.waitServed(ctx, time.Now().Add(2*time.Minute+10*time.Second))
+}
+
+// StopEtcd is Halt, for tests of an unreachable store.
+func (s *Server) StopEtcd() error { return s.Halt() }
+
+// waitServed polls CoreDNS every 100ms until it answers a name of every
+// zone from etcd (a name with no record is answered too; SERVFAIL, or no
+// answer, is not).
+func (s *Server) waitServed(ctx context.Context, deadline time.Time) error {
+	for _, z := range s.Zones {
+		for {
+			_, err := s.Query("zonestream-probe."+z, dns.TypeA)
+			if err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("coredns: not answering from etcd again: %v:\n%s", err, daemon.LastLines(s.Log(), 30))
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
 
 // Log returns the last part of CoreDNS' and etcd's output.
 func (s *Server) Log() string {

@@ -22,6 +22,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/connectivity"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier/provider"
@@ -184,10 +185,25 @@ func (p *Provider) retry(ctx context.Context, what string, f func(context.Contex
 			p.log.Warn("coredns: retrying", "op", what, "attempt", attempt, "after", wait, "err", last)
 		},
 		func() error {
+			if err := p.connected(); err != nil {
+				return err
+			}
 			actx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 			defer cancel()
 			return classify(f(actx))
 		})
+}
+
+// connected fails at once while the client's connection to etcd is in
+// transient failure. The etcd client otherwise waits for a connection for
+// the whole request timeout, so a dead etcd would take minutes of
+// timed-out retries to show as a failing provider (readiness, metrics)
+// instead of seconds.
+func (p *Provider) connected() error {
+	if st := p.client.ActiveConnection().GetState(); st == connectivity.TransientFailure {
+		return fmt.Errorf("coredns: etcd %v unreachable (connection %s)", p.cfg.EtcdURLs, st)
+	}
+	return nil
 }
 
 // classify marks the etcd errors that retrying cannot cure as permanent:
