@@ -20,6 +20,10 @@ var (
 		Name: "zonestream_collector_invalid_input_total",
 		Help: "Bad inputs (annotations, templates) skipped, by source and reason.",
 	}, []string{"source", "reason"})
+	stateUnknown = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_collector_state_unknown_total",
+		Help: "Objects whose state could not be computed for a transient cause (a resolver failing); their last published state is kept.",
+	}, []string{"source"})
 	publishErrors = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_collector_publish_errors_total",
 		Help: "Failed publishes (and stream read-backs); each is retried with backoff.",

@@ -235,8 +235,9 @@ func (r *run) enqueue(it item) {
 }
 
 // itemOf maps a subject read back from the stream to the object it is
-// about. Subjects of sources this collector does not run, or outside its
-// namespace, belong to some other collector of the cluster: left alone.
+// about. Subjects of sources this collector does not run, or of namespaced
+// objects outside its namespace, belong to some other collector of the
+// cluster: left alone.
 func (r *run) itemOf(subject string) (item, bool) {
 	if events.IsMarker(subject) {
 		return item{}, false
@@ -263,7 +264,9 @@ func (r *run) itemOf(subject string) (item, bool) {
 	if _, ok := r.sources[parts[0]]; !ok {
 		return item{}, false
 	}
-	if ns := r.c.cfg.Namespace; ns != "" && parts[1] != ns {
+	// Cluster-scoped objects (Nodes) have no namespace and are watched
+	// whatever --namespace says.
+	if ns := r.c.cfg.Namespace; ns != "" && parts[1] != ns && parts[1] != "" {
 		return item{}, false
 	}
 	it := item{source: parts[0], key: source.Key{Namespace: parts[1], Name: parts[2]}}
@@ -341,8 +344,15 @@ func (r *run) process(ctx context.Context, it item) error {
 	for _, p := range problems {
 		if errors.Is(p, source.ErrUnknown) {
 			// The source cannot see the object now: publish nothing,
-			// above all no tombstone.
-			r.logger.Debug("object state unknown; nothing published", "source", it.source, "object", it.key.String())
+			// above all no tombstone. A cause beyond the bare sentinel
+			// (a resolver timing out) is worth an operator's attention;
+			// the bare one (a CRD not installed) is not.
+			if p == source.ErrUnknown {
+				r.logger.Debug("object state unknown; nothing published", "source", it.source, "object", it.key.String())
+			} else {
+				stateUnknown.WithLabelValues(it.source).Inc()
+				r.logger.Warn("object state unknown; last published state kept", "source", it.source, "object", it.key.String(), "err", p)
+			}
 			return nil
 		}
 	}
