@@ -28,7 +28,11 @@ import (
 	zsservice "github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/collector/source"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
+	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
+	istiosource "github.com/zonestream/zonestream/services/collector/source/istio"
+	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
+	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
 )
 
@@ -70,6 +74,14 @@ type Config struct {
 	Service servicesource.Flags
 	Ingress ingresssource.Flags
 	CRD     crdsource.Flags
+	// Gateway holds the flags of the gateway-* sources.
+	Gateway gatewaysource.Flags
+	// Node and Pod hold the node and pod sources' flags.
+	Node nodesource.Flags
+	Pod  podsource.Flags
+	// Istio holds the istio-gateway and istio-virtualservice sources'
+	// settings (no flags).
+	Istio istiosource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -99,6 +111,9 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Service.RegisterFlags(fs)
 	c.Ingress.RegisterFlags(fs)
 	c.CRD.RegisterFlags(fs)
+	c.Gateway.RegisterFlags(fs)
+	c.Node.RegisterFlags(fs)
+	c.Pod.RegisterFlags(fs)
 }
 
 // RegisterSharedFlags adds the flags the collector shares with other
@@ -126,12 +141,50 @@ var factories = map[string]func(*Collector) (source.Source, error){
 			CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
 		})
 	},
+	nodesource.Name: func(c *Collector) (source.Source, error) {
+		return nodesource.New(nodesource.Options{
+			Flags: c.cfg.Node, Filters: c.filters, FQDNTemplate: c.tmpl,
+			CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
+		})
+	},
+	podsource.Name: func(c *Collector) (source.Source, error) {
+		return podsource.New(podsource.Options{
+			Flags: c.cfg.Pod, Filters: c.filters, FQDNTemplate: c.tmpl, CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation,
+		})
+	},
+	istiosource.GatewayName: func(c *Collector) (source.Source, error) {
+		return istiosource.NewGatewaySource(c.istioOptions())
+	},
+	istiosource.VirtualServiceName: func(c *Collector) (source.Source, error) {
+		return istiosource.NewVirtualServiceSource(c.istioOptions())
+	},
 	crdsource.Name: func(c *Collector) (source.Source, error) {
 		return crdsource.New(crdsource.Options{
 			Flags: c.cfg.CRD, Filters: c.filters, Namespace: c.cfg.Namespace,
 			RESTConfig: c.restConfig, Client: c.client,
 		})
 	},
+}
+
+// The gateway-* sources, one per route kind.
+func init() {
+	for _, k := range gatewaysource.Kinds {
+		factories[k.Source] = func(c *Collector) (source.Source, error) {
+			return gatewaysource.New(k, gatewaysource.Options{
+				Flags: c.cfg.Gateway, Filters: c.filters, Namespace: c.cfg.Namespace, FQDNTemplate: c.tmpl,
+				CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
+				RESTConfig: c.restConfig, Client: c.client,
+			})
+		}
+	}
+}
+
+func (c *Collector) istioOptions() istiosource.Options {
+	return istiosource.Options{
+		Flags: c.cfg.Istio, Filters: c.filters, Namespace: c.cfg.Namespace, FQDNTemplate: c.tmpl,
+		CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
+		RESTConfig: c.restConfig, Client: c.client, Logger: c.logger,
+	}
 }
 
 // KnownSources lists the --source names this collector knows.

@@ -15,3 +15,7 @@ func PublishErrorsMetric() prometheus.Collector { return publishErrors }
 func InvalidInputMetricOf(source, reason string) prometheus.Collector {
 	return invalidInput.WithLabelValues(source, reason)
 }
+
+func PublishSkippedMetricOf(source string) prometheus.Collector {
+	return publishSkipped.WithLabelValues(source)
+}

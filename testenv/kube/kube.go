@@ -121,3 +121,15 @@ func StartT(t testing.TB, crdPaths ...string) *Cluster {
 	})
 	return c
 }
+
+// InstallCRDs installs the CRDs found in the given files or directories
+// into the running cluster (other kinds of objects in them are skipped)
+// and waits until they are served: for tests of what happens when a CRD
+// appears while a client runs.
+func (c *Cluster) InstallCRDs(paths ...string) error {
+	_, err := envtest.InstallCRDs(c.Config, envtest.CRDInstallOptions{Paths: paths, ErrorIfPathMissing: true})
+	if err != nil {
+		return fmt.Errorf("install CRDs: %w", err)
+	}
+	return nil
+}

@@ -68,6 +68,16 @@ func KeyOf(obj any) (Key, error) {
 	return Key{Namespace: m.GetNamespace(), Name: m.GetName()}, nil
 }
 
+// EnqueueObject returns an informer handler that enqueues the key of the
+// object it is given.
+func EnqueueObject(enqueue func(Key)) func(obj any) {
+	return func(obj any) {
+		if k, err := KeyOf(obj); err == nil {
+			enqueue(k)
+		}
+	}
+}
+
 // Source turns one kind of Kubernetes object into endpoints.
 type Source interface {
 	// Name is the --source name, also the <source> token of the subjects
@@ -198,10 +208,7 @@ func (f Filters) AnnotationKeys() []string {
 // (the keys the annotation filter needs), and restores the TypeMeta that
 // informers strip, for FQDN templates, events and logs.
 func Transform(keep ...string) cache.TransformFunc {
-	keepSet := make(map[string]bool, len(keep))
-	for _, k := range keep {
-		keepSet[k] = true
-	}
+	keepSet := setOf(keep)
 	return func(obj any) (any, error) {
 		if _, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 			return obj, nil

@@ -9,15 +9,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -25,6 +22,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector/source"
+	"github.com/zonestream/zonestream/services/collector/source/lazyinformer"
 )
 
 // Name is the --source name of this source.
@@ -38,7 +36,7 @@ const (
 
 // DefaultPollInterval is how often discovery is asked whether the resource
 // is served, while it is not.
-const DefaultPollInterval = 10 * time.Second
+const DefaultPollInterval = lazyinformer.DefaultPollInterval
 
 // Flags are the flags only the CRD source has.
 type Flags struct {
@@ -71,17 +69,12 @@ type Options struct {
 
 // Source is the CRD source.
 type Source struct {
-	opts    Options
-	gv      schema.GroupVersion
-	dynamic dynamic.Interface
-	enqueue func(source.Key)
-
-	mu       sync.Mutex
-	checked  bool // discovery answered at least once
-	served   bool // the resource is served; informer is set
-	synced   bool // informer has synced: Endpoints answers from it
-	informer cache.SharedIndexInformer
-	resource schema.GroupVersionResource
+	opts     Options
+	gv       schema.GroupVersion
+	dynamic  dynamic.Interface
+	informer *lazyinformer.Informer
+	tracker  *statusTracker
+	synced   chan struct{} // closed by the informer's OnSynced
 }
 
 var _ source.Source = (*Source)(nil)
@@ -115,7 +108,7 @@ func New(opts Options) (*Source, error) {
 func (s *Source) Name() string { return Name }
 
 // Register implements source.Source. The source takes nothing from the
-// shared factory: its informer is a dynamic one, started by Run once
+// shared factory: its informer is a lazyinformer, started by Run once
 // discovery shows the resource served. It counts as synced once discovery
 // has answered and the resource is either not served (no objects known,
 // and none ever tombstoned for it, see Endpoints) or served and its
@@ -124,117 +117,59 @@ func (s *Source) Register(_ informers.SharedInformerFactory, enqueue func(source
 	if s.dynamic == nil || s.opts.Client == nil {
 		return nil, errors.New("crd source: no API server client")
 	}
-	s.enqueue = enqueue
-	return func() bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.checked && (!s.served || s.synced)
-	}, nil
+	s.tracker = newStatusTracker(s)
+	s.synced = make(chan struct{})
+	handle := func(obj any) {
+		if k, err := source.KeyOf(obj); err == nil {
+			enqueue(k)
+		}
+	}
+	var err error
+	s.informer, err = lazyinformer.New(lazyinformer.Options{
+		Discovery: s.opts.Client.Discovery(), Dynamic: s.dynamic,
+		GroupVersion: s.gv, Kind: s.opts.Kind, Namespace: s.opts.Namespace,
+		PollInterval: s.opts.PollInterval,
+		Transform:    source.Transform(s.opts.Filters.AnnotationKeys()...),
+		Indexers:     cache.Indexers{indexDNSName: dnsNames},
+		Handler: cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { handle(obj); s.tracker.objectChanged(obj) },
+			UpdateFunc: func(_, obj any) { handle(obj); s.tracker.objectChanged(obj) },
+			DeleteFunc: handle,
+		},
+		OnSynced: func(context.Context) { close(s.synced) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("crd source: %w", err)
+	}
+	return s.informer.HasSynced, nil
 }
 
 // Served reports whether the resource is served and its informer synced.
 func (s *Source) Served() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.synced
+	return s.informer != nil && s.informer.Served()
 }
 
-// Run implements source.Runner: it polls discovery until the resource is
-// served, then runs the informer (and the observedGeneration updater)
-// until ctx ends.
+// Run implements source.Runner: it runs the informer (which polls
+// discovery until the resource is served) and, once it has synced, the
+// observedGeneration updater, until ctx ends.
 func (s *Source) Run(ctx context.Context, rt source.Runtime) {
-	log := rt.Logger.With("apiVersion", s.opts.APIVersion, "kind", s.opts.Kind)
-	var gvr schema.GroupVersionResource
-	announced := false
-	for {
-		res, err := s.discover()
-		if err == nil {
-			gvr = s.gv.WithResource(res)
-			break
-		}
-		if !errors.Is(err, errNotServed) {
-			log.Warn("discovery failed; retrying", "err", err, "in", s.opts.PollInterval)
-		} else {
-			s.mu.Lock()
-			s.checked = true
-			s.mu.Unlock()
-			if !announced {
-				log.Info("resource not served; polling discovery until it is", "interval", s.opts.PollInterval)
-				announced = true
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(s.opts.PollInterval):
-		}
-	}
-
-	inf := dynamicinformer.NewFilteredDynamicInformer(s.dynamic, gvr, s.opts.Namespace, 0,
-		cache.Indexers{indexDNSName: dnsNames}, nil).Informer()
-	if err := inf.SetTransform(source.Transform(s.opts.Filters.AnnotationKeys()...)); err != nil {
-		log.Error("informer transform", "err", err)
-	}
-	tracker := newStatusTracker(s, s.dynamic.Resource(gvr), inf.GetIndexer(), rt.Logger)
-	handle := func(obj any) {
-		if k, err := source.KeyOf(obj); err == nil {
-			rt.Enqueue(k)
-		}
-	}
-	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { handle(obj); tracker.objectChanged(obj) },
-		UpdateFunc: func(_, obj any) { handle(obj); tracker.objectChanged(obj) },
-		DeleteFunc: handle,
-	}); err != nil {
-		log.Error("informer handler", "err", err)
-		return
-	}
-	s.mu.Lock()
-	s.informer, s.resource, s.served, s.checked = inf, gvr, true, true
-	s.mu.Unlock()
-	log.Info("resource served; starting informer", "resource", gvr.String())
-
+	s.tracker.logger = rt.Logger
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	wg.Go(func() { inf.Run(ctx.Done()) })
-	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+	wg.Go(func() { s.informer.Run(ctx) })
+	select {
+	case <-ctx.Done():
 		return
+	case <-s.synced:
 	}
-	s.mu.Lock()
-	s.synced = true
-	s.mu.Unlock()
 	// Objects that arrived before the sync were answered ErrUnknown (when
 	// the collector was already running): compute them all again, and
 	// every object published before, so that the ones deleted while the
 	// resource was not served get their tombstone now.
-	for _, k := range inf.GetStore().ListKeys() {
-		if ns, name, err := cache.SplitMetaNamespaceKey(k); err == nil {
-			rt.Enqueue(source.Key{Namespace: ns, Name: name})
-		}
-	}
+	s.informer.EnqueueAll(func(ns, name string) { rt.Enqueue(source.Key{Namespace: ns, Name: name}) })
 	rt.Resync()
-	log.Info("informer synced", "objects", len(inf.GetStore().ListKeys()))
-	tracker.run(ctx, rt.JS)
-}
-
-var errNotServed = errors.New("resource not served")
-
-// discover returns the resource name of the configured kind, or
-// errNotServed.
-func (s *Source) discover() (string, error) {
-	list, err := s.opts.Client.Discovery().ServerResourcesForGroupVersion(s.gv.String())
-	if apierrors.IsNotFound(err) {
-		return "", errNotServed
-	}
-	if err != nil {
-		return "", err
-	}
-	for _, r := range list.APIResources {
-		if r.Kind == s.opts.Kind && !strings.Contains(r.Name, "/") {
-			return r.Name, nil
-		}
-	}
-	return "", errNotServed
+	s.tracker.attach(s.dynamic.Resource(s.informer.Resource()), s.informer.Indexer())
+	s.tracker.run(ctx, rt.JS)
 }
 
 // Endpoints implements source.Source. Until the resource is served and its
@@ -242,13 +177,10 @@ func (s *Source) discover() (string, error) {
 // collector publishes nothing, in particular never a tombstone because
 // the CRD is (perhaps temporarily) missing.
 func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	s.mu.Lock()
-	synced, inf := s.synced, s.informer
-	s.mu.Unlock()
-	if !synced {
+	if !s.Served() {
 		return nil, false, []error{source.ErrUnknown}
 	}
-	obj, exists, err := inf.GetIndexer().GetByKey(key.String())
+	obj, exists, err := s.informer.Indexer().GetByKey(key.String())
 	if err != nil {
 		return nil, false, []error{err}
 	}

@@ -119,13 +119,20 @@ type statusTracker struct {
 	queue    workqueue.TypedRateLimitingInterface[source.Key]
 }
 
-func newStatusTracker(src *Source, client dynamic.NamespaceableResourceInterface, indexer cache.Indexer, logger *slog.Logger) *statusTracker {
+// newStatusTracker returns a tracker whose queue takes keys at once; it
+// works them once attach has given it the resource and its cache.
+func newStatusTracker(src *Source) *statusTracker {
 	return &statusTracker{
-		src: src, writer: dynamicStatus{client: client}, observed: NewObserved(), indexer: indexer, logger: logger,
+		src: src, observed: NewObserved(), logger: slog.Default(),
 		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[source.Key](100*time.Millisecond, 30*time.Second),
 			workqueue.TypedRateLimitingQueueConfig[source.Key]{Name: ""}),
 	}
+}
+
+// attach gives the tracker the resource's client and cache, before run.
+func (t *statusTracker) attach(client dynamic.NamespaceableResourceInterface, indexer cache.Indexer) {
+	t.writer, t.indexer = dynamicStatus{client: client}, indexer
 }
 
 // pending reports whether the object's status lags its generation.

@@ -7,7 +7,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/tools/cache"
@@ -20,8 +19,6 @@ const (
 	// indexByService indexes EndpointSlices by "<namespace>/<name>" of the
 	// Service they belong to (label kubernetes.io/service-name).
 	indexByService = "zonestream/service"
-	// indexByNode indexes Pods by spec.nodeName.
-	indexByNode = "zonestream/node"
 	// indexDeps indexes Services by the dependent objects their targets
 	// are computed from (keys below): what a changed Pod or Node looks up.
 	indexDeps = "zonestream/deps"
@@ -92,61 +89,12 @@ func endpointSliceService(obj any) ([]string, error) {
 	return []string{es.Namespace + "/" + name}, nil
 }
 
-func podNode(obj any) ([]string, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok || p.Spec.NodeName == "" {
-		return nil, nil
-	}
-	return []string{p.Spec.NodeName}, nil
-}
-
-// TransformPod keeps of a Pod only what the Service source reads: name,
-// namespace, uid, labels, external-dns annotations, spec.hostname,
-// spec.nodeName, status.phase and status.hostIP.
-func TransformPod(obj any) (any, error) {
-	p, ok := obj.(*corev1.Pod)
-	if !ok {
-		return obj, nil
-	}
-	return &corev1.Pod{
-		TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
-		ObjectMeta: metav1.ObjectMeta{
-			Name: p.Name, Namespace: p.Namespace, UID: p.UID, ResourceVersion: p.ResourceVersion,
-			Labels: p.Labels, Annotations: source.ExternalDNSAnnotations(p.Annotations),
-		},
-		Spec:   corev1.PodSpec{Hostname: p.Spec.Hostname, NodeName: p.Spec.NodeName},
-		Status: corev1.PodStatus{Phase: p.Status.Phase, HostIP: p.Status.HostIP},
-	}, nil
-}
-
-// TransformNode keeps of a Node only its name, uid and status.addresses.
-func TransformNode(obj any) (any, error) {
-	n, ok := obj.(*corev1.Node)
-	if !ok {
-		return obj, nil
-	}
-	return &corev1.Node{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "Node"},
-		ObjectMeta: metav1.ObjectMeta{Name: n.Name, UID: n.UID, ResourceVersion: n.ResourceVersion},
-		Status:     corev1.NodeStatus{Addresses: n.Status.Addresses},
-	}, nil
-}
-
 // samePod reports whether two (transformed) versions of a Pod are the same
 // to the Service source.
 func samePod(a, b *corev1.Pod) bool {
 	return a.Spec.Hostname == b.Spec.Hostname && a.Spec.NodeName == b.Spec.NodeName &&
 		a.Status.Phase == b.Status.Phase && a.Status.HostIP == b.Status.HostIP &&
 		maps.Equal(a.Labels, b.Labels) && maps.Equal(a.Annotations, b.Annotations)
-}
-
-// unwrap returns the object of a delete notification whose final state
-// was missed.
-func unwrap(obj any) any {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		return d.Obj
-	}
-	return obj
 }
 
 // wantsType reports whether Services of type t pass --service-type-filter.
@@ -176,6 +124,9 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 		}
 		s.services = svcInf.Informer().GetIndexer()
 	}
+	if err := s.registerResolve(svcInf.Informer()); err != nil {
+		return nil, err
+	}
 	handle := func(obj any) {
 		if k, err := source.KeyOf(obj); err == nil {
 			enqueue(k)
@@ -198,7 +149,7 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 		}
 		s.slices = inf.GetIndexer()
 		enqueueService := func(obj any) {
-			if es, ok := unwrap(obj).(*discoveryv1.EndpointSlice); ok {
+			if es, ok := source.Unwrap(obj).(*discoveryv1.EndpointSlice); ok {
 				if name := es.Labels[discoveryv1.LabelServiceName]; name != "" {
 					enqueue(source.Key{Namespace: es.Namespace, Name: name})
 				}
@@ -224,10 +175,11 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 
 	if headless || nodePort {
 		podInf := factory.Core().V1().Pods()
-		if err := podInf.Informer().SetTransform(TransformPod); err != nil {
+		keep := s.opts.Filters.AnnotationKeys()
+		if err := podInf.Informer().SetTransform(source.TransformPod(keep...)); err != nil {
 			return nil, fmt.Errorf("pod informer: %w", err)
 		}
-		if err := podInf.Informer().AddIndexers(cache.Indexers{indexByNode: podNode}); err != nil {
+		if err := source.AddIndexer(podInf.Informer(), source.IndexPodsByNode, source.PodNode); err != nil {
 			return nil, fmt.Errorf("pod informer: %w", err)
 		}
 		s.pods = podInf.Lister()
@@ -251,7 +203,7 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 
 		// Nodes: NodePort targets, and headless endpoints-type NodeExternalIP.
 		nodeInf := factory.Core().V1().Nodes()
-		if err := nodeInf.Informer().SetTransform(TransformNode); err != nil {
+		if err := nodeInf.Informer().SetTransform(source.TransformNode(keep...)); err != nil {
 			return nil, fmt.Errorf("node informer: %w", err)
 		}
 		s.nodes = nodeInf.Lister()
@@ -288,7 +240,7 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 func (s *Source) enqueueForPods(enqueue func(source.Key), objs ...any) {
 	keys := map[source.Key]bool{}
 	for _, obj := range objs {
-		if p, ok := unwrap(obj).(*corev1.Pod); ok {
+		if p, ok := source.Unwrap(obj).(*corev1.Pod); ok {
 			s.selecting(p, depPods(p.Namespace), keys)
 		}
 	}
@@ -300,7 +252,7 @@ func (s *Source) enqueueForPods(enqueue func(source.Key), objs ...any) {
 // enqueueForNode enqueues the Services whose targets a change of the
 // Node's addresses may change.
 func (s *Source) enqueueForNode(enqueue func(source.Key), obj any) {
-	n, ok := unwrap(obj).(*corev1.Node)
+	n, ok := source.Unwrap(obj).(*corev1.Node)
 	if !ok {
 		return
 	}
@@ -311,7 +263,7 @@ func (s *Source) enqueueForNode(enqueue func(source.Key), obj any) {
 			keys[source.Key{Namespace: svc.Namespace, Name: svc.Name}] = true
 		}
 	}
-	pods, _ := s.podIndex.ByIndex(indexByNode, n.Name)
+	pods, _ := s.podIndex.ByIndex(source.IndexPodsByNode, n.Name)
 	for _, o := range pods {
 		if p, ok := o.(*corev1.Pod); ok {
 			s.selecting(p, depNodesOfPods(p.Namespace), keys)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"text/template"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -26,11 +27,11 @@ const Name = "service"
 
 // Annotation keys, without prefix (see source.Annotation).
 const (
-	AnnotationHostname         = "hostname"
-	AnnotationInternalHostname = "internal-hostname"
-	AnnotationTarget           = "target"
-	AnnotationTTL              = "ttl"
-	AnnotationController       = "controller"
+	AnnotationHostname         = source.AnnotationHostname
+	AnnotationInternalHostname = source.AnnotationInternalHostname
+	AnnotationTarget           = source.AnnotationTarget
+	AnnotationTTL              = source.AnnotationTTL
+	AnnotationController       = source.AnnotationController
 	// AnnotationEndpointsType on a headless Service picks the targets of
 	// its Pods: EndpointsTypeNodeExternalIP or EndpointsTypeHostIP.
 	AnnotationEndpointsType = "endpoints-type"
@@ -49,15 +50,15 @@ const (
 
 // ControllerValue is the only controller annotation value that does not
 // make the source skip an object, as in ExternalDNS.
-const ControllerValue = "dns-controller"
+const ControllerValue = source.ControllerValue
 
 // Event reasons (also the invalid-input metric's reason label).
 const (
-	ReasonInvalidAnnotation  = "InvalidAnnotation"
-	ReasonFQDNTemplateFailed = "FQDNTemplateFailed"
+	ReasonInvalidAnnotation  = source.ReasonInvalidAnnotation
+	ReasonFQDNTemplateFailed = source.ReasonFQDNTemplateFailed
 	// ReasonInvalidHostname: a name derived from a hostname (a Pod's
 	// spec.hostname prefixed, an SRV name) is not a valid DNS name.
-	ReasonInvalidHostname = "InvalidHostname"
+	ReasonInvalidHostname = source.ReasonInvalidHostname
 )
 
 // Flags are the flags only the Service source has.
@@ -75,6 +76,17 @@ type Flags struct {
 	// not-ready endpoints too, as spec.publishNotReadyAddresses does
 	// (--always-publish-not-ready-addresses).
 	AlwaysPublishNotReadyAddresses bool
+	// ResolveLoadBalancerHostname publishes the addresses a load balancer
+	// hostname resolves to instead of a CNAME to it
+	// (--resolve-service-load-balancer-hostname).
+	ResolveLoadBalancerHostname bool
+
+	// Resolver resolves load balancer hostnames (not a flag; nil:
+	// net.DefaultResolver).
+	Resolver Resolver
+	// ResolveInterval is how often Services with a resolved hostname are
+	// recomputed (not a flag; default DefaultResolveInterval).
+	ResolveInterval time.Duration
 }
 
 // RegisterFlags adds the Service source's flags.
@@ -87,6 +99,8 @@ func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
 		"headless Services publish the host IP of their Pods instead of the Pod IP")
 	fs.BoolVar(&f.AlwaysPublishNotReadyAddresses, "always-publish-not-ready-addresses", false,
 		"headless Services publish not-ready endpoints too, as if spec.publishNotReadyAddresses were set")
+	fs.BoolVar(&f.ResolveLoadBalancerHostname, "resolve-service-load-balancer-hostname", false,
+		"publish the addresses a Service's load balancer hostname resolves to instead of a CNAME to it")
 }
 
 // Options configure the Service source.
@@ -124,11 +138,17 @@ type Source struct {
 	services cache.Indexer // Services, with indexDeps
 	slices   cache.Indexer // EndpointSlices, with indexByService
 	pods     corelisters.PodLister
-	podIndex cache.Indexer // Pods, with indexByNode
+	podIndex cache.Indexer // Pods, with source.IndexPodsByNode
 	nodes    corelisters.NodeLister
+	// resolveIndex holds the Services, with indexResolve, when
+	// --resolve-service-load-balancer-hostname is set.
+	resolveIndex cache.Indexer
 }
 
-var _ source.Source = (*Source)(nil)
+var (
+	_ source.Source = (*Source)(nil)
+	_ source.Runner = (*Source)(nil)
+)
 
 // New validates the options and returns the source.
 func New(opts Options) (*Source, error) {
@@ -204,12 +224,17 @@ func (s *Source) ServiceEndpoints(svc *corev1.Service) ([]events.Endpoint, []err
 	}
 	// The targets of the Service's names; those of a headless or NodePort
 	// Service (from Pods, EndpointSlices, Nodes) are computed once.
-	var dependent *typeTargets
+	var dependent, lb *typeTargets
 	targets := func(useClusterIP bool) *typeTargets {
 		if len(override) > 0 {
 			return &typeTargets{targets: override}
 		}
 		switch {
+		case svc.Spec.Type == corev1.ServiceTypeLoadBalancer && !useClusterIP:
+			if lb == nil {
+				lb = &typeTargets{targets: s.loadBalancerTargets(svc, &problems)}
+			}
+			return lb
 		case isHeadless(svc):
 			if dependent == nil {
 				dependent = s.headlessTargets(svc, &problems)
@@ -288,14 +313,12 @@ func (s *Source) ServiceEndpoints(svc *corev1.Service) ([]events.Endpoint, []err
 
 // targets are the targets a hostname of svc gets from the Service itself,
 // by spec.type, for the types that need no other object (not headless
-// ClusterIP, not NodePort). useClusterIP is set for internal-hostname names.
+// ClusterIP, not NodePort) and are not a load balancer's (see
+// loadBalancerTargets). useClusterIP is set for internal-hostname names.
 func (s *Source) targets(svc *corev1.Service, useClusterIP bool) []string {
 	switch svc.Spec.Type {
 	case corev1.ServiceTypeLoadBalancer:
-		if useClusterIP {
-			return clusterIP(svc)
-		}
-		return loadBalancerTargets(svc)
+		return clusterIP(svc)
 	case corev1.ServiceTypeClusterIP, "":
 		// Headless Services: headlessTargets.
 		if useClusterIP || s.opts.PublishInternal {
@@ -320,7 +343,10 @@ func clusterIP(svc *corev1.Service) []string {
 	return []string{svc.Spec.ClusterIP}
 }
 
-func loadBalancerTargets(svc *corev1.Service) []string {
+// loadBalancerTargets are spec.externalIPs, else the load balancer's IPs
+// and hostnames, the hostnames resolved with
+// --resolve-service-load-balancer-hostname.
+func (s *Source) loadBalancerTargets(svc *corev1.Service, problems *[]error) []string {
 	if len(svc.Spec.ExternalIPs) > 0 {
 		return slices.Clone(svc.Spec.ExternalIPs)
 	}
@@ -329,9 +355,19 @@ func loadBalancerTargets(svc *corev1.Service) []string {
 		if ing.IP != "" {
 			out = append(out, ing.IP)
 		}
-		if ing.Hostname != "" {
-			out = append(out, ing.Hostname)
+		if ing.Hostname == "" {
+			continue
 		}
+		if !s.opts.ResolveLoadBalancerHostname {
+			out = append(out, ing.Hostname)
+			continue
+		}
+		addrs, err := s.resolve(svc, ing.Hostname, problems)
+		if err != nil {
+			*problems = append(*problems, err)
+			continue
+		}
+		out = append(out, addrs...)
 	}
 	return out
 }

@@ -172,7 +172,7 @@ func (s *Source) podTargets(svc *corev1.Service, pod *corev1.Pod, endpointsType 
 		if err != nil {
 			return []string{}
 		}
-		return externalAddresses(node, true)
+		return source.ExternalAddresses(node)
 	case hostIP:
 		if _, err := netip.ParseAddr(pod.Status.HostIP); err != nil {
 			return []string{}
@@ -180,22 +180,6 @@ func (s *Source) podTargets(svc *corev1.Service, pod *corev1.Pod, endpointsType 
 		return []string{pod.Status.HostIP}
 	}
 	return nil
-}
-
-// externalAddresses are a Node's ExternalIP addresses and, with ipv6, its
-// IPv6 InternalIP addresses; never nil.
-func externalAddresses(node *corev1.Node, ipv6 bool) []string {
-	out := []string{}
-	for _, a := range node.Status.Addresses {
-		addr, err := netip.ParseAddr(a.Address)
-		if err != nil {
-			continue
-		}
-		if a.Type == corev1.NodeExternalIP || (ipv6 && a.Type == corev1.NodeInternalIP && addr.Is6() && !addr.Is4In6()) {
-			out = append(out, a.Address)
-		}
-	}
-	return out
 }
 
 // nodePortTargets are the targets of a NodePort Service: the addresses of
@@ -245,33 +229,19 @@ func (s *Source) nodePortTargets(svc *corev1.Service, problems *[]error) *typeTa
 		}
 	}
 
-	var internal, external, internal6 []string
+	var addrs source.NodeAddresses
 	for _, n := range nodes {
-		for _, a := range n.Status.Addresses {
-			addr, err := netip.ParseAddr(a.Address)
-			if err != nil {
-				continue
-			}
-			switch a.Type {
-			case corev1.NodeExternalIP:
-				external = append(external, a.Address)
-			case corev1.NodeInternalIP:
-				internal = append(internal, a.Address)
-				if addr.Is6() && !addr.Is4In6() {
-					internal6 = append(internal6, a.Address)
-				}
-			}
-		}
+		addrs.Add(n)
 	}
 	switch {
 	case access == AccessPublic:
-		out.targets = append(external, internal6...)
+		out.targets = addrs.Public()
 	case access == AccessPrivate:
-		out.targets = internal
-	case len(external) > 0:
-		out.targets = append(external, internal6...)
+		out.targets = addrs.Internal
+	case len(addrs.External) > 0:
+		out.targets = addrs.Public()
 	default:
-		out.targets = internal
+		out.targets = addrs.Internal
 	}
 	return out
 }

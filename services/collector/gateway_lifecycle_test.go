@@ -1,0 +1,302 @@
+package collector_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/testenv/kube"
+)
+
+// Bad input on a route and on its Gateway: a Warning event on the object
+// carrying it, the invalid-input metric, and the valid endpoints still
+// published.
+func TestGatewayBadInput(t *testing.T) {
+	gatewayAPI(t)
+	dc := dynFor(t, cluster.Config)
+	ns := newNamespace(t)
+	src := "gateway-httproute"
+	createGateway(t, dc, ns, newGW("g", []string{gwIP}, gwWeb).withAnn(map[string]string{alpha + "target": "203.0.113.1,300.1.1.1"}))
+	cfg := gatewayConfig(ns, src)
+	cfg.FQDNTemplate = "{{.Name}}.{{.NoSuchField}}.tmpl.org"
+	cfg.CombineFQDNAnnotation = true
+	startCollector(t, cfg)
+	annBefore := testutil.ToFloat64(collector.InvalidInputMetricOf(src, "InvalidAnnotation"))
+	tmplBefore := testutil.ToFloat64(collector.InvalidInputMetricOf(src, "FQDNTemplateFailed"))
+
+	createRoute(t, dc, src, ns, "", gwRoute(gwHosts(gwHost), map[string]string{
+		alpha + "ttl": "abc", alpha + "hostname": "ok.example.org,bad..example.org",
+	}, attach("g")))
+	waitState(t, events.SourceSubject(ns, src, ns, "r"),
+		[]events.Endpoint{ep(gwHost, "A", "203.0.113.1"), ep("ok.example.org", "A", "203.0.113.1")})
+
+	msgs := waitObjectEvents(t, ns, "HTTPRoute", "r", 3)
+	for _, want := range []string{"ttl", "bad..example.org", "fqdn-template"} {
+		if !strings.Contains(msgs, want) {
+			t.Errorf("no event about %s on the route in:\n%s", want, msgs)
+		}
+	}
+	if msgs := waitObjectEvents(t, ns, "Gateway", "g", 1); !strings.Contains(msgs, "300.1.1.1") {
+		t.Errorf("no event about the invalid target on the Gateway in:\n%s", msgs)
+	}
+	if got := testutil.ToFloat64(collector.InvalidInputMetricOf(src, "InvalidAnnotation")); got < annBefore+3 {
+		t.Errorf("invalid_input_total{%s,InvalidAnnotation} went %v -> %v, want +3 (ttl, hostname, target)", src, annBefore, got)
+	}
+	if got := testutil.ToFloat64(collector.InvalidInputMetricOf(src, "FQDNTemplateFailed")); got < tmplBefore+1 {
+		t.Errorf("invalid_input_total{%s,FQDNTemplateFailed} went %v -> %v, want +1", src, tmplBefore, got)
+	}
+}
+
+// A collector started before the Gateway API CRDs exist is ready, and
+// reads Gateways and routes once they are installed, without a restart.
+// Discovery is polled slowly, so the Gateway and the route exist before
+// it finds the CRDs: they arrive in the informers' initial lists, while
+// the collector already runs, and must still be computed once the
+// informers have synced.
+func TestGatewayCRDsAppear(t *testing.T) {
+	other := kube.StartT(t)
+	ns, src := "gw-appear", "gateway-httproute"
+	clusterName := runOnOwnCluster(t, other, ns, src, 5*time.Second)
+	crds := gatewayCRDDir(t)
+	if err := other.InstallCRDs(filepath.Join(crds, "gateway.networking.k8s.io_gateways.yaml"),
+		filepath.Join(crds, "gateway.networking.k8s.io_httproutes.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	dc := dynFor(t, other.Config)
+	createGateway(t, dc, ns, newGW("g", []string{gwIP}, gwWeb))
+	createRoute(t, dc, src, ns, "", gwRoute(gwHosts(gwHost), nil, attach("g")))
+	waitState(t, events.SourceSubject(clusterName, src, ns, "r"), []events.Endpoint{ep(gwHost, "A", gwIP)})
+}
+
+// A route's deletion is a tombstone; so is the loss of its only Gateway.
+func TestGatewayRouteLifecycle(t *testing.T) {
+	gatewayAPI(t)
+	dc := dynFor(t, cluster.Config)
+	ns := newNamespace(t)
+	src := "gateway-httproute"
+	createGateway(t, dc, ns, newGW("g", []string{gwIP}, gwWeb))
+	startCollector(t, gatewayConfig(ns, src))
+	createRoute(t, dc, src, ns, "", gwRoute(gwHosts(gwHost), nil, attach("g")))
+	r2 := gwRoute(gwHosts("two.example.org"), nil, attach("g"))
+	r2.name = "r2"
+	createRoute(t, dc, src, ns, "", r2)
+	subj, subj2 := events.SourceSubject(ns, src, ns, "r"), events.SourceSubject(ns, src, ns, "r2")
+	waitState(t, subj, []events.Endpoint{ep(gwHost, "A", gwIP)})
+	waitState(t, subj2, []events.Endpoint{ep("two.example.org", "A", gwIP)})
+
+	if err := dc.Resource(gwGVR("httproutes")).Namespace(ns).Delete(t.Context(), "r", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, subj, nil)
+	if s, _ := lastState(t, subj); !s.IsTombstone() {
+		t.Fatal("no tombstone for the deleted route")
+	}
+	if err := dc.Resource(gwGVR("gateways")).Namespace(ns).Delete(t.Context(), "g", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, subj2, nil)
+	if s, _ := lastState(t, subj2); !s.IsTombstone() {
+		t.Fatal("no tombstone for the route whose Gateway is gone")
+	}
+}
+
+// gatewayCounts returns the number of messages on the subjects of routes.
+func gatewayCounts(t *testing.T, ns, src string, names ...string) map[string]uint64 {
+	t.Helper()
+	out := map[string]uint64{}
+	for _, n := range names {
+		out[n] = count(t, events.SourceSubject(ns, src, ns, n))
+	}
+	return out
+}
+
+func expectGatewayCounts(t *testing.T, ns, src string, before map[string]uint64, grown ...string) {
+	t.Helper()
+	for n, b := range before {
+		want := b
+		for _, g := range grown {
+			if g == n {
+				want++
+			}
+		}
+		if got := count(t, events.SourceSubject(ns, src, ns, n)); got != want {
+			t.Errorf("%s: %d messages, want %d", n, got, want)
+		}
+	}
+}
+
+// A Gateway's new address republishes exactly its routes; a Namespace's
+// new labels exactly the routes a listener's namespace selector now
+// admits or refuses; a Gateway status change routes do not read,
+// nothing.
+func TestGatewayIncremental(t *testing.T) {
+	gatewayAPI(t)
+	dc := dynFor(t, cluster.Config)
+	ns := newNamespace(t)
+	src := "gateway-httproute"
+	labelNamespace(t, ns, map[string]string{"team": "a"})
+	createGateway(t, dc, ns, newGW("g", []string{gwIP}, gwWeb))
+	createGateway(t, dc, ns, newGW("h", []string{gwIP2}, gwWeb))
+	createGateway(t, dc, ns, newGW("s", []string{"192.0.2.30"}, gwLis("web", "HTTP", 80, allowSelector("team", "a"))))
+	startCollector(t, gatewayConfig(ns, src))
+	mk := func(name, host, gateway string) {
+		r := gwRoute(gwHosts(host), nil, attach(gateway))
+		r.name = name
+		createRoute(t, dc, src, ns, "", r)
+	}
+	mk("g1", "g1.example.org", "g")
+	mk("g2", "g2.example.org", "g")
+	mk("h1", "h1.example.org", "h")
+	mk("s1", "s1.example.org", "s")
+	names := []string{"g1", "g2", "h1", "s1"}
+	waitState(t, events.SourceSubject(ns, src, ns, "g1"), []events.Endpoint{ep("g1.example.org", "A", gwIP)})
+	waitState(t, events.SourceSubject(ns, src, ns, "g2"), []events.Endpoint{ep("g2.example.org", "A", gwIP)})
+	waitState(t, events.SourceSubject(ns, src, ns, "h1"), []events.Endpoint{ep("h1.example.org", "A", gwIP2)})
+	waitState(t, events.SourceSubject(ns, src, ns, "s1"), []events.Endpoint{ep("s1.example.org", "A", "192.0.2.30")})
+
+	// Gateway g moves: g1 and g2 are republished, h1 and s1 are not.
+	before := gatewayCounts(t, ns, src, names...)
+	skippedBefore := testutil.ToFloat64(collector.PublishSkippedMetricOf(src))
+	g, err := dc.Resource(gwGVR("gateways")).Namespace(ns).Get(t.Context(), "g", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	setGatewayAddresses(t, dc, g, "192.0.2.99")
+	waitState(t, events.SourceSubject(ns, src, ns, "g1"), []events.Endpoint{ep("g1.example.org", "A", "192.0.2.99")})
+	waitState(t, events.SourceSubject(ns, src, ns, "g2"), []events.Endpoint{ep("g2.example.org", "A", "192.0.2.99")})
+	barrier := func() {
+		t.Helper()
+		createGateway(t, dc, ns, newGW("zz-barrier", []string{"192.0.2.254"}, gwWeb))
+		gatewayBarrier(t, dc, src, ns, ns)
+	}
+	barrier()
+	expectGatewayCounts(t, ns, src, before, "g1", "g2")
+	// Not even recomputed: nothing was skipped by hash either.
+	if got := testutil.ToFloat64(collector.PublishSkippedMetricOf(src)); got != skippedBefore {
+		t.Errorf("publish_skipped_total{%s} went %v -> %v: routes of other Gateways were recomputed", src, skippedBefore, got)
+	}
+
+	// A condition on Gateway h changes: routes do not read it; nothing
+	// is recomputed.
+	skippedBefore = testutil.ToFloat64(collector.PublishSkippedMetricOf(src))
+	h, err := dc.Resource(gwGVR("gateways")).Namespace(ns).Get(t.Context(), "h", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conds := []any{gmap{"type": "Programmed", "status": "True", "reason": "Programmed", "message": "test",
+		"lastTransitionTime": time.Now().UTC().Format(time.RFC3339)}}
+	if err := unstructured.SetNestedSlice(h.Object, conds, "status", "conditions"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dc.Resource(gwGVR("gateways")).Namespace(ns).UpdateStatus(t.Context(), h, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before = gatewayCounts(t, ns, src, names...)
+	mk("zz-barrier-2", "b2.example.org", "zz-barrier")
+	waitState(t, events.SourceSubject(ns, src, ns, "zz-barrier-2"), []events.Endpoint{ep("b2.example.org", "A", "192.0.2.254")})
+	expectGatewayCounts(t, ns, src, before)
+	if got := testutil.ToFloat64(collector.PublishSkippedMetricOf(src)); got != skippedBefore {
+		t.Errorf("publish_skipped_total{%s} went %v -> %v: a Gateway condition change recomputed routes", src, skippedBefore, got)
+	}
+
+	// The namespace's labels change: s1 (behind a selector) loses its
+	// records; g1, g2, h1 are not recomputed.
+	before = gatewayCounts(t, ns, src, names...)
+	skippedBefore = testutil.ToFloat64(collector.PublishSkippedMetricOf(src))
+	labelNamespace(t, ns, map[string]string{"team": "b"})
+	waitState(t, events.SourceSubject(ns, src, ns, "s1"), nil)
+	mk("zz-barrier-3", "b3.example.org", "zz-barrier")
+	waitState(t, events.SourceSubject(ns, src, ns, "zz-barrier-3"), []events.Endpoint{ep("b3.example.org", "A", "192.0.2.254")})
+	expectGatewayCounts(t, ns, src, before, "s1")
+	if got := testutil.ToFloat64(collector.PublishSkippedMetricOf(src)); got != skippedBefore {
+		t.Errorf("publish_skipped_total{%s} went %v -> %v: a Namespace change recomputed routes outside selectors", src, skippedBefore, got)
+	}
+}
+
+// A cluster whose Gateway API is older serves Gateways only as v1beta1
+// and TCPRoutes only as v1alpha2: the source reads them there.
+func TestGatewayOlderVersions(t *testing.T) {
+	dir := t.TempDir()
+	onlyVersion(t, "gateway.networking.k8s.io_gateways.yaml", "v1beta1", dir)
+	onlyVersion(t, "gateway.networking.k8s.io_tcproutes.yaml", "v1alpha2", dir)
+	other := kube.StartT(t)
+	if err := other.InstallCRDs(dir); err != nil {
+		t.Fatal(err)
+	}
+	ns, src := "gw-old", "gateway-tcproute"
+	clusterName := runOnOwnCluster(t, other, ns, src, gwPoll)
+	dc := dynFor(t, other.Config)
+	g := newGW("g", []string{gwIP}, gwLis("tcp", "TCP", 9000))
+	g.version = "v1beta1"
+	createGateway(t, dc, ns, g)
+	createRouteAt(t, dc, "v1alpha2", src, ns, "", gwRoute(nil, map[string]string{alpha + "hostname": "tcp.example.org"}, attach("g")))
+	waitState(t, events.SourceSubject(clusterName, src, ns, "r"), []events.Endpoint{ep("tcp.example.org", "A", gwIP)})
+}
+
+// onlyVersion writes the CRD of the gateway-api module's file into dir,
+// serving (and storing) only version.
+func onlyVersion(t *testing.T, file, version, dir string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(gatewayCRDDir(t), file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crd map[string]any
+	if err := yaml.Unmarshal(data, &crd); err != nil {
+		t.Fatal(err)
+	}
+	versions, _, _ := unstructured.NestedSlice(crd, "spec", "versions")
+	found := false
+	for _, v := range versions {
+		v := v.(map[string]any)
+		keep := v["name"] == version
+		found = found || keep
+		v["served"], v["storage"] = keep, keep
+	}
+	if !found {
+		t.Fatalf("no %s in %s", version, file)
+	}
+	if err := unstructured.SetNestedSlice(crd, versions, "spec", "versions"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := yaml.Marshal(crd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runOnOwnCluster creates namespace ns on an API server of the test's own
+// and runs a collector of src for it there, under a cluster name unique on
+// the shared stream, which it returns.
+func runOnOwnCluster(t *testing.T, other *kube.Cluster, ns, src string, poll time.Duration) string {
+	t.Helper()
+	if _, err := other.Client.CoreV1().Namespaces().Create(t.Context(),
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := gatewayConfig(ns, src)
+	cfg.ClusterName = newNamespace(t)
+	cfg.RESTConfig = other.Config
+	cfg.Workers = 1
+	cfg.Gateway.PollInterval = poll
+	c, err := collector.New(cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCollector(t, c)
+	return cfg.ClusterName
+}

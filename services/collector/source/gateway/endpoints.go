@@ -1,0 +1,218 @@
+package gateway
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/collector/source"
+)
+
+// AnnotationDualstack (on a route, without prefix, see source.Annotation)
+// set to "true" marks its endpoints with DualstackLabel.
+const AnnotationDualstack = "dualstack"
+
+// DualstackLabel is the endpoint label a route's dualstack annotation
+// sets, ExternalDNS' (providers that make alias records create A and AAAA).
+const DualstackLabel = "dualstack"
+
+// Event reasons of this source (also the invalid-input metric's reason
+// label), beside source.ReasonInvalidAnnotation and the others shared.
+const (
+	ReasonInvalidRoute   = "InvalidRoute"
+	ReasonInvalidGateway = "InvalidGateway"
+)
+
+// RouteEndpoints computes the endpoints of one route from the Gateway and
+// Namespace caches.
+func (s *Source) RouteEndpoints(r route) ([]events.Endpoint, []error) {
+	in := source.NewInputs(r)
+	if !source.Controlled(in.Annotations) || !s.opts.Filters.Matches(r.GetLabels(), in.Annotations) {
+		return nil, nil
+	}
+	ttl := in.TTL()
+	setID := in.SetIdentifier()
+	// The route's own target annotation, when it has valid entries,
+	// replaces the Gateways' targets.
+	routeTargets := in.Targets()
+	hosts := s.routeHosts(in, r)
+	problems := &in.Problems
+
+	hostTargets := map[string][]string{}
+	_, st := routeParts(r)
+	for _, parent := range st.Parents {
+		gw, ok := s.parentGateway(r, parent, problems)
+		if !ok {
+			continue
+		}
+		targets := routeTargets
+		if len(targets) == 0 {
+			targets = s.gatewayTargets(gw, problems)
+		}
+		for _, l := range s.listeners(r, gw, parent.ParentRef) {
+			lh := ""
+			if l.Hostname != nil {
+				lh = string(*l.Hostname)
+			}
+			for _, rh := range hosts {
+				// Empty when neither the route nor the listener names anything.
+				if h, ok := matchHost(lh, rh); ok && h != "" {
+					hostTargets[h] = append(hostTargets[h], targets...)
+				}
+			}
+		}
+	}
+
+	// Targets several listeners or Gateways share are merged: endpoints
+	// are normalized (sorted, deduplicated).
+	var set source.EndpointSet
+	for h, ts := range hostTargets {
+		set.Add(h, ts...)
+	}
+	eps := source.WithSetIdentifier(set.Endpoints(ttl), setID)
+	if v, _, ok := source.Annotation(in.Annotations, AnnotationDualstack); ok && strings.TrimSpace(v) == "true" {
+		for i := range eps {
+			eps[i].Labels = map[string]string{DualstackLabel: "true"}
+		}
+	}
+	return eps, in.Problems
+}
+
+// routeHosts are the route's names: spec.hostnames, the hostname
+// annotation, the --fqdn-template ones; or, when the route names nothing
+// at all (an invalid name counts: it is reported, not replaced), the
+// single empty name that takes each listener's hostname.
+func (s *Source) routeHosts(in *source.Inputs, r route) []string {
+	specHosts, _ := routeParts(r)
+	raw := make([]string, len(specHosts))
+	for i, h := range specHosts {
+		raw[i] = string(h)
+	}
+	given := len(raw) > 0
+	hosts := in.ValidHostnames(raw, "spec.hostnames", source.ReasonInvalidHostname)
+	if !s.opts.IgnoreHostnameAnnotation {
+		if v, _, ok := source.Annotation(in.Annotations, source.AnnotationHostname); ok && len(source.SplitList(v)) > 0 {
+			given = true
+			hosts = append(hosts, in.Hostnames(source.AnnotationHostname)...)
+		}
+	}
+	if s.opts.FQDNTemplate != nil && (!given || s.opts.CombineFQDNAnnotation) {
+		names := in.TemplateNames(s.opts.FQDNTemplate)
+		given = given || len(names) > 0
+		hosts = append(hosts, names...)
+	}
+	if !given {
+		return []string{""}
+	}
+	return hosts
+}
+
+// gatewayTargets are a Gateway's target annotation's valid entries, else
+// its status.addresses; bad ones are reported on the Gateway.
+func (s *Source) gatewayTargets(gw *gwv1.Gateway, problems *[]error) []string {
+	in := source.NewInputs(gw)
+	defer func() { *problems = append(*problems, in.Problems...) }()
+	if ts := in.Targets(); len(ts) > 0 {
+		return ts
+	}
+	var out []string
+	for _, a := range gw.Status.Addresses {
+		if err := source.ValidateTarget(a.Value); err != nil {
+			in.Problem(ReasonInvalidGateway, "status.addresses", err)
+			continue
+		}
+		out = append(out, a.Value)
+	}
+	return out
+}
+
+// parentGateway returns the Gateway of a status.parents entry if it
+// counts: a Gateway parentRef, an existing Gateway (only those of
+// --gateway-namespace are read) passing --gateway-label-filter, that
+// accepted the route.
+func (s *Source) parentGateway(r route, parent gwv1.RouteParentStatus, problems *[]error) (*gwv1.Gateway, bool) {
+	key, ok := gatewayKey(parent.ParentRef, r.GetNamespace())
+	if !ok {
+		return nil, false
+	}
+	if !accepted(parent.Conditions) {
+		return nil, false
+	}
+	gw, err := s.gateway(key)
+	if err != nil {
+		*problems = append(*problems, &source.Problem{Object: r, Reason: ReasonInvalidGateway, Field: "status.parents", Err: fmt.Errorf("Gateway %s: %w", key, err)})
+		return nil, false
+	}
+	return gw, gw != nil
+}
+
+// listeners returns the listeners of gw the route attaches to through
+// ref: the one named by sectionName (all without), on ref's port if set,
+// of a protocol the route kind uses, whose allowedRoutes admit the route.
+func (s *Source) listeners(r route, gw *gwv1.Gateway, ref gwv1.ParentReference) []gwv1.Listener {
+	var out []gwv1.Listener
+	for _, l := range gw.Spec.Listeners {
+		if ref.SectionName != nil && *ref.SectionName != "" && *ref.SectionName != l.Name {
+			continue
+		}
+		if ref.Port != nil && *ref.Port != l.Port {
+			continue
+		}
+		if !slices.Contains(s.kind.Protocols, l.Protocol) {
+			continue
+		}
+		if !s.allowed(r, gw, l.AllowedRoutes) {
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// allowed applies a listener's allowedRoutes: the route's namespace (Same
+// by default, All, or Selector over the namespace's labels) and, when
+// kinds are listed, the route's kind.
+func (s *Source) allowed(r route, gw *gwv1.Gateway, allow *gwv1.AllowedRoutes) bool {
+	from := gwv1.NamespacesFromSame
+	if allow != nil && allow.Namespaces != nil && allow.Namespaces.From != nil {
+		from = *allow.Namespaces.From
+	}
+	switch from {
+	case gwv1.NamespacesFromAll:
+	case gwv1.NamespacesFromSame:
+		if gw.Namespace != r.GetNamespace() {
+			return false
+		}
+	case gwv1.NamespacesFromSelector:
+		if allow.Namespaces.Selector == nil {
+			return false
+		}
+		sel, err := metav1.LabelSelectorAsSelector(allow.Namespaces.Selector)
+		if err != nil {
+			return false
+		}
+		nsLabels, ok := s.namespaceLabels(r.GetNamespace())
+		if !ok || !sel.Matches(nsLabels) {
+			return false
+		}
+	default:
+		return false
+	}
+	if allow == nil || len(allow.Kinds) == 0 {
+		return true
+	}
+	for _, k := range allow.Kinds {
+		group := Group
+		if k.Group != nil && *k.Group != "" {
+			group = string(*k.Group)
+		}
+		if group == Group && string(k.Kind) == s.kind.Kind {
+			return true
+		}
+	}
+	return false
+}
