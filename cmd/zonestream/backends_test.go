@@ -237,20 +237,9 @@ func wrongServices(s dnsServer, zone, owner string, from, to int) []string {
 // answersOf renders the answer to name/qtype (A, AAAA, TXT); an error is
 // an answer of its own, so that it never equals a wanted one.
 func answersOf(s dnsServer, name string, qtype uint16) []string {
-	rrs, err := s.Query(name, qtype)
+	out, err := answerTexts(s, name, qtype)
 	if err != nil {
 		return []string{"error: " + err.Error()}
-	}
-	var out []string
-	for _, rr := range rrs {
-		switch v := rr.(type) {
-		case *dns.A:
-			out = append(out, v.A.String())
-		case *dns.AAAA:
-			out = append(out, v.AAAA.String())
-		case *dns.TXT:
-			out = append(out, strings.Join(v.Txt, ""))
-		}
 	}
 	slices.Sort(out)
 	return out

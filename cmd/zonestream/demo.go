@@ -242,7 +242,15 @@ func (w walk) waitFor(name string, qtype uint16, ok func([]string) bool) error {
 }
 
 func (w walk) answers(name string, qtype uint16) ([]string, error) {
-	rrs, err := w.dns.Query(name, qtype)
+	return answerTexts(w.dns, name, qtype)
+}
+
+// answerTexts asks s for name/qtype and renders the answer's A, AAAA and
+// TXT records, in the order given.
+func answerTexts(s interface {
+	Query(name string, qtype uint16) ([]dns.RR, error)
+}, name string, qtype uint16) ([]string, error) {
+	rrs, err := s.Query(name, qtype)
 	if err != nil {
 		return nil, err
 	}

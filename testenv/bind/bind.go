@@ -88,24 +88,15 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if _, err := os.Stat(opts.Named); err != nil {
 		return nil, fmt.Errorf("bind: named not found: %w", err)
 	}
-	zones := make([]string, 0, len(opts.Zones))
-	for _, z := range opts.Zones {
-		z = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(z)), ".")
-		if z == "" {
-			return nil, errors.New("bind: empty zone name")
-		}
-		zones = append(zones, z)
+	zones, err := daemon.Zones("bind", opts.Zones)
+	if err != nil {
+		return nil, err
 	}
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
 		return nil, err
 	}
-	var lastErr error
-	const attempts = 5
-	for i := 0; i < attempts; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	return daemon.Retry(ctx, "bind", func() (*Server, error) {
 		s := &Server{
 			Host:      "127.0.0.1",
 			Zones:     append([]string(nil), zones...),
@@ -113,16 +104,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			Secret:    base64.StdEncoding.EncodeToString(secret),
 			Algorithm: opts.Algorithm,
 		}
-		err := s.start(ctx, opts)
-		if err == nil {
-			return s, nil
-		}
-		lastErr = err
-		if !errors.Is(err, errPortInUse) {
+		if err := s.start(ctx, opts); err != nil {
 			return nil, err
 		}
-	}
-	return nil, fmt.Errorf("bind: no free port after %d attempts: %w", attempts, lastErr)
+		return s, nil
+	})
 }
 
 var algorithms = map[string]string{
@@ -133,8 +119,6 @@ var algorithms = map[string]string{
 	"hmac-sha384": dns.HmacSHA384,
 	"hmac-sha512": dns.HmacSHA512,
 }
-
-var errPortInUse = errors.New("port in use")
 
 func (s *Server) start(ctx context.Context, opts Options) (err error) {
 	port, err := daemon.FreePort(true)
@@ -172,12 +156,7 @@ func (s *Server) run(ctx context.Context) error {
 
 // Halt stops named but keeps its configuration and zones (the updates
 // are in the zones' journals): the server is down until Restart.
-func (s *Server) Halt() error {
-	if s.proc == nil {
-		return nil
-	}
-	return s.proc.Stop()
-}
+func (s *Server) Halt() error { return s.proc.Stop() }
 
 // Restart starts a halted named again on the same port with the same
 // zones and waits until it answers them.
@@ -190,48 +169,11 @@ func (s *Server) Restart(ctx context.Context) error {
 
 // waitReady polls the SOA of every zone until each is answered.
 func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	pending := append([]string(nil), s.Zones...)
-	c := &dns.Client{Net: "udp", Timeout: 500 * time.Millisecond}
-	for {
-		select {
-		case <-s.proc.Exited():
-			out := s.proc.Output()
-			if portInUse(out) {
-				return fmt.Errorf("bind: %w: %s", errPortInUse, daemon.LastLines(out, 5))
-			}
-			return fmt.Errorf("bind: %w", s.proc.ExitError())
-		default:
-		}
-		if out := s.proc.Output(); portInUse(out) {
-			return fmt.Errorf("bind: %w: %s", errPortInUse, daemon.LastLines(out, 5))
-		}
-		for len(pending) > 0 {
-			m := new(dns.Msg)
-			m.SetQuestion(dns.Fqdn(pending[0]), dns.TypeSOA)
-			r, _, err := c.ExchangeContext(ctx, m, s.Addr)
-			if err != nil || r.Rcode != dns.RcodeSuccess || len(r.Answer) == 0 {
-				break
-			}
-			pending = pending[1:]
-		}
-		if len(pending) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("bind: zone %s not served after %s:\n%s", pending[0], timeout, daemon.LastLines(s.proc.Output(), 30))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		case <-s.proc.Exited():
-		}
+	portTaken := func() error { return daemon.PortTaken(s.proc, "address in use", "interface ignored") }
+	if err := daemon.WaitZones(ctx, s.proc, s.Addr, s.Zones, time.Now().Add(timeout), portTaken); err != nil {
+		return fmt.Errorf("bind: %w", err)
 	}
-}
-
-func portInUse(out string) bool {
-	return strings.Contains(out, "address in use") || strings.Contains(out, "interface ignored")
+	return nil
 }
 
 func (s *Server) writeConfig() error {
@@ -296,19 +238,7 @@ ns	IN A	127.0.0.1
 }
 
 // Stop stops named and removes its directory.
-func (s *Server) Stop() error {
-	var err error
-	if s.proc != nil {
-		err = s.proc.Stop()
-	}
-	if s.dir != "" {
-		if rerr := os.RemoveAll(s.dir); rerr != nil && err == nil {
-			err = rerr
-		}
-		s.dir = ""
-	}
-	return err
-}
+func (s *Server) Stop() error { return daemon.StopAndRemove(s.proc, &s.dir) }
 
 // Log returns the last part of named's output.
 func (s *Server) Log() string {
@@ -322,16 +252,8 @@ func (s *Server) Log() string {
 // example.org) and stops it afterwards.
 func StartT(t testing.TB, zones ...string) *Server {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := Start(ctx, Options{Zones: zones})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Stop(); err != nil {
-			t.Logf("stop named: %v", err)
-		}
+	s := daemon.StartT(t, "named", func(ctx context.Context) (*Server, error) {
+		return Start(ctx, Options{Zones: zones})
 	})
 	return s
 }

@@ -122,37 +122,22 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			return nil, err
 		}
 	}
-	zones := make([]string, 0, len(opts.Zones))
-	for _, z := range opts.Zones {
-		z = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(z)), ".")
-		if z == "" {
-			return nil, errors.New("coredns: empty zone name")
-		}
-		zones = append(zones, z)
+	zones, err := daemon.Zones("coredns", opts.Zones)
+	if err != nil {
+		return nil, err
 	}
-	var lastErr error
-	const attempts = 5
-	for range attempts {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	return daemon.Retry(ctx, "coredns", func() (*Server, error) {
 		s := &Server{Host: "127.0.0.1", Zones: zones, Path: "/" + strings.Trim(opts.Path, "/")}
-		err := s.start(ctx, opts)
-		if err == nil {
-			return s, nil
-		}
-		lastErr = err
-		if !errors.Is(err, errPortInUse) {
+		if err := s.start(ctx, opts); err != nil {
 			return nil, err
 		}
-	}
-	return nil, fmt.Errorf("coredns: no free ports after %d attempts: %w", attempts, lastErr)
+		return s, nil
+	})
 }
 
-var errPortInUse = errors.New("port in use")
-
-func portInUse(out string) bool {
-	return strings.Contains(out, "address already in use") || strings.Contains(out, "bind: address")
+// portTaken says whether p (etcd or CoreDNS) could not bind its ports.
+func portTaken(p *daemon.Process) error {
+	return daemon.PortTaken(p, "address already in use", "bind: address")
 }
 
 func (s *Server) start(ctx context.Context, opts Options) (err error) {
@@ -221,8 +206,8 @@ func (s *Server) runEtcd(ctx context.Context, deadline time.Time) error {
 			return s.exitErr(s.etcd)
 		default:
 		}
-		if portInUse(s.etcd.Output()) {
-			return fmt.Errorf("coredns: etcd: %w: %s", errPortInUse, daemon.LastLines(s.etcd.Output(), 5))
+		if err := portTaken(s.etcd); err != nil {
+			return fmt.Errorf("coredns: etcd: %w", err)
 		}
 		if resp, err := hc.Get(s.EtcdURL + "/health"); err == nil {
 			resp.Body.Close()
@@ -272,10 +257,7 @@ func (s *Server) startCoreDNS(ctx context.Context, deadline time.Time) (err erro
 	if s.coredns, err = daemon.Start("coredns", cmd); err != nil {
 		return fmt.Errorf("coredns: %w", err)
 	}
-	if err := daemon.WaitZones(ctx, s.coredns, s.DNSAddr, s.Zones, deadline); err != nil {
-		if portInUse(s.coredns.Output()) {
-			return fmt.Errorf("coredns: %w: %s", errPortInUse, daemon.LastLines(s.coredns.Output(), 5))
-		}
+	if err := daemon.WaitZones(ctx, s.coredns, s.DNSAddr, s.Zones, deadline, func() error { return portTaken(s.coredns) }); err != nil {
 		return fmt.Errorf("coredns: %w", err)
 	}
 	return nil
@@ -283,8 +265,8 @@ func (s *Server) startCoreDNS(ctx context.Context, deadline time.Time) (err erro
 
 // exitErr reports why a process ended before it was ready.
 func (s *Server) exitErr(p *daemon.Process) error {
-	if portInUse(p.Output()) {
-		return fmt.Errorf("coredns: %w: %s", errPortInUse, daemon.LastLines(p.Output(), 5))
+	if err := portTaken(p); err != nil {
+		return fmt.Errorf("coredns: %w", err)
 	}
 	return fmt.Errorf("coredns: %w", p.ExitError())
 }
@@ -358,12 +340,7 @@ func (s *Server) Stop() error {
 // Halt stops etcd, the store CoreDNS serves from and the provider writes
 // to, but keeps its data: writes fail and CoreDNS cannot answer from it
 // until Restart. CoreDNS keeps running.
-func (s *Server) Halt() error {
-	if s.etcd == nil {
-		return nil
-	}
-	return s.etcd.Stop()
-}
+func (s *Server) Halt() error { return s.etcd.Stop() }
 
 // Restart starts a halted etcd again on the same ports with the same data,
 // and waits until it is healthy and CoreDNS answers from it again: CoreDNS'
@@ -430,18 +407,12 @@ func (s *Server) Log() string {
 // built fails the test with the command that builds it.
 func StartT(t testing.TB, zones ...string) *Server {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := Start(ctx, Options{Zones: zones})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
+	s := daemon.StartT(t, "coredns/etcd", func(ctx context.Context) (*Server, error) {
+		return Start(ctx, Options{Zones: zones})
+	})
+	t.Cleanup(func() { // runs before the Stop above
 		if t.Failed() {
 			t.Logf("CoreDNS/etcd output:\n%s", daemon.LastLines(s.Log(), 60))
-		}
-		if err := s.Stop(); err != nil {
-			t.Logf("stop coredns/etcd: %v", err)
 		}
 	})
 	return s

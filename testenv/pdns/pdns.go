@@ -123,43 +123,27 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 			return nil, errors.New("pdns: gsqlite3 schema not found (apt-get install pdns-backend-sqlite3)")
 		}
 	}
-	zones := make([]string, 0, len(opts.Zones))
-	for _, z := range opts.Zones {
-		z = strings.TrimSuffix(strings.ToLower(strings.TrimSpace(z)), ".")
-		if z == "" {
-			return nil, errors.New("pdns: empty zone name")
-		}
-		zones = append(zones, z)
+	zones, err := daemon.Zones("pdns", opts.Zones)
+	if err != nil {
+		return nil, err
 	}
 	key := make([]byte, 16)
 	if _, err := rand.Read(key); err != nil {
 		return nil, err
 	}
-	var lastErr error
-	const attempts = 5
-	for i := 0; i < attempts; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	return daemon.Retry(ctx, "pdns", func() (*Server, error) {
 		s := &Server{
 			Host:   "127.0.0.1",
 			Zones:  append([]string(nil), zones...),
 			APIKey: hex.EncodeToString(key),
 			http:   &http.Client{Timeout: 10 * time.Second},
 		}
-		err := s.start(ctx, opts)
-		if err == nil {
-			return s, nil
-		}
-		lastErr = err
-		if !errors.Is(err, errPortInUse) {
+		if err := s.start(ctx, opts); err != nil {
 			return nil, err
 		}
-	}
-	return nil, fmt.Errorf("pdns: no free ports after %d attempts: %w", attempts, lastErr)
+		return s, nil
+	})
 }
-
-var errPortInUse = errors.New("port in use")
 
 func (s *Server) start(ctx context.Context, opts Options) (err error) {
 	if s.DNSPort, err = daemon.FreePort(true); err != nil {
@@ -213,12 +197,7 @@ func (s *Server) run(ctx context.Context, deadline time.Time) error {
 
 // Halt stops pdns_server but keeps its configuration and database: DNS
 // and the API are down until Restart.
-func (s *Server) Halt() error {
-	if s.proc == nil {
-		return nil
-	}
-	return s.proc.Stop()
-}
+func (s *Server) Halt() error { return s.proc.Stop() }
 
 // Restart starts a halted pdns_server again on the same ports with the
 // same database and waits until its API and every zone answer.
@@ -294,17 +273,17 @@ reuseport=no
 	return os.WriteFile(filepath.Join(s.dir, "pdns.conf"), []byte(conf), 0o600)
 }
 
-// exitErr reports why the process ended before it was ready.
-func (s *Server) exitErr() error {
-	out := s.proc.Output()
-	if portInUse(out) {
-		return fmt.Errorf("pdns: %w: %s", errPortInUse, daemon.LastLines(out, 5))
-	}
-	return fmt.Errorf("pdns: %w", s.proc.ExitError())
+// portTaken says whether pdns_server could not bind its ports.
+func (s *Server) portTaken() error {
+	return daemon.PortTaken(s.proc, "already in use", "Address in use")
 }
 
-func portInUse(out string) bool {
-	return strings.Contains(out, "already in use") || strings.Contains(out, "Address in use")
+// exitErr reports why the process ended before it was ready.
+func (s *Server) exitErr() error {
+	if err := s.portTaken(); err != nil {
+		return fmt.Errorf("pdns: %w", err)
+	}
+	return fmt.Errorf("pdns: %w", s.proc.ExitError())
 }
 
 // waitAPI polls GET /api/v1/servers/localhost until it answers.
@@ -315,8 +294,8 @@ func (s *Server) waitAPI(ctx context.Context, deadline time.Time) error {
 			return s.exitErr()
 		default:
 		}
-		if portInUse(s.proc.Output()) {
-			return fmt.Errorf("pdns: %w: %s", errPortInUse, daemon.LastLines(s.proc.Output(), 5))
+		if err := s.portTaken(); err != nil {
+			return fmt.Errorf("pdns: %w", err)
 		}
 		var info struct {
 			Version string `json:"version"`
@@ -342,36 +321,10 @@ func (s *Server) waitAPI(ctx context.Context, deadline time.Time) error {
 
 // waitDNS polls the SOA of every zone until each is answered.
 func (s *Server) waitDNS(ctx context.Context, deadline time.Time) error {
-	pending := append([]string(nil), s.Zones...)
-	c := &dns.Client{Net: "udp", Timeout: 500 * time.Millisecond}
-	for {
-		select {
-		case <-s.proc.Exited():
-			return s.exitErr()
-		default:
-		}
-		for len(pending) > 0 {
-			m := new(dns.Msg)
-			m.SetQuestion(dns.Fqdn(pending[0]), dns.TypeSOA)
-			r, _, err := c.ExchangeContext(ctx, m, s.DNSAddr)
-			if err != nil || r.Rcode != dns.RcodeSuccess || len(r.Answer) == 0 {
-				break
-			}
-			pending = pending[1:]
-		}
-		if len(pending) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("pdns: zone %s not served:\n%s", pending[0], daemon.LastLines(s.proc.Output(), 30))
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		case <-s.proc.Exited():
-		}
+	if err := daemon.WaitZones(ctx, s.proc, s.DNSAddr, s.Zones, deadline, s.portTaken); err != nil {
+		return fmt.Errorf("pdns: %w", err)
 	}
+	return nil
 }
 
 // RRset is an RRset as the PowerDNS API writes it in a PATCH.
@@ -498,19 +451,7 @@ func (s *Server) api(ctx context.Context, method, path string, in, out any) erro
 }
 
 // Stop stops pdns_server and removes its directory.
-func (s *Server) Stop() error {
-	var err error
-	if s.proc != nil {
-		err = s.proc.Stop()
-	}
-	if s.dir != "" {
-		if rerr := os.RemoveAll(s.dir); rerr != nil && err == nil {
-			err = rerr
-		}
-		s.dir = ""
-	}
-	return err
-}
+func (s *Server) Stop() error { return daemon.StopAndRemove(s.proc, &s.dir) }
 
 // Log returns the last part of pdns_server's output.
 func (s *Server) Log() string {
@@ -524,16 +465,8 @@ func (s *Server) Log() string {
 // example.org) and stops it afterwards.
 func StartT(t testing.TB, zones ...string) *Server {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	s, err := Start(ctx, Options{Zones: zones})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := s.Stop(); err != nil {
-			t.Logf("stop pdns_server: %v", err)
-		}
+	s := daemon.StartT(t, "pdns_server", func(ctx context.Context) (*Server, error) {
+		return Start(ctx, Options{Zones: zones})
 	})
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"strconv"
 	"sync"
@@ -60,8 +61,12 @@ func (p *Process) ExitError() error {
 	return fmt.Errorf("%s exited (%v):\n%s", p.name, p.err, LastLines(p.out.String(), 30))
 }
 
-// Stop ends the process: SIGTERM, then SIGKILL after 10 s.
+// Stop ends the process: SIGTERM, then SIGKILL after 10 s. Stopping no
+// process (nil) does nothing.
 func (p *Process) Stop() error {
+	if p == nil {
+		return nil
+	}
 	select {
 	case <-p.exited:
 		return nil
@@ -76,6 +81,19 @@ func (p *Process) Stop() error {
 		<-p.exited
 		return errors.New(p.name + " did not stop on SIGTERM, killed")
 	}
+}
+
+// StopAndRemove stops p (when there is one) and removes *dir (when set),
+// then clears *dir: the server cannot be restarted.
+func StopAndRemove(p *Process, dir *string) error {
+	err := p.Stop()
+	if *dir != "" {
+		if rerr := os.RemoveAll(*dir); rerr != nil && err == nil {
+			err = rerr
+		}
+		*dir = ""
+	}
+	return err
 }
 
 // FreePort finds a loopback port free for TCP, and for UDP too when udp.

@@ -9,8 +9,20 @@ import (
 )
 
 // WaitZones polls the SOA of every zone at addr every 100ms until each is
-// answered, p exits, ctx ends or deadline passes.
-func WaitZones(ctx context.Context, p *Process, addr string, zones []string, deadline time.Time) error {
+// answered, p exits, ctx ends or deadline passes. check, when not nil, is
+// called each round while p runs and once more when the wait fails (e.g.
+// a PortTaken): its error ends the wait and is the one returned.
+func WaitZones(ctx context.Context, p *Process, addr string, zones []string, deadline time.Time, check func() error) error {
+	err := waitZones(ctx, p, addr, zones, deadline, check)
+	if err != nil && check != nil {
+		if cerr := check(); cerr != nil {
+			return cerr
+		}
+	}
+	return err
+}
+
+func waitZones(ctx context.Context, p *Process, addr string, zones []string, deadline time.Time, check func() error) error {
 	pending := append([]string(nil), zones...)
 	c := &dns.Client{Net: "udp", Timeout: 500 * time.Millisecond}
 	for {
@@ -18,6 +30,11 @@ func WaitZones(ctx context.Context, p *Process, addr string, zones []string, dea
 		case <-p.Exited():
 			return p.ExitError()
 		default:
+		}
+		if check != nil {
+			if err := check(); err != nil {
+				return err
+			}
 		}
 		for len(pending) > 0 {
 			m := new(dns.Msg)

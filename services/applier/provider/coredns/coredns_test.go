@@ -265,63 +265,17 @@ func TestExternalDNSEntries(t *testing.T) {
 // was computed makes the plan stale; nothing of it is written.
 func TestStaleAfterOutOfBandChange(t *testing.T) {
 	s := corednsenv.StartT(t, "example.org")
-	p := newProvider(t, s, nil)
-	ctx := context.Background()
-	if err := p.Apply(ctx, "example.org", []events.Change{{New: ep("web.example.org", "A", 60, "192.0.2.1")}}); err != nil {
-		t.Fatal(err)
-	}
-	seen, err := p.Records(ctx, "example.org")
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := providertest.Find(seen, "web.example.org", "A")
-	keys, _ := s.Keys(s.Key("web.example.org", ""))
-	for k := range keys {
-		if err := s.Put(k, `{"host":"192.0.2.77","targetstrip":1}`); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.Put(s.Key("txt.example.org", ""), `{"text":"planted"}`); err != nil {
-		t.Fatal(err)
-	}
-	many := func(last events.Change) []events.Change {
-		var cs []events.Change
-		for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
-			cs = append(cs, events.Change{New: ep(n+".example.org", "A", 0, "192.0.2.10")})
-		}
-		return append(cs, last)
-	}
-	for name, changes := range map[string][]events.Change{
-		"update":              {{New: ep("new.example.org", "A", 0, "192.0.2.9")}, {Old: old, New: ep("web.example.org", "A", 0, "192.0.2.2")}},
-		"delete":              {{New: ep("new.example.org", "A", 0, "192.0.2.9")}, {Old: old}},
-		"create over planted": {{New: ep("new.example.org", "A", 0, "192.0.2.9")}, {New: ep("txt.example.org", "TXT", 0, "mine")}},
-		"whole-zone read":     many(events.Change{Old: old}),
-	} {
-		if err := p.Apply(ctx, "example.org", changes); !errors.Is(err, provider.ErrStale) {
-			t.Fatalf("%s: want ErrStale, got %v", name, err)
-		}
-		if got := answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.77"}) {
-			t.Fatalf("%s: stale plan changed web: %v", name, got)
-		}
-		if got := answers(t, s, "txt.example.org", dns.TypeTXT); !slices.Equal(got, []string{"planted"}) {
-			t.Fatalf("%s: stale plan changed txt: %v", name, got)
-		}
-		for _, n := range []string{"new", "a", "j"} {
-			if got := answers(t, s, n+".example.org", dns.TypeA); len(got) != 0 {
-				t.Fatalf("%s: stale batch partly applied: %s %v", name, n, got)
+	providertest.StaleAfterOutOfBandChange(t, newProvider(t, s, nil), s, func() {
+		keys, _ := s.Keys(s.Key("web.example.org", ""))
+		for k := range keys {
+			if err := s.Put(k, `{"host":"192.0.2.77","targetstrip":1}`); err != nil {
+				t.Fatal(err)
 			}
 		}
-	}
-	// With what etcd holds now as Old, the same plan goes through.
-	if err := p.Apply(ctx, "example.org", many(events.Change{Old: ep("web.example.org", "A", 0, "192.0.2.77"), New: ep("web.example.org", "A", 0, "192.0.2.2")})); err != nil {
-		t.Fatal(err)
-	}
-	if got := answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
-		t.Fatalf("web: %v", got)
-	}
-	if got := answers(t, s, "j.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.10"}) {
-		t.Fatalf("j: %v", got)
-	}
+		if err := s.Put(s.Key("txt.example.org", ""), `{"text":"planted"}`); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // TestBatchWithInvalidChange: one change the layout cannot hold rejects the
@@ -418,19 +372,7 @@ func TestUnreachableEtcdIsTransient(t *testing.T) {
 	if _, err := p.Records(ctx, "example.org"); err == nil || errors.Is(err, provider.ErrPermanent) {
 		t.Fatalf("listing a stopped etcd: %v", err)
 	}
-	start := time.Now()
-	err := p.Apply(ctx, "example.org", []events.Change{{New: ep("x.example.org", "A", 0, "192.0.2.1")}})
-	if err == nil || errors.Is(err, provider.ErrStale) || errors.Is(err, provider.ErrPermanent) || !strings.Contains(err.Error(), "3 attempts") {
-		t.Fatalf("want a transient error after 3 attempts, got %v", err)
-	}
-	if time.Since(start) > 10*time.Second {
-		t.Fatalf("retries not bounded: %s", time.Since(start))
-	}
-	cctx, cancel := context.WithCancel(ctx)
-	cancel()
-	if err := p.Apply(cctx, "example.org", []events.Change{{New: ep("x.example.org", "A", 0, "192.0.2.1")}}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled: %v", err)
-	}
+	providertest.ApplyFailsTransiently(t, p, 10*time.Second)
 }
 
 func TestConfig(t *testing.T) {

@@ -184,78 +184,15 @@ func TestLifecycle(t *testing.T) {
 // planner's back; the plan computed before is rejected and changes nothing.
 func TestStaleAfterOutOfBandChange(t *testing.T) {
 	s := pdnsenv.StartT(t, "example.org")
-	p := newProvider(t, s, nil)
-	ctx := context.Background()
-	if err := p.Apply(ctx, "example.org", []events.Change{{New: ep("web.example.org", "A", 60, "192.0.2.1")}}); err != nil {
-		t.Fatal(err)
-	}
-	seen, err := p.Records(ctx, "example.org")
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := providertest.Find(seen, "web.example.org", "A")
-	if old == nil {
-		t.Fatalf("not listed: %+v", seen)
-	}
-	// Out of band: an operator edits the RRset and plants a TXT.
-	if err := s.Plant("example.org", "web.example.org", "A", 60, "192.0.2.77"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Plant("example.org", "txt.example.org", "TXT", 60, `"planted"`); err != nil {
-		t.Fatal(err)
-	}
-	for name, changes := range map[string][]events.Change{
-		"update": {
-			{New: ep("new.example.org", "A", 0, "192.0.2.9")},
-			{Old: old, New: ep("web.example.org", "A", 0, "192.0.2.2")},
-		},
-		"delete": {
-			{New: ep("new.example.org", "A", 0, "192.0.2.9")},
-			{Old: old},
-		},
-		"create over planted": {
-			{New: ep("new.example.org", "A", 0, "192.0.2.9")},
-			{New: ep("txt.example.org", "TXT", 0, "mine")},
-		},
-		"many names, whole-zone read": func() []events.Change {
-			var cs []events.Change
-			for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
-				cs = append(cs, events.Change{New: ep(n+".example.org", "A", 0, "192.0.2.10")})
-			}
-			return append(cs, events.Change{Old: old})
-		}(),
-	} {
-		if err := p.Apply(ctx, "example.org", changes); !errors.Is(err, provider.ErrStale) {
-			t.Fatalf("%s: want ErrStale, got %v", name, err)
+	providertest.StaleAfterOutOfBandChange(t, newProvider(t, s, nil), s, func() {
+		// Out of band: an operator edits the RRset and plants a TXT.
+		if err := s.Plant("example.org", "web.example.org", "A", 60, "192.0.2.77"); err != nil {
+			t.Fatal(err)
 		}
-		if got := providertest.Answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.77"}) {
-			t.Fatalf("%s: stale plan changed web: %v", name, got)
+		if err := s.Plant("example.org", "txt.example.org", "TXT", 60, `"planted"`); err != nil {
+			t.Fatal(err)
 		}
-		if got := providertest.Answers(t, s, "txt.example.org", dns.TypeTXT); !slices.Equal(got, []string{"planted"}) {
-			t.Fatalf("%s: stale plan changed txt: %v", name, got)
-		}
-		for _, n := range []string{"new", "a", "j"} {
-			if got := providertest.Answers(t, s, n+".example.org", dns.TypeA); len(got) != 0 {
-				t.Fatalf("%s: stale batch partly applied: %s %v", name, n, got)
-			}
-		}
-	}
-	// With what PowerDNS holds now as Old, the same change goes through,
-	// the many-names path included.
-	var cs []events.Change
-	for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
-		cs = append(cs, events.Change{New: ep(n+".example.org", "A", 0, "192.0.2.10")})
-	}
-	cs = append(cs, events.Change{Old: ep("web.example.org", "A", 0, "192.0.2.77"), New: ep("web.example.org", "A", 0, "192.0.2.2")})
-	if err := p.Apply(ctx, "example.org", cs); err != nil {
-		t.Fatal(err)
-	}
-	if got := providertest.Answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
-		t.Fatalf("web: %v", got)
-	}
-	if got := providertest.Answers(t, s, "j.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.10"}) {
-		t.Fatalf("j: %v", got)
-	}
+	})
 }
 
 // TestChangesInOrder: several changes to one RRset in one plan apply in
@@ -372,23 +309,7 @@ func TestUnreachableServerIsTransient(t *testing.T) {
 	if _, err := p.Records(ctx, "example.org"); err == nil || errors.Is(err, provider.ErrPermanent) {
 		t.Fatalf("listing a stopped server: %v", err)
 	}
-	start := time.Now()
-	err := p.Apply(ctx, "example.org", []events.Change{{New: ep("x.example.org", "A", 0, "192.0.2.1")}})
-	if err == nil || errors.Is(err, provider.ErrStale) || errors.Is(err, provider.ErrPermanent) {
-		t.Fatalf("want a transient error, got %v", err)
-	}
-	if !strings.Contains(err.Error(), "3 attempts") {
-		t.Fatalf("not retried: %v", err)
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Fatalf("retries not bounded: %s", time.Since(start))
-	}
-	// A cancelled context ends the retries at once.
-	cctx, cancel := context.WithCancel(ctx)
-	cancel()
-	if err := p.Apply(cctx, "example.org", []events.Change{{New: ep("x.example.org", "A", 0, "192.0.2.1")}}); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled: %v", err)
-	}
+	providertest.ApplyFailsTransiently(t, p, 5*time.Second)
 }
 
 func TestTXTContent(t *testing.T) {

@@ -1,13 +1,16 @@
 // Package providertest holds what provider tests share: reading a real DNS
-// server's answers in the form providers give targets, and finding an
-// RRset in a listing.
+// server's answers in the form providers give targets, finding an RRset in
+// a listing, and the checks every provider against a real server passes.
 package providertest
 
 import (
 	"context"
+	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
 
@@ -67,4 +70,95 @@ func ReadBackAgrees(t testing.TB, p provider.Provider, zone string, names []stri
 		t.Fatalf("read back at %v:\n%v\nthe zone holds there:\n%v", names, got, want)
 	}
 	return got
+}
+
+func ep(name, typ string, ttl int64, targets ...string) *events.Endpoint {
+	e := events.NewEndpoint(name, typ, ttl, targets...)
+	return &e
+}
+
+// StaleAfterOutOfBandChange writes web.example.org A 192.0.2.1 through p
+// (serving example.org on s) and lists it, then calls plant, which must
+// set web.example.org A to 192.0.2.77 and plant txt.example.org TXT
+// "planted" behind p's back. Plans computed before (an update, a delete,
+// a create over the planted TXT, a batch long enough for a whole-zone
+// read) must fail with ErrStale and change nothing; the same batch with
+// what the server holds now as Old must go through.
+func StaleAfterOutOfBandChange(t testing.TB, p provider.Provider, s Querier, plant func()) {
+	t.Helper()
+	ctx := context.Background()
+	if err := p.Apply(ctx, "example.org", []events.Change{{New: ep("web.example.org", "A", 60, "192.0.2.1")}}); err != nil {
+		t.Fatal(err)
+	}
+	seen, err := p.Records(ctx, "example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := Find(seen, "web.example.org", "A")
+	if old == nil {
+		t.Fatalf("not listed: %+v", seen)
+	}
+	plant()
+	many := func(last events.Change) []events.Change {
+		var cs []events.Change
+		for _, n := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"} {
+			cs = append(cs, events.Change{New: ep(n+".example.org", "A", 0, "192.0.2.10")})
+		}
+		return append(cs, last)
+	}
+	for name, changes := range map[string][]events.Change{
+		"update":                      {{New: ep("new.example.org", "A", 0, "192.0.2.9")}, {Old: old, New: ep("web.example.org", "A", 0, "192.0.2.2")}},
+		"delete":                      {{New: ep("new.example.org", "A", 0, "192.0.2.9")}, {Old: old}},
+		"create over planted":         {{New: ep("new.example.org", "A", 0, "192.0.2.9")}, {New: ep("txt.example.org", "TXT", 0, "mine")}},
+		"many names, whole-zone read": many(events.Change{Old: old}),
+	} {
+		if err := p.Apply(ctx, "example.org", changes); !errors.Is(err, provider.ErrStale) {
+			t.Fatalf("%s: want ErrStale, got %v", name, err)
+		}
+		if got := Answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.77"}) {
+			t.Fatalf("%s: stale plan changed web: %v", name, got)
+		}
+		if got := Answers(t, s, "txt.example.org", dns.TypeTXT); !slices.Equal(got, []string{"planted"}) {
+			t.Fatalf("%s: stale plan changed txt: %v", name, got)
+		}
+		for _, n := range []string{"new", "a", "j"} {
+			if got := Answers(t, s, n+".example.org", dns.TypeA); len(got) != 0 {
+				t.Fatalf("%s: stale batch partly applied: %s %v", name, n, got)
+			}
+		}
+	}
+	// With what the server holds now as Old, the same plan goes through,
+	// the many-names path included.
+	if err := p.Apply(ctx, "example.org", many(events.Change{Old: ep("web.example.org", "A", 0, "192.0.2.77"), New: ep("web.example.org", "A", 0, "192.0.2.2")})); err != nil {
+		t.Fatal(err)
+	}
+	if got := Answers(t, s, "web.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
+		t.Fatalf("web: %v", got)
+	}
+	if got := Answers(t, s, "j.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.10"}) {
+		t.Fatalf("j: %v", got)
+	}
+}
+
+// ApplyFailsTransiently checks that p (with Retries 2), whose server is
+// down, fails an Apply to example.org with a transient error after 3
+// attempts within limit, and at once with context.Canceled when the
+// context is cancelled.
+func ApplyFailsTransiently(t testing.TB, p provider.Provider, limit time.Duration) {
+	t.Helper()
+	ctx := context.Background()
+	start := time.Now()
+	err := p.Apply(ctx, "example.org", []events.Change{{New: ep("x.example.org", "A", 0, "192.0.2.1")}})
+	if err == nil || errors.Is(err, provider.ErrStale) || errors.Is(err, provider.ErrPermanent) || !strings.Contains(err.Error(), "3 attempts") {
+		t.Fatalf("want a transient error after 3 attempts, got %v", err)
+	}
+	if time.Since(start) > limit {
+		t.Fatalf("retries not bounded: %s", time.Since(start))
+	}
+	// A cancelled context ends the retries at once.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := p.Apply(cctx, "example.org", []events.Change{{New: ep("x.example.org", "A", 0, "192.0.2.1")}}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
 }
