@@ -129,28 +129,19 @@ func (c *Config) RegisterSharedFlags(fs *flag.FlagSet) {
 var factories = map[string]func(*Collector) (source.Source, error){
 	servicesource.Name: func(c *Collector) (source.Source, error) {
 		return servicesource.New(servicesource.Options{
-			Flags: c.cfg.Service, Filters: c.filters, FQDNTemplate: c.tmpl,
-			CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
-			ManagedRecordTypes: c.cfg.ManagedRecordTypes,
+			Flags: c.cfg.Service, SharedOptions: c.sharedOptions(), ManagedRecordTypes: c.cfg.ManagedRecordTypes,
 		})
 	},
 	ingresssource.Name: func(c *Collector) (source.Source, error) {
 		return ingresssource.New(ingresssource.Options{
-			Flags: c.cfg.Ingress, Filters: c.filters, FQDNTemplate: c.tmpl,
-			AnnotationFilter:      c.cfg.AnnotationFilter,
-			CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
+			Flags: c.cfg.Ingress, SharedOptions: c.sharedOptions(), AnnotationFilter: c.cfg.AnnotationFilter,
 		})
 	},
 	nodesource.Name: func(c *Collector) (source.Source, error) {
-		return nodesource.New(nodesource.Options{
-			Flags: c.cfg.Node, Filters: c.filters, FQDNTemplate: c.tmpl,
-			CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
-		})
+		return nodesource.New(nodesource.Options{Flags: c.cfg.Node, SharedOptions: c.sharedOptions()})
 	},
 	podsource.Name: func(c *Collector) (source.Source, error) {
-		return podsource.New(podsource.Options{
-			Flags: c.cfg.Pod, Filters: c.filters, FQDNTemplate: c.tmpl, CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation,
-		})
+		return podsource.New(podsource.Options{Flags: c.cfg.Pod, SharedOptions: c.sharedOptions()})
 	},
 	istiosource.GatewayName: func(c *Collector) (source.Source, error) {
 		return istiosource.NewGatewaySource(c.istioOptions())
@@ -161,7 +152,7 @@ var factories = map[string]func(*Collector) (source.Source, error){
 	crdsource.Name: func(c *Collector) (source.Source, error) {
 		return crdsource.New(crdsource.Options{
 			Flags: c.cfg.CRD, Filters: c.filters, Namespace: c.cfg.Namespace,
-			RESTConfig: c.restConfig, Client: c.client,
+			APIOptions: c.apiOptions(),
 		})
 	},
 }
@@ -171,9 +162,7 @@ func init() {
 	for _, k := range gatewaysource.Kinds {
 		factories[k.Source] = func(c *Collector) (source.Source, error) {
 			return gatewaysource.New(k, gatewaysource.Options{
-				Flags: c.cfg.Gateway, Filters: c.filters, Namespace: c.cfg.Namespace, FQDNTemplate: c.tmpl,
-				CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
-				RESTConfig: c.restConfig, Client: c.client,
+				Flags: c.cfg.Gateway, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
 			})
 		}
 	}
@@ -181,10 +170,22 @@ func init() {
 
 func (c *Collector) istioOptions() istiosource.Options {
 	return istiosource.Options{
-		Flags: c.cfg.Istio, Filters: c.filters, Namespace: c.cfg.Namespace, FQDNTemplate: c.tmpl,
-		CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
-		RESTConfig: c.restConfig, Client: c.client, Logger: c.logger,
+		Flags: c.cfg.Istio, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
 	}
+}
+
+// sharedOptions are the source.SharedOptions of c's configuration.
+func (c *Collector) sharedOptions() source.SharedOptions {
+	return source.SharedOptions{
+		Filters: c.filters, FQDNTemplate: c.tmpl,
+		CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
+	}
+}
+
+// apiOptions are the source.APIOptions of c: its API server client and
+// logger.
+func (c *Collector) apiOptions() source.APIOptions {
+	return source.APIOptions{RESTConfig: c.restConfig, Client: c.client, Logger: c.logger}
 }
 
 // KnownSources lists the --source names this collector knows.

@@ -12,19 +12,20 @@ import (
 	"github.com/zonestream/zonestream/services/collector"
 )
 
-// counts returns the number of messages on the subjects of the Services.
-func counts(t *testing.T, ns string, names ...string) map[string]uint64 {
+// counts returns the number of messages on the subjects of the objects
+// named, subj giving an object's subject.
+func counts(t *testing.T, subj func(name string) string, names ...string) map[string]uint64 {
 	t.Helper()
 	out := map[string]uint64{}
 	for _, n := range names {
-		out[n] = count(t, subject(ns, ns, n))
+		out[n] = count(t, subj(n))
 	}
 	return out
 }
 
-// expectCounts checks that the Services in grown got exactly one more
+// expectCounts checks that the objects in grown got exactly one more
 // message since before, and every other one none.
-func expectCounts(t *testing.T, ns string, before map[string]uint64, grown ...string) {
+func expectCounts(t *testing.T, subj func(name string) string, before map[string]uint64, grown ...string) {
 	t.Helper()
 	for n, b := range before {
 		want := b
@@ -33,10 +34,15 @@ func expectCounts(t *testing.T, ns string, before map[string]uint64, grown ...st
 				want++
 			}
 		}
-		if got := count(t, subject(ns, ns, n)); got != want {
+		if got := count(t, subj(n)); got != want {
 			t.Errorf("%s: %d messages, want %d", n, got, want)
 		}
 	}
+}
+
+// serviceSubjects gives the subjects of the Services of ns.
+func serviceSubjects(ns string) func(name string) string {
+	return func(name string) string { return subject(ns, ns, name) }
 }
 
 // Changing a Pod's target annotation republishes the headless Service
@@ -60,7 +66,7 @@ func TestIncrementalPodTargetAnnotation(t *testing.T) {
 	waitState(t, subject(ns, ns, "other"), []events.Endpoint{ep("other.example.org", "A", "10.0.0.3")})
 	waitState(t, subject(ns, ns, "lb"), []events.Endpoint{ep("lb.example.org", "A", "192.0.2.1")})
 	barrier(t, ns, ns)
-	before := counts(t, ns, "web", "other", "lb")
+	before := counts(t, serviceSubjects(ns), "web", "other", "lb")
 	skipped := testutil.ToFloat64(collector.PublishSkippedMetric())
 
 	a.Annotations = ann("target", "203.0.113.7")
@@ -74,7 +80,7 @@ func TestIncrementalPodTargetAnnotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	barrier(t, ns, ns)
-	expectCounts(t, ns, before, "web")
+	expectCounts(t, serviceSubjects(ns), before, "web")
 	if got := testutil.ToFloat64(collector.PublishSkippedMetric()); got != skipped {
 		t.Errorf("publish_skipped_total went %v -> %v: a Service that did not depend on the change was recomputed", skipped, got)
 	}
@@ -114,7 +120,7 @@ func TestIncrementalNodeAddresses(t *testing.T) {
 	wait("hl2", ep("hl2.example.org", "A", "198.51.100.2"))
 	wait("lb", ep("lb.example.org", "A", "192.0.2.1"))
 	barrier(t, ns, ns)
-	before := counts(t, ns, "np1", "np2", "np3", "hl1", "hl2", "lb")
+	before := counts(t, serviceSubjects(ns), "np1", "np2", "np3", "hl1", "hl2", "lb")
 	skipped := testutil.ToFloat64(collector.PublishSkippedMetric())
 
 	n1 = setNodeAddresses(t, n1, ext("198.51.100.9"), in("10.1.0.9"))
@@ -122,7 +128,7 @@ func TestIncrementalNodeAddresses(t *testing.T) {
 	wait("np2", ep("np2.example.org", "A", "10.1.0.2", "10.1.0.9"))
 	wait("hl1", ep("hl1.example.org", "A", "198.51.100.9"))
 	barrier(t, ns, ns)
-	expectCounts(t, ns, before, "np1", "np2", "hl1")
+	expectCounts(t, serviceSubjects(ns), before, "np1", "np2", "hl1")
 
 	// Status without an address change (a condition): nothing.
 	n1 = n1.DeepCopy()
@@ -132,7 +138,7 @@ func TestIncrementalNodeAddresses(t *testing.T) {
 		t.Fatal(err)
 	}
 	barrier(t, ns, ns)
-	expectCounts(t, ns, before, "np1", "np2", "hl1")
+	expectCounts(t, serviceSubjects(ns), before, "np1", "np2", "hl1")
 	if got := testutil.ToFloat64(collector.PublishSkippedMetric()); got != skipped {
 		t.Errorf("publish_skipped_total went %v -> %v: a Service that did not depend on the change was recomputed", skipped, got)
 	}

@@ -52,19 +52,8 @@ func runIstioGatewayRules(t *testing.T, cases []istioGatewayCase) {
 				s.create(t, ns)
 			}
 			createIstio(t, dc, istioGateways, ns, tc.gateway)
-			cfg := istioConfig(ns, "istio-gateway")
-			if tc.cfg != nil {
-				tc.cfg(&cfg)
-			}
-			startCollector(t, cfg)
-			subj := istioSubject(ns, "istio-gateway", ns, tc.gateway.GetName())
-			if tc.want == nil {
-				if s, ok := lastState(t, subj); ok {
-					t.Fatalf("published %v, want nothing", render(s.Endpoints))
-				}
-				return
-			}
-			waitState(t, subj, tc.want(ns))
+			startAndExpect(t, istioConfig(ns, "istio-gateway"), tc.cfg,
+				istioSubject(ns, "istio-gateway", ns, tc.gateway.GetName()), tc.want, ns)
 		})
 	}
 }
@@ -167,19 +156,8 @@ func runIstioVSRules(t *testing.T, cases []istioVSCase) {
 				createIstio(t, dc, istioGateways, ns, g)
 			}
 			createIstio(t, dc, istioVirtualServices, ns, tc.vs)
-			cfg := istioConfig(ns, "istio-virtualservice")
-			if tc.cfg != nil {
-				tc.cfg(&cfg)
-			}
-			startCollector(t, cfg)
-			subj := istioSubject(ns, "istio-virtualservice", ns, tc.vs.GetName())
-			if tc.want == nil {
-				if s, ok := lastState(t, subj); ok {
-					t.Fatalf("published %v, want nothing", render(s.Endpoints))
-				}
-				return
-			}
-			waitState(t, subj, tc.want(ns))
+			startAndExpect(t, istioConfig(ns, "istio-virtualservice"), tc.cfg,
+				istioSubject(ns, "istio-virtualservice", ns, tc.vs.GetName()), tc.want, ns)
 		})
 	}
 }

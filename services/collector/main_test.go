@@ -122,6 +122,25 @@ func startCollector(t *testing.T, cfg collector.Config) *running {
 	return runCollector(t, c)
 }
 
+// startAndExpect starts a collector with cfg, after edit (may be nil),
+// and checks what it publishes for subj: want(arg), or, for a nil want,
+// nothing. Once the collector is ready its first pass has computed every
+// object from synced caches, so "nothing published" needs no barrier.
+func startAndExpect[A any](t *testing.T, cfg collector.Config, edit func(*collector.Config), subj string, want func(A) []events.Endpoint, arg A) {
+	t.Helper()
+	if edit != nil {
+		edit(&cfg)
+	}
+	startCollector(t, cfg)
+	if want == nil {
+		if s, ok := lastState(t, subj); ok {
+			t.Fatalf("published %v, want nothing", render(s.Endpoints))
+		}
+		return
+	}
+	waitState(t, subj, want(arg))
+}
+
 func runCollector(t *testing.T, c *collector.Collector) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())

@@ -63,9 +63,7 @@ type nodeCase struct {
 	want func(node string) []events.Endpoint
 }
 
-// runNodeRules creates the case's Node, then starts a collector: once it
-// is ready its first pass has computed the Node from synced caches, so
-// "nothing published" needs no barrier.
+// runNodeRules creates the case's Node, then starts a collector.
 func runNodeRules(t *testing.T, cases []nodeCase) {
 	t.Helper()
 	for _, tc := range cases {
@@ -76,19 +74,7 @@ func runNodeRules(t *testing.T, cases []nodeCase) {
 				ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: tc.annotations},
 				Spec:       corev1.NodeSpec{Unschedulable: tc.unschedulable},
 			}, tc.addrs...)
-			cfg := nodeConfig(ns)
-			if tc.cfg != nil {
-				tc.cfg(&cfg)
-			}
-			startCollector(t, cfg)
-			subj := nodeSubject(ns, name)
-			if tc.want == nil {
-				if s, ok := lastState(t, subj); ok {
-					t.Fatalf("published %v, want nothing", render(s.Endpoints))
-				}
-				return
-			}
-			waitState(t, subj, tc.want(name))
+			startAndExpect(t, nodeConfig(ns), tc.cfg, nodeSubject(ns, name), tc.want, name)
 		})
 	}
 }

@@ -71,19 +71,7 @@ func runPodRules(t *testing.T, cases []podCase) {
 			createFullNode(t, ns, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: ns + "-n"}},
 				ext("203.0.113.1"), in("10.1.0.1"), in("fd00::1"))
 			createTestPod(t, ns, tc.pod)
-			cfg := podConfig(ns)
-			if tc.cfg != nil {
-				tc.cfg(&cfg)
-			}
-			startCollector(t, cfg)
-			subj := podSubject(ns, ns, tc.pod.name)
-			if tc.want == nil {
-				if s, ok := lastState(t, subj); ok {
-					t.Fatalf("published %v, want nothing", render(s.Endpoints))
-				}
-				return
-			}
-			waitState(t, subj, tc.want(ns))
+			startAndExpect(t, podConfig(ns), tc.cfg, podSubject(ns, ns, tc.pod.name), tc.want, ns)
 		})
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -264,4 +265,23 @@ func Annotation(annotations map[string]string, key string) (value, fullKey strin
 		return v, AnnotationPrefix + key, true
 	}
 	return "", "", false
+}
+
+// ListerEndpoints is Source.Endpoints for a source whose objects are in an
+// informer cache: registered says Register has run (else the answer is an
+// error naming the source), get reads the object from the cache and
+// compute makes its endpoints. An object not found does not exist.
+func ListerEndpoints[T any](name string, registered bool, get func() (T, error), compute func(T) ([]events.Endpoint, []error)) ([]events.Endpoint, bool, []error) {
+	if !registered {
+		return nil, false, []error{fmt.Errorf("%s source not registered", name)}
+	}
+	obj, err := get()
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, []error{err}
+	}
+	eps, problems := compute(obj)
+	return eps, true, problems
 }

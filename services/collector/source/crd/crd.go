@@ -16,8 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/zonestream/zonestream/events"
@@ -62,9 +60,7 @@ type Options struct {
 	Filters source.Filters
 	// Namespace limits the source to one namespace; empty: all.
 	Namespace string
-	// RESTConfig and Client reach the API server.
-	RESTConfig *rest.Config
-	Client     kubernetes.Interface
+	source.APIOptions
 }
 
 // Source is the CRD source.
@@ -128,9 +124,9 @@ func (s *Source) Register(_ informers.SharedInformerFactory, enqueue func(source
 	s.informer, err = lazyinformer.New(lazyinformer.Options{
 		Discovery: s.opts.Client.Discovery(), Dynamic: s.dynamic,
 		GroupVersion: s.gv, Kind: s.opts.Kind, Namespace: s.opts.Namespace,
-		PollInterval: s.opts.PollInterval,
-		Transform:    source.Transform(s.opts.Filters.AnnotationKeys()...),
-		Indexers:     cache.Indexers{indexDNSName: dnsNames},
+		PollInterval: s.opts.PollInterval, Logger: s.opts.Logger,
+		Transform: source.Transform(s.opts.Filters.AnnotationKeys()...),
+		Indexers:  cache.Indexers{indexDNSName: dnsNames},
 		Handler: cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { handle(obj); s.tracker.objectChanged(obj) },
 			UpdateFunc: func(_, obj any) { handle(obj); s.tracker.objectChanged(obj) },

@@ -18,7 +18,6 @@ import (
 	"flag"
 	"fmt"
 	"sync"
-	"text/template"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -27,9 +26,7 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
@@ -60,19 +57,11 @@ func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
 // Options configure a gateway source.
 type Options struct {
 	Flags
-	// Filters are --label-filter and --annotation-filter, over routes.
-	Filters source.Filters
+	// SharedOptions: the filters apply to routes.
+	source.SharedOptions
+	source.APIOptions
 	// Namespace limits the routes to one namespace; empty: all.
 	Namespace string
-	// FQDNTemplate makes hostnames from the route (--fqdn-template); nil: none.
-	FQDNTemplate *template.Template
-	// CombineFQDNAnnotation: template names in addition to the others.
-	CombineFQDNAnnotation bool
-	// IgnoreHostnameAnnotation ignores the hostname annotation.
-	IgnoreHostnameAnnotation bool
-	// RESTConfig and Client reach the API server.
-	RESTConfig *rest.Config
-	Client     kubernetes.Interface
 }
 
 // Source is the source of one route kind.
@@ -125,7 +114,7 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 	s.gatewaysSynced, s.routesSynced = make(chan struct{}), make(chan struct{})
 	common := lazyinformer.Options{
 		Discovery: s.opts.Client.Discovery(), Dynamic: s.dynamic,
-		GroupVersion: GroupVersion, PollInterval: s.opts.PollInterval,
+		GroupVersion: GroupVersion, PollInterval: s.opts.PollInterval, Logger: s.opts.Logger,
 	}
 
 	gw := common

@@ -9,10 +9,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"text/template"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/informers"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
 	"k8s.io/client-go/tools/cache"
@@ -79,17 +77,10 @@ func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
 // Options configure the Ingress source.
 type Options struct {
 	Flags
-	// Filters are --label-filter and --annotation-filter.
-	Filters source.Filters
+	source.SharedOptions
 	// AnnotationFilter is --annotation-filter as given, to refuse it
 	// together with --ingress-class when it selects on the class annotation.
 	AnnotationFilter string
-	// FQDNTemplate makes hostnames from the Ingress (--fqdn-template); nil: none.
-	FQDNTemplate *template.Template
-	// CombineFQDNAnnotation: template names in addition to the others.
-	CombineFQDNAnnotation bool
-	// IgnoreHostnameAnnotation ignores the hostname annotation.
-	IgnoreHostnameAnnotation bool
 }
 
 // Source is the Ingress source.
@@ -144,18 +135,8 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 
 // Endpoints implements source.Source.
 func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	if s.lister == nil {
-		return nil, false, []error{errors.New("ingress source not registered")}
-	}
-	ing, err := s.lister.Ingresses(key.Namespace).Get(key.Name)
-	if apierrors.IsNotFound(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, []error{err}
-	}
-	eps, problems := s.IngressEndpoints(ing)
-	return eps, true, problems
+	get := func() (*networkingv1.Ingress, error) { return s.lister.Ingresses(key.Namespace).Get(key.Name) }
+	return source.ListerEndpoints(Name, s.lister != nil, get, s.IngressEndpoints)
 }
 
 // matchesClass applies --ingress-class as ExternalDNS does: a non-empty

@@ -14,11 +14,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"maps"
 	"slices"
 	"strings"
-	"text/template"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,10 +24,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	networkinglisters "k8s.io/client-go/listers/networking/v1"
-	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/zonestream/zonestream/services/collector/source"
@@ -61,21 +57,10 @@ type Flags struct {
 // Options configure an Istio source.
 type Options struct {
 	Flags
-	// Filters are --label-filter and --annotation-filter.
-	Filters source.Filters
+	source.SharedOptions
+	source.APIOptions
 	// Namespace limits the source to one namespace; empty: all.
 	Namespace string
-	// FQDNTemplate makes hostnames from the object (--fqdn-template).
-	FQDNTemplate *template.Template
-	// CombineFQDNAnnotation: template names in addition to the others.
-	CombineFQDNAnnotation bool
-	// IgnoreHostnameAnnotation ignores the hostname annotation.
-	IgnoreHostnameAnnotation bool
-	// RESTConfig and Client reach the API server.
-	RESTConfig *rest.Config
-	Client     kubernetes.Interface
-	// Logger receives the informers' start-up messages (default slog.Default).
-	Logger *slog.Logger
 }
 
 // Informer indexes.

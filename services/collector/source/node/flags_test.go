@@ -1,37 +1,22 @@
 package node
 
 import (
-	"flag"
 	"testing"
+
+	"github.com/zonestream/zonestream/services/collector/source/internal/flagtest"
 )
 
 // The ExternalDNS spellings of the flags set the inverted fields.
 func TestFlags(t *testing.T) {
-	for _, tc := range []struct {
-		args []string
-		want Flags
-	}{
-		{nil, Flags{}},
-		{[]string{"--exclude-unschedulable=false"}, Flags{IncludeUnschedulable: true}},
-		{[]string{"--exclude-unschedulable"}, Flags{}},
-		{[]string{"--no-exclude-unschedulable"}, Flags{IncludeUnschedulable: true}},
-		{[]string{"--expose-internal-ipv6=false"}, Flags{HideInternalIPv6: true}},
-		{[]string{"--expose-internal-ipv6=true"}, Flags{}},
-	} {
-		var f Flags
-		fs := flag.NewFlagSet("t", flag.ContinueOnError)
-		f.RegisterFlags(fs)
-		if err := fs.Parse(tc.args); err != nil {
-			t.Fatalf("%v: %v", tc.args, err)
-		}
-		if f != tc.want {
-			t.Errorf("%v: got %+v, want %+v", tc.args, f, tc.want)
-		}
-	}
-	var f Flags
-	fs := flag.NewFlagSet("t", flag.ContinueOnError)
-	f.RegisterFlags(fs)
-	if err := fs.Parse([]string{"--exclude-unschedulable=maybe"}); err == nil {
+	flagtest.Check(t, []flagtest.Case[Flags]{
+		{Args: nil, Want: Flags{}},
+		{Args: []string{"--exclude-unschedulable=false"}, Want: Flags{IncludeUnschedulable: true}},
+		{Args: []string{"--exclude-unschedulable"}, Want: Flags{}},
+		{Args: []string{"--no-exclude-unschedulable"}, Want: Flags{IncludeUnschedulable: true}},
+		{Args: []string{"--expose-internal-ipv6=false"}, Want: Flags{HideInternalIPv6: true}},
+		{Args: []string{"--expose-internal-ipv6=true"}, Want: Flags{}},
+	})
+	if _, err := flagtest.Parse[Flags]([]string{"--exclude-unschedulable=maybe"}); err == nil {
 		t.Error("--exclude-unschedulable=maybe accepted")
 	}
 }

@@ -4,15 +4,12 @@
 package node
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"maps"
 	"slices"
-	"text/template"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -45,15 +42,8 @@ func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
 // Options configure the Node source.
 type Options struct {
 	Flags
-	// Filters are --label-filter and --annotation-filter.
-	Filters source.Filters
-	// FQDNTemplate makes hostnames from the Node (--fqdn-template); nil:
-	// the Node's name is its hostname.
-	FQDNTemplate *template.Template
-	// CombineFQDNAnnotation: template names in addition to annotated ones.
-	CombineFQDNAnnotation bool
-	// IgnoreHostnameAnnotation ignores the hostname annotation.
-	IgnoreHostnameAnnotation bool
+	// SharedOptions: with no FQDNTemplate, the Node's name is its hostname.
+	source.SharedOptions
 }
 
 // Source is the Node source.
@@ -108,18 +98,8 @@ func sameNode(a, b *corev1.Node) bool {
 
 // Endpoints implements source.Source.
 func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	if s.lister == nil {
-		return nil, false, []error{errors.New("node source not registered")}
-	}
-	n, err := s.lister.Get(key.Name)
-	if apierrors.IsNotFound(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, []error{err}
-	}
-	eps, problems := s.NodeEndpoints(n)
-	return eps, true, problems
+	get := func() (*corev1.Node, error) { return s.lister.Get(key.Name) }
+	return source.ListerEndpoints(Name, s.lister != nil, get, s.NodeEndpoints)
 }
 
 // NodeEndpoints computes the endpoints of one Node.

@@ -4,15 +4,12 @@
 package pod
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"maps"
 	"slices"
-	"text/template"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/client-go/informers"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -46,12 +43,8 @@ func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
 // Options configure the Pod source.
 type Options struct {
 	Flags
-	// Filters are --label-filter and --annotation-filter.
-	Filters source.Filters
-	// FQDNTemplate makes hostnames from the Pod (--fqdn-template); nil: none.
-	FQDNTemplate *template.Template
-	// CombineFQDNAnnotation: template names in addition to the others.
-	CombineFQDNAnnotation bool
+	// SharedOptions (IgnoreHostnameAnnotation is not used).
+	source.SharedOptions
 }
 
 // Source is the Pod source.
@@ -166,18 +159,8 @@ func (s *Source) usesNode(p *corev1.Pod) bool {
 
 // Endpoints implements source.Source.
 func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	if s.pods == nil {
-		return nil, false, []error{errors.New("pod source not registered")}
-	}
-	p, err := s.pods.Pods(key.Namespace).Get(key.Name)
-	if apierrors.IsNotFound(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, []error{err}
-	}
-	eps, problems := s.PodEndpoints(p)
-	return eps, true, problems
+	get := func() (*corev1.Pod, error) { return s.pods.Pods(key.Namespace).Get(key.Name) }
+	return source.ListerEndpoints(Name, s.pods != nil, get, s.PodEndpoints)
 }
 
 // PodEndpoints computes the endpoints of one Pod.

@@ -4,16 +4,13 @@
 package service
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"slices"
 	"strings"
-	"text/template"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	corelisters "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -106,16 +103,7 @@ func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
 // Options configure the Service source.
 type Options struct {
 	Flags
-	// Filters are --label-filter and --annotation-filter.
-	Filters source.Filters
-	// FQDNTemplate makes hostnames from the Service (--fqdn-template); nil: none.
-	FQDNTemplate *template.Template
-	// CombineFQDNAnnotation adds the template's hostnames to the annotated
-	// ones instead of using them only as a fallback (--combine-fqdn-annotation).
-	CombineFQDNAnnotation bool
-	// IgnoreHostnameAnnotation ignores the hostname and internal-hostname
-	// annotations (--ignore-hostname-annotation).
-	IgnoreHostnameAnnotation bool
+	source.SharedOptions
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types, shared with the planner); NodePort Services
 	// publish SRV records only when it holds SRV. Empty: A, AAAA, CNAME.
@@ -171,18 +159,8 @@ func (s *Source) Name() string { return Name }
 
 // Endpoints implements source.Source.
 func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	if s.lister == nil {
-		return nil, false, []error{errors.New("service source not registered")}
-	}
-	svc, err := s.lister.Services(key.Namespace).Get(key.Name)
-	if apierrors.IsNotFound(err) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, []error{err}
-	}
-	eps, problems := s.ServiceEndpoints(svc)
-	return eps, true, problems
+	get := func() (*corev1.Service, error) { return s.lister.Services(key.Namespace).Get(key.Name) }
+	return source.ListerEndpoints(Name, s.lister != nil, get, s.ServiceEndpoints)
 }
 
 // ServiceEndpoints computes the endpoints of one Service.

@@ -1,0 +1,39 @@
+package source
+
+import (
+	"log/slog"
+	"text/template"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// SharedOptions are the settings the collector's shared flags give every
+// source that reads annotations and templates; each such source's Options
+// embeds them.
+type SharedOptions struct {
+	// Filters are --label-filter and --annotation-filter.
+	Filters Filters
+	// FQDNTemplate makes hostnames from the object (--fqdn-template); nil:
+	// none (the Node source then uses the Node's name).
+	FQDNTemplate *template.Template
+	// CombineFQDNAnnotation adds the template's hostnames to the annotated
+	// ones instead of using them only as a fallback
+	// (--combine-fqdn-annotation).
+	CombineFQDNAnnotation bool
+	// IgnoreHostnameAnnotation ignores the hostname annotations
+	// (--ignore-hostname-annotation). The Pod source, which has no such
+	// setting in ExternalDNS, ignores it.
+	IgnoreHostnameAnnotation bool
+}
+
+// APIOptions are what a source that runs informers of its own (lazy,
+// dynamic ones) needs beside the shared informer factory.
+type APIOptions struct {
+	// RESTConfig and Client reach the API server.
+	RESTConfig *rest.Config
+	Client     kubernetes.Interface
+	// Logger receives the informers' start-up messages (default
+	// slog.Default).
+	Logger *slog.Logger
+}
