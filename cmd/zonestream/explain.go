@@ -182,6 +182,9 @@ func (ex *explanation) print(w io.Writer) {
 		for _, l := range d.Losers {
 			fmt.Fprintf(w, "  outranked: %s in cluster %s: %s\n", l.Object.Resource(), l.Object.Cluster, l.Reason)
 		}
+		for _, o := range d.Owners {
+			fmt.Fprintf(w, "  owned by: %s\n", owner(d.DNSName, o))
+		}
 	}
 	for _, s := range ex.Sources {
 		fmt.Fprintf(w, "  object %s (seq %d, %s) wants:\n", s.Subject, s.Seq, s.Time.Format(time.RFC3339))
@@ -200,6 +203,23 @@ func (ex *explanation) print(w io.Writer) {
 			fmt.Fprintf(w, "    %s %-6s %s%s\n", ep.DNSName, ep.RecordType, strings.Join(ep.Targets, " "), ttl(ep.RecordTTL))
 		}
 	}
+}
+
+// owner renders the objects an RRset's records come from, e.g.
+// "A www.example.org [eu-west] ← eu/service/shop/web, us/service/shop/web".
+func owner(name string, o events.RRsetOwner) string {
+	set := ""
+	if o.SetIdentifier != "" {
+		set = " [" + o.SetIdentifier + "]"
+	}
+	objs := make([]string, 0, len(o.Objects))
+	for _, ref := range o.Objects {
+		objs = append(objs, ref.Cluster+"/"+ref.Resource())
+	}
+	if len(objs) == 0 {
+		objs = append(objs, "no object")
+	}
+	return fmt.Sprintf("%s %s%s ← %s", o.RecordType, name, set, strings.Join(objs, ", "))
 }
 
 func ttl(t int64) string {

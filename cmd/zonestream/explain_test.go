@@ -22,6 +22,7 @@ func TestExplain(t *testing.T) {
 	const name = "www.example.org"
 	web := events.ObjectRef{Cluster: "eu", Source: "ingress", Namespace: "shop", Name: "web"}
 	old := events.ObjectRef{Cluster: "eu", Source: "service", Namespace: "shop", Name: "legacy"}
+	us := events.ObjectRef{Cluster: "us", Source: "ingress", Namespace: "shop", Name: "web"}
 	a := events.NewEndpoint(name, "A", 60, "192.0.2.7")
 	publish := func(subject string, ev events.Event) {
 		t.Helper()
@@ -32,7 +33,9 @@ func TestExplain(t *testing.T) {
 	publish(web.Subject(), &events.SourceState{Object: web, Endpoints: []events.Endpoint{a}})
 	publish(old.Subject(), &events.SourceState{Object: old, Endpoints: []events.Endpoint{events.NewEndpoint(name, "A", 0, "192.0.2.99")}})
 	publish(events.DesiredSubject(name), &events.DesiredState{DNSName: name, Endpoints: []events.Endpoint{a},
-		Contributors: []events.ObjectRef{web}, Losers: []events.Loser{{Object: old, Reason: `source "ingress" outranks "service"`}}})
+		Contributors: []events.ObjectRef{web}, Losers: []events.Loser{{Object: old, Reason: `source "ingress" outranks "service"`}},
+		Owners: []events.RRsetOwner{{RecordType: "A", Objects: []events.ObjectRef{web}},
+			{RecordType: "A", SetIdentifier: "blue", Objects: []events.ObjectRef{web, us}}}})
 	publish(events.ZonesSubject("rfc2136"), &events.ZoneList{Provider: "rfc2136", Zones: []string{"example.org"}})
 	publish(events.ObservedSubject("rfc2136", name), &events.ObservedState{Provider: "rfc2136", Zone: "example.org",
 		DNSName: name, Records: []events.Endpoint{events.NewEndpoint(name, "A", 60, "192.0.2.7")}})
@@ -51,6 +54,8 @@ func TestExplain(t *testing.T) {
 	for _, want := range []string{
 		"wanted by: ingress/shop/web in cluster eu",
 		`outranked: service/shop/legacy in cluster eu: source "ingress" outranks "service"`,
+		"owned by: A www.example.org ← eu/ingress/shop/web\n",
+		"owned by: A www.example.org [blue] ← eu/ingress/shop/web, us/ingress/shop/web\n",
 		"held by rfc2136 in zone example.org",
 		"a-www.example.org TXT    heritage=external-dns,external-dns/owner=eu",
 	} {

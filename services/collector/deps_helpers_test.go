@@ -204,19 +204,7 @@ func runDepRules(t *testing.T, cases []depCase) {
 			}
 			created := createService(t, ns, tc.svc)
 			createSlices(t, endpointsOf(ns, tc.svc.Name, tc.pods, tc.extra...)...)
-			cfg := collector.Config{ClusterName: ns, Namespace: ns}
-			if tc.cfg != nil {
-				tc.cfg(&cfg)
-			}
-			startCollector(t, cfg)
-			subj := subject(ns, ns, tc.svc.Name)
-			if tc.want == nil {
-				if s, ok := lastState(t, subj); ok {
-					t.Fatalf("published %v, want nothing", render(s.Endpoints))
-				}
-				return
-			}
-			waitState(t, subj, tc.want(created))
+			startAndExpect(t, collector.Config{ClusterName: ns, Namespace: ns}, tc.cfg, subject(ns, ns, tc.svc.Name), tc.want, created)
 		})
 	}
 }
