@@ -29,6 +29,10 @@ var (
 		Name: "zonestream_applier_provider_rate_limit_wait_seconds_total",
 		Help: "Time provider calls spent waiting for --provider-rate-limit.",
 	}, []string{"provider"})
+	observedPublishErrors = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_applier_observed_publish_errors_total",
+		Help: "Failed publishes of observed state, by provider and stage: async (retried synchronously at once) or final (published again by the next listing).",
+	}, []string{"provider", "stage"})
 	deadLettersTotal = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_applier_dead_letters_total",
 		Help: "Plan messages that could not be decoded and were parked on the dead-letter subject.",

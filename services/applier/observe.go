@@ -3,10 +3,13 @@ package applier
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
@@ -161,15 +164,14 @@ func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone 
 		}
 		byName[name] = append(byName[name], ep)
 	}
-	published := 0
+	var batch []observedMsg
 	var errs []error
 	for _, name := range slices.Sorted(maps.Keys(byName)) {
 		st := &events.ObservedState{Provider: a.name, Zone: zone, DNSName: name, Records: byName[name]}
-		ok, err := a.publishObserved(ctx, js, st, causation)
-		if err != nil {
+		if m, err := a.observedMsg(st, causation); err != nil {
 			errs = append(errs, err)
-		} else if ok {
-			published++
+		} else if m != nil {
+			batch = append(batch, *m)
 		}
 	}
 	// Candidates for a tombstone: every name published (full listing), or
@@ -192,18 +194,21 @@ func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone 
 		}
 	}
 	slices.Sort(gone)
-	tombstones := 0
 	for _, name := range gone {
 		if _, ok := byName[name]; ok || zoneOf(name, zones) != zone {
 			continue
 		}
 		st := &events.ObservedState{Provider: a.name, Zone: zone, DNSName: name}
-		ok, err := a.publishObserved(ctx, js, st, causation)
-		if err != nil {
+		if m, err := a.observedMsg(st, causation); err != nil {
 			errs = append(errs, err)
-		} else if ok {
-			tombstones++
+		} else if m != nil {
+			m.tombstone = true
+			batch = append(batch, *m)
 		}
+	}
+	published, tombstones, err := a.publishObservedBatch(ctx, js, batch)
+	if err != nil {
+		errs = append(errs, err)
 	}
 	if published > 0 || tombstones > 0 {
 		a.log.Debug("published observed state", "zone", zone, "names", published, "tombstones", tombstones)
@@ -211,20 +216,113 @@ func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone 
 	return errors.Join(errs...)
 }
 
-func (a *Applier) publishObserved(ctx context.Context, js jetstream.JetStream, st *events.ObservedState, causation string) (bool, error) {
+// asyncWindow bounds the observed states in flight at once (well under
+// the client's own limit of pending async publishes).
+const asyncWindow = 256
+
+// asyncAckTimeout is how long one async publish may wait for its ack
+// before it is retried synchronously.
+const asyncAckTimeout = 10 * time.Second
+
+// observedMsg is one observed state to publish.
+type observedMsg struct {
+	msg       *nats.Msg
+	tombstone bool
+}
+
+// observedMsg builds the message for st, or returns nil when st's content
+// is what was last published at its subject.
+func (a *Applier) observedMsg(st *events.ObservedState, causation string) (*observedMsg, error) {
 	subj := events.ObservedSubject(a.name, st.DNSName)
-	h, err := events.HashOf(st)
+	msg, err := events.Message(subj, st, causation)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
-	if a.hashes[subj] == h {
-		return false, nil
+	if a.hashes[subj] == msg.Header.Get(events.HeaderHash) {
+		return nil, nil
 	}
-	hash, _, err := events.Publish(ctx, js, subj, st, causation)
-	if err != nil {
-		a.log.Error("publishing observed state failed", "subject", subj, "err", err)
-		return false, err
+	return &observedMsg{msg: msg}, nil
+}
+
+// publishObservedBatch publishes batch (one message per subject)
+// asynchronously, at most asyncWindow in flight, and returns once every
+// message is acknowledged or has failed: a Result's ObservedSeq, read
+// after, covers them all, and the next batch for a name cannot overtake
+// this one. A failed async publish is retried synchronously with the same
+// message (and Nats-Msg-Id, so the stream drops it if the first landed
+// after all); a hash is recorded only for an acknowledged message, so what
+// failed is published again by the next sync.
+func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStream, batch []observedMsg) (published, tombstones int, err error) {
+	if len(batch) == 0 {
+		return 0, 0, nil
 	}
-	a.hashes[subj] = hash
-	return true, nil
+	done := func(m observedMsg) {
+		a.hashes[m.msg.Subject] = m.msg.Header.Get(events.HeaderHash)
+		if m.tombstone {
+			tombstones++
+		} else {
+			published++
+		}
+	}
+	type inflight struct {
+		m   observedMsg
+		paf jetstream.PubAckFuture
+	}
+	var (
+		pending []inflight
+		retry   []observedMsg
+	)
+	// wait waits for the oldest message in flight.
+	wait := func() error {
+		f := pending[0]
+		pending = pending[1:]
+		t := time.NewTimer(asyncAckTimeout)
+		defer t.Stop()
+		select {
+		case <-f.paf.Ok():
+			done(f.m)
+		case err := <-f.paf.Err():
+			observedPublishErrors.WithLabelValues(a.name, "async").Inc()
+			a.log.Warn("async publish of observed state failed; retrying it", "subject", f.m.msg.Subject, "err", err)
+			retry = append(retry, f.m)
+		case <-t.C:
+			observedPublishErrors.WithLabelValues(a.name, "async").Inc()
+			a.log.Warn("async publish of observed state not acknowledged; retrying it", "subject", f.m.msg.Subject)
+			retry = append(retry, f.m)
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return nil
+	}
+	for _, m := range batch {
+		if len(pending) >= asyncWindow {
+			if err := wait(); err != nil {
+				return published, tombstones, err
+			}
+		}
+		paf, err := js.PublishMsgAsync(m.msg)
+		if err != nil {
+			observedPublishErrors.WithLabelValues(a.name, "async").Inc()
+			a.log.Warn("async publish of observed state failed; retrying it", "subject", m.msg.Subject, "err", err)
+			retry = append(retry, m)
+			continue
+		}
+		pending = append(pending, inflight{m, paf})
+	}
+	for len(pending) > 0 {
+		if err := wait(); err != nil {
+			return published, tombstones, err
+		}
+	}
+	var errs []error
+	for _, m := range retry {
+		if _, err := js.PublishMsg(ctx, m.msg); err != nil {
+			observedPublishErrors.WithLabelValues(a.name, "final").Inc()
+			a.log.Error("publishing observed state failed", "subject", m.msg.Subject, "err", err)
+			errs = append(errs, fmt.Errorf("publish %s: %w", m.msg.Subject, err))
+			continue
+		}
+		done(m)
+	}
+	return published, tombstones, errors.Join(errs...)
 }
