@@ -162,3 +162,32 @@ func ApplyFailsTransiently(t testing.TB, p provider.Provider, limit time.Duratio
 		t.Fatalf("cancelled: %v", err)
 	}
 }
+
+// RefusesStalePlans checks that p (serving example.org on s, where
+// www.example.org A holds wwwNow, no longer old) refuses plans computed
+// from an earlier state with ErrStale and applies nothing of them: a batch
+// whose second change expects old, a create over the existing RRset, a
+// delete of an RRset that is not there.
+func RefusesStalePlans(t testing.TB, p provider.Provider, s Querier, old *events.Endpoint, wwwNow []string) {
+	t.Helper()
+	ctx := context.Background()
+	stale := []events.Change{
+		{New: ep("other.example.org", "A", 0, "192.0.2.9")},
+		{Old: old, New: ep("www.example.org", "A", 0, "192.0.2.4")},
+	}
+	if err := p.Apply(ctx, "example.org", stale); !errors.Is(err, provider.ErrStale) {
+		t.Fatalf("stale apply: %v", err)
+	}
+	if got := Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, wwwNow) {
+		t.Fatalf("after stale: %v, want %v", got, wwwNow)
+	}
+	if got := Answers(t, s, "other.example.org", dns.TypeA); len(got) != 0 {
+		t.Fatalf("stale batch partly applied: %v", got)
+	}
+	if err := p.Apply(ctx, "example.org", []events.Change{{New: ep("www.example.org", "A", 0, "192.0.2.5")}}); !errors.Is(err, provider.ErrStale) {
+		t.Fatalf("create over existing: %v", err)
+	}
+	if err := p.Apply(ctx, "example.org", []events.Change{{Old: ep("gone.example.org", "A", 0, "192.0.2.5")}}); !errors.Is(err, provider.ErrStale) {
+		t.Fatalf("delete of a missing RRset: %v", err)
+	}
+}

@@ -99,25 +99,7 @@ func TestLifecycle(t *testing.T) {
 		t.Fatalf("after update: %v", got)
 	}
 
-	// Stale: the same Old again no longer matches; nothing of the batch applies.
-	stale := []events.Change{
-		{New: ep("other.example.org", "A", 0, "192.0.2.9")},
-		{Old: old, New: ep("www.example.org", "A", 0, "192.0.2.4")},
-	}
-	err = p.Apply(ctx, "example.org", stale)
-	if !errors.Is(err, provider.ErrStale) {
-		t.Fatalf("stale apply: %v", err)
-	}
-	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
-		t.Fatalf("after stale: %v", got)
-	}
-	if got := providertest.Answers(t, s, "other.example.org", dns.TypeA); len(got) != 0 {
-		t.Fatalf("stale batch partly applied: %v", got)
-	}
-	// Stale create: the RRset exists.
-	if err := p.Apply(ctx, "example.org", []events.Change{{New: ep("www.example.org", "A", 0, "192.0.2.5")}}); !errors.Is(err, provider.ErrStale) {
-		t.Fatalf("create over existing: %v", err)
-	}
+	providertest.RefusesStalePlans(t, p, s, old, []string{"192.0.2.3"})
 
 	// Delete: precondition ignores the TTL.
 	del := []events.Change{
