@@ -28,8 +28,8 @@ func pdnsConfig(s *pdnsenv.Server, interval time.Duration) applier.Config {
 	}
 }
 
-// The helpers of applier_test.go are written for rfc2136; these take the
-// provider's name.
+// Helpers that take the provider's name (applier_test.go's observed,
+// sendPlan and waitResult are these for rfc2136).
 
 func observedAt(t *testing.T, js jetstream.JetStream, prov, name string) (*events.ObservedState, *jetstream.RawStreamMsg) {
 	t.Helper()
@@ -44,6 +44,7 @@ func observedAt(t *testing.T, js jetstream.JetStream, prov, name string) (*event
 	return &st, m
 }
 
+// sendPlanTo publishes a plan to prov's applier and returns its event id.
 func sendPlanTo(t *testing.T, js jetstream.JetStream, prov string, p *events.Plan) string {
 	t.Helper()
 	msg, err := events.Message(events.PlanSubject(prov, zone), p, "")

@@ -140,48 +140,23 @@ func lastSeq(t *testing.T, js jetstream.JetStream, stream string) (seq, msgs uin
 	return info.State.LastSeq, info.State.Msgs
 }
 
+// observed, sendPlan and waitResult are observedAt, sendPlanTo and
+// waitResultOf for the rfc2136 applier most tests here run.
+
 func observed(t *testing.T, js jetstream.JetStream, name string) (*events.ObservedState, *jetstream.RawStreamMsg) {
 	t.Helper()
-	m := lastMsg(t, js, events.StreamObserved, events.ObservedSubject("rfc2136", name))
-	if m == nil {
-		return nil, nil
-	}
-	var st events.ObservedState
-	if err := events.Unmarshal(m.Header, m.Data, &st); err != nil {
-		t.Fatal(err)
-	}
-	return &st, m
+	return observedAt(t, js, "rfc2136", name)
 }
 
 // sendPlan publishes a plan and returns its event id.
 func sendPlan(t *testing.T, js jetstream.JetStream, p *events.Plan) string {
 	t.Helper()
-	msg, err := events.Message(events.PlanSubject("rfc2136", zone), p, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := js.PublishMsg(context.Background(), msg); err != nil {
-		t.Fatal(err)
-	}
-	return msg.Header.Get(events.HeaderEventID)
+	return sendPlanTo(t, js, "rfc2136", p)
 }
 
 func waitResult(t *testing.T, js jetstream.JetStream, planID string) (events.Result, *jetstream.RawStreamMsg) {
 	t.Helper()
-	var res events.Result
-	var raw *jetstream.RawStreamMsg
-	waitFor(t, "result of plan "+planID, func() bool {
-		raw = lastMsg(t, js, events.StreamResults, events.ResultSubject("rfc2136", zone))
-		if raw == nil {
-			return false
-		}
-		res = events.Result{}
-		if err := events.Unmarshal(raw.Header, raw.Data, &res); err != nil {
-			t.Fatal(err)
-		}
-		return res.PlanID == planID
-	})
-	return res, raw
+	return waitResultOf(t, js, "rfc2136", planID)
 }
 
 func ep(name, typ string, targets ...string) *events.Endpoint {
