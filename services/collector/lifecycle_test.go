@@ -194,30 +194,7 @@ func TestFailingTemplateReported(t *testing.T) {
 // them as "reason: message" lines.
 func waitEvents(t *testing.T, ns, name string, n int) string {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for {
-		list, err := cluster.Client.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{
-			FieldSelector: "involvedObject.name=" + name + ",involvedObject.kind=Service",
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		warnings := 0
-		for _, e := range list.Items {
-			if e.Type == corev1.EventTypeWarning {
-				warnings++
-			}
-			b.WriteString(e.Type + " " + e.Reason + ": " + e.Message + "\n")
-		}
-		if warnings >= n {
-			return b.String()
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d warning events on %s/%s, want %d:\n%s", warnings, ns, name, n, b.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return waitObjectEvents(t, ns, "Service", name, n)
 }
 
 func TestNewValidates(t *testing.T) {
