@@ -89,6 +89,18 @@ type Options struct {
 	Logger     *slog.Logger
 }
 
+// WithDefaults returns o with DefaultTTL and Logger filled in where unset,
+// for providers' New.
+func (o Options) WithDefaults() Options {
+	if o.DefaultTTL <= 0 {
+		o.DefaultTTL = DefaultTTL
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
 // DefaultTTL is the TTL of records whose endpoint has none.
 const DefaultTTL = 300
 

@@ -46,6 +46,7 @@ var _ provider.Provider = (*Provider)(nil)
 // New builds the provider. It does not wait for etcd: an unreachable etcd
 // fails the calls, which are retried.
 func New(cfg Config, opts provider.Options) (*Provider, error) {
+	opts = opts.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -70,12 +71,6 @@ func New(cfg Config, opts provider.Options) (*Provider, error) {
 		return nil, fmt.Errorf("coredns: etcd client: %w", err)
 	}
 	p := &Provider{cfg: cfg, client: client, defaultTTL: opts.DefaultTTL, log: opts.Logger}
-	if p.defaultTTL <= 0 {
-		p.defaultTTL = provider.DefaultTTL
-	}
-	if p.log == nil {
-		p.log = slog.Default()
-	}
 	return p, nil
 }
 

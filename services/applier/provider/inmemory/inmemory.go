@@ -49,13 +49,11 @@ var _ provider.Provider = (*Provider)(nil)
 
 // New builds the provider with the configured zones, all empty.
 func New(cfg Config, opts provider.Options) (*Provider, error) {
+	opts = opts.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	p := &Provider{defaultTTL: opts.DefaultTTL, zones: map[string]map[events.RRsetKey]events.Endpoint{}}
-	if p.defaultTTL <= 0 {
-		p.defaultTTL = provider.DefaultTTL
-	}
 	for _, z := range cfg.Zones {
 		p.zones[events.NormalizeName(z)] = map[events.RRsetKey]events.Endpoint{}
 	}

@@ -109,6 +109,7 @@ var _ provider.Provider = (*Provider)(nil)
 
 // New builds the provider.
 func New(cfg Config, opts provider.Options) (*Provider, error) {
+	opts = opts.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -122,12 +123,6 @@ func New(cfg Config, opts provider.Options) (*Provider, error) {
 		client:     &http.Client{Transport: tr, Timeout: cfg.Timeout},
 		defaultTTL: opts.DefaultTTL,
 		log:        opts.Logger,
-	}
-	if p.defaultTTL <= 0 {
-		p.defaultTTL = provider.DefaultTTL
-	}
-	if p.log == nil {
-		p.log = slog.Default()
 	}
 	return p, nil
 }

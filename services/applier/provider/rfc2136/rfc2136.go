@@ -144,6 +144,7 @@ var _ provider.Provider = (*Provider)(nil)
 
 // New builds the provider.
 func New(cfg Config, opts provider.Options) (*Provider, error) {
+	opts = opts.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -153,12 +154,6 @@ func New(cfg Config, opts provider.Options) (*Provider, error) {
 		defaultTTL: opts.DefaultTTL,
 		minTTL:     int64(cfg.MinTTL / time.Second),
 		log:        opts.Logger,
-	}
-	if p.defaultTTL <= 0 {
-		p.defaultTTL = provider.DefaultTTL
-	}
-	if p.log == nil {
-		p.log = slog.Default()
 	}
 	for _, z := range cfg.Zones {
 		p.zones = append(p.zones, events.NormalizeName(z))

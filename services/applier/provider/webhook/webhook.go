@@ -116,6 +116,7 @@ var _ provider.Provider = (*Provider)(nil)
 // happens at every Zones (each full listing of the applier), so a webhook
 // that starts later, or changes its domain filter, is picked up.
 func New(cfg Config, opts provider.Options) (*Provider, error) {
+	opts = opts.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -126,12 +127,6 @@ func New(cfg Config, opts provider.Options) (*Provider, error) {
 		client:     &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()},
 		defaultTTL: opts.DefaultTTL,
 		log:        opts.Logger,
-	}
-	if p.defaultTTL <= 0 {
-		p.defaultTTL = provider.DefaultTTL
-	}
-	if p.log == nil {
-		p.log = slog.Default()
 	}
 	return p, nil
 }
