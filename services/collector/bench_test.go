@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -214,15 +213,7 @@ func objectsFilter(clusterName, src, ns string) string {
 // publishedSubjects counts the subjects with a message under filter.
 func publishedSubjects(b *testing.B, filter string) int {
 	b.Helper()
-	st, err := js.Stream(context.Background(), events.StreamSources)
-	if err != nil {
-		b.Fatal(err)
-	}
-	info, err := st.Info(context.Background(), jetstream.WithSubjectFilter(filter))
-	if err != nil {
-		b.Fatal(err)
-	}
-	return len(info.State.Subjects)
+	return len(subjectCounts(b, filter))
 }
 
 var benchServicesOnce sync.Once

@@ -211,15 +211,22 @@ func lastState(t *testing.T, subj string) (*events.SourceState, bool) {
 // count is how many messages the stream holds on subj.
 func count(t *testing.T, subj string) uint64 {
 	t.Helper()
-	st, err := js.Stream(t.Context(), events.StreamSources)
+	return subjectCounts(t, subj)[subj]
+}
+
+// subjectCounts is how many messages the sources stream holds on each
+// subject matching filter.
+func subjectCounts(tb testing.TB, filter string) map[string]uint64 {
+	tb.Helper()
+	st, err := js.Stream(context.Background(), events.StreamSources)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	info, err := st.Info(t.Context(), jetstream.WithSubjectFilter(subj))
+	info, err := st.Info(context.Background(), jetstream.WithSubjectFilter(filter))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return info.State.Subjects[subj]
+	return info.State.Subjects
 }
 
 func render(eps []events.Endpoint) string {
