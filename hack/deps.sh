@@ -28,8 +28,5 @@ if [ ${#need[@]} -gt 0 ]; then
     $sudo systemctl disable --now pdns.service >/dev/null 2>&1 || true
   fi
 fi
-# CoreDNS with its etcd plugin, for the coredns provider's tests
-# (testenv/coredns finds it in the cache).
-hack/coredns.sh >/dev/null
 # Last: callers take the kube-apiserver assets directory from the last line.
 hack/kube-assets.sh

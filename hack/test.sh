@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 
 KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
 export KUBEBUILDER_ASSETS
+# CoreDNS with its etcd plugin, for the coredns provider's tests
+# (testenv/coredns finds it in the cache). Only the tests need it.
+hack/coredns.sh >/dev/null
 
 # Every module of the workspace, so that a new one is tested without
 # anyone remembering to add it here.
