@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -18,6 +19,9 @@ func Publish(ctx context.Context, js jetstream.JetStream, subject string, ev Eve
 		return "", nil, err
 	}
 	ack, err := js.PublishMsg(ctx, msg)
+	if errors.Is(err, nats.ErrMaxPayload) {
+		return "", nil, fmt.Errorf("publish %s: %w (%d bytes)", subject, ErrTooLarge, len(msg.Data))
+	}
 	if err != nil {
 		return "", nil, fmt.Errorf("publish %s: %w", subject, err)
 	}
@@ -33,6 +37,11 @@ type Received struct {
 	Seq uint64
 	// Pending is how many messages the consumer had yet to deliver after this one.
 	Pending uint64
+	// Time is when the stream stored the message.
+	Time time.Time
+	// Live says the message was stored after its reader started watching:
+	// news, not history. Only a live mark is trusted (marks.go).
+	Live bool
 }
 
 // EventID returns the message's event id, the causation of what it causes.
@@ -63,6 +72,12 @@ func Watch(ctx context.Context, js jetstream.JetStream, stream string, filters [
 	for _, o := range opts {
 		o(&cfg)
 	}
+	// What is in the stream now is history; what comes after is live.
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", stream, err)
+	}
+	history := st.CachedInfo().State.LastSeq
 	cons, err := js.OrderedConsumer(ctx, stream, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", stream, err)
@@ -100,7 +115,8 @@ func Watch(ctx context.Context, js jetstream.JetStream, stream string, filters [
 				continue
 			}
 			fn(Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(),
-				Seq: meta.Sequence.Stream, Pending: meta.NumPending})
+				Seq: meta.Sequence.Stream, Pending: meta.NumPending, Time: meta.Timestamp,
+				Live: meta.Sequence.Stream > history})
 			if meta.NumPending == 0 {
 				done()
 			}

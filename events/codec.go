@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 	"github.com/vmihailenco/msgpack/v5"
 )
@@ -54,13 +56,24 @@ func HashOf(ev Event) (string, error) {
 	return Hash(b), nil
 }
 
-// Message builds the NATS message for ev: payload and headers.
+// TombstoneTTL is how long a tombstone stays on its stream before it
+// expires and leaves its subject empty: long enough to explain why a record
+// went, short enough that the streams hold what exists, not everything
+// that ever did.
+const TombstoneTTL = 24 * time.Hour
+
+// Message builds the NATS message for ev: payload and headers. A tombstone
+// rolls its subject's history up and expires after TombstoneTTL.
 func Message(subject string, ev Event, causation string) (*nats.Msg, error) {
 	payload, err := Marshal(ev)
 	if err != nil {
 		return nil, err
 	}
 	msg := nats.NewMsg(subject)
+	if t, ok := ev.(Tombstoner); ok && t.IsTombstone() {
+		msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
+		msg.Header.Set(jetstream.MsgTTLHeader, TombstoneTTL.String())
+	}
 	msg.Data = payload
 	id := nuid.Next()
 	msg.Header.Set(HeaderContentType, ContentType)
@@ -79,12 +92,27 @@ func SchemaOf(header nats.Header) string { return header.Get(HeaderSchema) }
 
 // Unmarshal decodes a payload into ev, checking the schema header when there
 // is one, so a message on the wrong subject is an error, not garbage state.
+// Readers of the bus use Decode, which also checks the subject.
 func Unmarshal(header nats.Header, data []byte, ev Event) error {
 	if s := header.Get(HeaderSchema); s != "" && s != ev.Schema().String() {
-		return fmt.Errorf("schema %q, want %q", s, ev.Schema())
+		return fmt.Errorf("%w: schema %q, want %q", ErrUndecodable, s, ev.Schema())
 	}
 	if err := msgpack.Unmarshal(data, ev); err != nil {
-		return fmt.Errorf("decode %s: %w", ev.Schema(), err)
+		return fmt.Errorf("%w: %s: %w", ErrUndecodable, ev.Schema(), err)
+	}
+	return nil
+}
+
+// Decode decodes a received message into ev and checks that ev belongs on
+// the subject it came on: identity is the subject's, and a payload that
+// claims another object, name, provider or zone is rejected, never
+// believed (ErrWrongSubject).
+func Decode(r Received, ev Event) error {
+	if err := Unmarshal(r.Header, r.Data, ev); err != nil {
+		return err
+	}
+	if want := ev.subject(); want != r.Subject {
+		return fmt.Errorf("%w: %s payload on %s belongs on %s", ErrWrongSubject, ev.Schema(), r.Subject, want)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Record types zonestream knows by name. Any other type string passes
@@ -117,7 +118,9 @@ func SortEndpoints(eps []Endpoint) {
 }
 
 // NormalizeName returns a DNS name in the form used everywhere in zonestream:
-// lower case, no trailing dot.
+// lower case, no surrounding spaces, no trailing dot. It is idempotent:
+// "foo ." and "foo. ." become "foo" at once, not one step at a time.
 func NormalizeName(name string) string {
-	return strings.TrimSuffix(strings.ToLower(strings.TrimSpace(name)), ".")
+	name = strings.TrimLeftFunc(strings.ToLower(name), unicode.IsSpace)
+	return strings.TrimRightFunc(name, func(r rune) bool { return r == '.' || unicode.IsSpace(r) })
 }

@@ -2,7 +2,9 @@ package events
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -43,6 +45,8 @@ func Streams(opts ...StreamOption) []jetstream.StreamConfig {
 			Retention: jetstream.LimitsPolicy, MaxMsgsPerSubject: historyPerSubject,
 			Discard: jetstream.DiscardOld, Storage: jetstream.FileStorage,
 			Duplicates: 2 * time.Minute, AllowDirect: true,
+			// Tombstones roll their subject up and expire (codec.go).
+			AllowRollup: true, AllowMsgTTL: true,
 		}
 	}
 	streams := []jetstream.StreamConfig{
@@ -73,13 +77,46 @@ func Streams(opts ...StreamOption) []jetstream.StreamConfig {
 	return streams
 }
 
-// EnsureStreams creates the streams, or updates them to the current
-// definition; every service calls it at start, so any start order works.
+// EnsureStreams creates the streams that are missing. A stream that
+// exists keeps what an operator set (limits, replicas, placement); only
+// what the pipeline cannot work without is added to it: its subjects,
+// rollups and per-message TTLs. Every service calls it at start, so any
+// start order works.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) error {
-	for _, cfg := range Streams(opts...) {
-		if _, err := js.CreateOrUpdateStream(ctx, cfg); err != nil {
-			return fmt.Errorf("stream %s: %w", cfg.Name, err)
+	for _, want := range Streams(opts...) {
+		st, err := js.Stream(ctx, want.Name)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			_, err = js.CreateStream(ctx, want)
+		} else if err == nil {
+			if have, changed := required(st.CachedInfo().Config, want); changed {
+				_, err = js.UpdateStream(ctx, have)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("stream %s: %w", want.Name, err)
 		}
 	}
 	return nil
+}
+
+// required returns have with what want requires of it added, and whether
+// that changed anything.
+func required(have, want jetstream.StreamConfig) (jetstream.StreamConfig, bool) {
+	changed := false
+	for _, s := range want.Subjects {
+		if !slices.Contains(have.Subjects, s) {
+			have.Subjects = append(have.Subjects, s)
+			changed = true
+		}
+	}
+	if want.AllowRollup && (!have.AllowRollup || have.DenyPurge) {
+		have.AllowRollup, have.DenyPurge, changed = true, false, true
+	}
+	if want.AllowMsgTTL && !have.AllowMsgTTL {
+		have.AllowMsgTTL, changed = true, true
+	}
+	if want.AllowDirect && !have.AllowDirect {
+		have.AllowDirect, changed = true, true
+	}
+	return have, changed
 }

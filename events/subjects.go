@@ -24,23 +24,58 @@ func SourceSubject(cluster, source, namespace, name string) string {
 	return join(SubjectSources, EscapeToken(cluster), EscapeToken(source), EscapeToken(namespace), EscapeToken(name))
 }
 
-// markerToken ends the subjects of the pipeline's own markers. EscapeToken
-// never produces '~', so no object or DNS name can land on them.
+// markerToken starts the subject tokens of the pipeline's own markers.
+// EscapeToken never produces '~', so no object or DNS name can land on them.
 const markerToken = "~"
 
-// SourcesSyncedSubject is where a cluster's collector says it has synced.
-func SourcesSyncedSubject(cluster string) string {
-	return join(SubjectSources, EscapeToken(cluster), markerToken+"synced")
+// CollectorSubject is where one collector of a cluster says how far its run
+// has got (events.CollectorState). collector is the collector's id within
+// the cluster (CollectorID).
+func CollectorSubject(cluster, collector string) string {
+	return join(SubjectSources, EscapeToken(cluster), markerToken+"collector", EscapeToken(collector))
 }
 
-// DesiredCompleteSubject is where dedup says the desired stream is complete.
+// CollectorFilter selects the marks of every collector of every cluster.
+func CollectorFilter() string { return join(SubjectSources, "*", markerToken+"collector", "*") }
+
+// ClaimSubject is where a cluster name is bound to one Kubernetes cluster
+// (events.ClusterClaim).
+func ClaimSubject(cluster string) string {
+	return join(SubjectSources, EscapeToken(cluster), markerToken+"claim")
+}
+
+// DesiredCompleteSubject is where dedup says whether the desired stream is
+// complete (events.DesiredComplete).
 func DesiredCompleteSubject() string { return join(SubjectDesired, markerToken+"complete") }
 
 // IsMarker reports whether subject is one of the pipeline's markers rather
 // than the state of an object or a name.
 func IsMarker(subject string) bool {
-	i := strings.LastIndexByte(subject, '.')
-	return strings.HasPrefix(subject[i+1:], markerToken)
+	for tok := range strings.SplitSeq(subject, ".") {
+		if strings.HasPrefix(tok, markerToken) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseSourceSubject returns the object a sources-stream subject is about:
+// the only identity dedup trusts, whatever the payload claims.
+func ParseSourceSubject(subject string) (ObjectRef, error) {
+	rest, ok := strings.CutPrefix(subject, SubjectSources+".")
+	tokens := strings.Split(rest, ".")
+	if !ok || len(tokens) != 4 || IsMarker(subject) {
+		return ObjectRef{}, fmt.Errorf("subject %q is not zs.src.<cluster>.<source>.<namespace>.<name>", subject)
+	}
+	var parts [4]string
+	for i, t := range tokens {
+		v, err := UnescapeToken(t)
+		if err != nil {
+			return ObjectRef{}, fmt.Errorf("subject %q: %w", subject, err)
+		}
+		parts[i] = v
+	}
+	return ObjectRef{Cluster: parts[0], Source: parts[1], Namespace: parts[2], Name: parts[3]}, nil
 }
 
 // SourceFilter selects every object a collector of cluster publishes.

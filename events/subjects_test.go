@@ -30,10 +30,11 @@ func TestNameTokensReverseLabels(t *testing.T) {
 }
 
 func TestMarkersNeverCollideWithNames(t *testing.T) {
-	if !IsMarker(SourcesSyncedSubject("eu")) || !IsMarker(DesiredCompleteSubject()) {
+	if !IsMarker(CollectorSubject("eu", "service")) || !IsMarker(ClaimSubject("eu")) || !IsMarker(DesiredCompleteSubject()) {
 		t.Fatal("markers not recognised")
 	}
-	for _, s := range []string{SourceSubject("eu", "service", "ns", "~synced"), DesiredSubject("~complete"), DesiredSubject("a.b")} {
+	for _, s := range []string{SourceSubject("eu", "service", "ns", "~synced"), SourceSubject("~claim", "a", "b", "c"),
+		DesiredSubject("~complete"), DesiredSubject("a.b")} {
 		if IsMarker(s) {
 			t.Errorf("%s taken for a marker", s)
 		}
@@ -67,14 +68,33 @@ func FuzzTokenRoundTrip(f *testing.F) {
 }
 
 func FuzzNameRoundTrip(f *testing.F) {
-	for _, s := range []string{"api.example.com", "*.a.b", "a..b", "x"} {
+	for _, s := range []string{"api.example.com", "*.a.b", "a..b", "x", "foo .", "foo. .", " A.\u0085"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
-		name = NormalizeName(name)
+		once := NormalizeName(name)
+		if twice := NormalizeName(once); twice != once {
+			t.Fatalf("NormalizeName is not idempotent: %q -> %q -> %q", name, once, twice)
+		}
+		name = once
 		back, err := NameFromTokens(NameTokens(name))
 		if err != nil || back != name {
 			t.Fatalf("round trip %q -> %q -> %q, %v", name, NameTokens(name), back, err)
 		}
 	})
+}
+
+// TestSourceSubjectIsTheIdentity: the object a subject names is read back
+// exactly, and nothing else parses as an object.
+func TestSourceSubjectIsTheIdentity(t *testing.T) {
+	ref := ObjectRef{Cluster: "eu-1", Source: "crd", Namespace: "", Name: "web.v2"}
+	got, err := ParseSourceSubject(ref.Subject())
+	if err != nil || got != ref {
+		t.Fatalf("ParseSourceSubject(%q) = %+v, %v; want %+v", ref.Subject(), got, err, ref)
+	}
+	for _, bad := range []string{CollectorSubject("eu", "service"), ClaimSubject("eu"), "zs.src.a.b.c", "zs.desired.a.b.c.d", "zs.src.a.b.c.d%"} {
+		if _, err := ParseSourceSubject(bad); err == nil {
+			t.Errorf("ParseSourceSubject(%q) accepted", bad)
+		}
+	}
 }

@@ -13,6 +13,19 @@ type Event interface {
 	// canonicalize puts the event in the one form its content hash is taken
 	// of: every slice sorted, every name normalized.
 	canonicalize()
+	// subject is the one subject the event may be published on: a reader
+	// takes an event's identity from its subject and rejects a payload
+	// that claims another (Decode).
+	subject() string
+}
+
+// Tombstoner is an event that can say "nothing here any more". A tombstone
+// replaces its subject's history (Nats-Rollup) and expires after
+// TombstoneTTL, so that the state streams do not grow with everything that
+// ever existed: once expired, the subject is empty, which every reader
+// takes exactly as it takes the tombstone.
+type Tombstoner interface {
+	IsTombstone() bool
 }
 
 // Schema names an event's payload and its version.
@@ -54,34 +67,8 @@ type SourceState struct {
 
 func (*SourceState) Schema() Schema      { return Schema{"source", 1} }
 func (s *SourceState) canonicalize()     { SortEndpoints(s.Endpoints) }
+func (s *SourceState) subject() string   { return s.Object.Subject() }
 func (s *SourceState) IsTombstone() bool { return len(s.Endpoints) == 0 }
-
-// SourcesSynced says a cluster's collector has published the state of
-// every object it watches at least once. Until every cluster on the bus has
-// said so, what dedup derives is incomplete, and nothing may be deleted
-// because it is missing from it.
-type SourcesSynced struct {
-	Cluster string   `msgpack:"cluster" json:"cluster"`
-	Sources []string `msgpack:"sources" json:"sources"`
-}
-
-func (*SourcesSynced) Schema() Schema { return Schema{"synced", 1} }
-func (s *SourcesSynced) canonicalize() {
-	slices.Sort(s.Sources)
-	s.Sources = slices.Compact(s.Sources)
-}
-
-// DesiredComplete says the desired stream up to this message holds what
-// every synced cluster wants: a planner may delete what is not in it.
-type DesiredComplete struct {
-	Clusters []string `msgpack:"clusters" json:"clusters"`
-}
-
-func (*DesiredComplete) Schema() Schema { return Schema{"complete", 1} }
-func (d *DesiredComplete) canonicalize() {
-	slices.Sort(d.Clusters)
-	d.Clusters = slices.Compact(d.Clusters)
-}
 
 // DesiredState is everything wanted at one DNS name after priority and
 // merge, with where it came from.
@@ -112,7 +99,14 @@ type Loser struct {
 	Reason string    `msgpack:"reason" json:"reason"`
 }
 
-func (*DesiredState) Schema() Schema { return Schema{"desired", 1} }
+func (*DesiredState) Schema() Schema    { return Schema{"desired", 1} }
+func (d *DesiredState) subject() string { return DesiredSubject(d.DNSName) }
+
+// IsTombstone: nothing is wanted at the name and nobody asked for it.
+func (d *DesiredState) IsTombstone() bool {
+	return len(d.Endpoints) == 0 && len(d.Losers) == 0 && len(d.Contributors) == 0
+}
+
 func (d *DesiredState) canonicalize() {
 	d.DNSName = NormalizeName(d.DNSName)
 	SortEndpoints(d.Endpoints)
@@ -137,7 +131,9 @@ type ObservedState struct {
 	Records  []Endpoint `msgpack:"records" json:"records"`
 }
 
-func (*ObservedState) Schema() Schema { return Schema{"observed", 1} }
+func (*ObservedState) Schema() Schema      { return Schema{"observed", 1} }
+func (o *ObservedState) subject() string   { return ObservedSubject(o.Provider, o.DNSName) }
+func (o *ObservedState) IsTombstone() bool { return len(o.Records) == 0 }
 func (o *ObservedState) canonicalize() {
 	o.DNSName = NormalizeName(o.DNSName)
 	o.Zone = NormalizeName(o.Zone)
@@ -152,7 +148,8 @@ type ZoneList struct {
 	Zones    []string `msgpack:"zones" json:"zones"`
 }
 
-func (*ZoneList) Schema() Schema { return Schema{"zones", 1} }
+func (*ZoneList) Schema() Schema    { return Schema{"zones", 1} }
+func (z *ZoneList) subject() string { return ZonesSubject(z.Provider) }
 func (z *ZoneList) canonicalize() {
 	for i := range z.Zones {
 		z.Zones[i] = NormalizeName(z.Zones[i])
@@ -171,10 +168,16 @@ type Plan struct {
 	// ObservedRevisions maps each name the plan touches to the sequence, in
 	// the observed stream, of the state the plan was computed from.
 	ObservedRevisions map[string]uint64 `msgpack:"observedRevisions,omitempty" json:"observedRevisions,omitempty"`
+	// NotAfterMillis is when the plan stops being valid (Unix
+	// milliseconds; 0: never): by then the planner has given up waiting for
+	// its result and may have planned the zone again, so an applier that
+	// gets the plan later drops it instead of applying it.
+	NotAfterMillis int64 `msgpack:"notAfterMillis,omitempty" json:"notAfterMillis,omitempty"`
 }
 
-func (*Plan) Schema() Schema  { return Schema{"plan", 1} }
-func (p *Plan) canonicalize() { p.Zone = NormalizeName(p.Zone) }
+func (*Plan) Schema() Schema    { return Schema{"plan", 1} }
+func (p *Plan) canonicalize()   { p.Zone = NormalizeName(p.Zone) }
+func (p *Plan) subject() string { return PlanSubject(p.Provider, p.Zone) }
 
 // Change replaces one RRset. Old is what the planner saw (nil: the RRset must
 // not exist), New what it should become (nil: delete). An applier applies a
@@ -217,6 +220,9 @@ const (
 	ResultPartial ResultStatus = "partial"
 	ResultStale   ResultStatus = "stale"
 	ResultFailed  ResultStatus = "failed"
+	// ResultExpired: the plan reached the applier after its NotAfter and
+	// was dropped unapplied; the planner has planned the zone again.
+	ResultExpired ResultStatus = "expired"
 )
 
 // Result reports what became of a plan.
@@ -240,5 +246,6 @@ type FailedChange struct {
 	Error  string `msgpack:"error" json:"error"`
 }
 
-func (*Result) Schema() Schema { return Schema{"result", 1} }
-func (*Result) canonicalize()  {}
+func (*Result) Schema() Schema    { return Schema{"result", 1} }
+func (*Result) canonicalize()     {}
+func (r *Result) subject() string { return ResultSubject(r.Provider, r.Zone) }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -32,7 +31,7 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 		r.Seq, r.Pending = meta.Sequence.Stream, meta.NumPending
 	}
 	var plan events.Plan
-	if err := events.Unmarshal(r.Header, r.Data, &plan); err != nil {
+	if err := events.Decode(r, &plan); err != nil {
 		a.log.Error("undecodable plan, parking it on the dead-letter subject", "subject", r.Subject, "seq", r.Seq, "err", err)
 		if derr := events.DeadLetter(ctx, js, Service, r, err); derr != nil {
 			a.log.Error("dead-lettering failed; will retry", "err", derr)
@@ -44,11 +43,6 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 		return
 	}
 	causation := r.EventID()
-	if plan.Zone == "" {
-		if tokens, ok := strings.CutPrefix(r.Subject, strings.TrimSuffix(events.PlanFilter(a.name), ">")); ok {
-			plan.Zone, _ = events.NameFromTokens(tokens)
-		}
-	}
 	zone := events.NormalizeName(plan.Zone)
 	log := a.log.With("plan", plan.ID, "zone", zone, "changes", len(plan.Changes))
 

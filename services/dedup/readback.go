@@ -35,7 +35,7 @@ func readBack(ctx context.Context, js jetstream.JetStream, log *slog.Logger) (*p
 				return
 			}
 			var d events.DesiredState
-			if err := events.Unmarshal(m.Header, m.Data, &d); err != nil {
+			if err := events.Decode(m, &d); err != nil {
 				// Only who owned what is lost: the tie-break decides again.
 				log.Warn("undecodable desired state read back; its owners are forgotten", "subject", m.Subject, "err", err)
 				return

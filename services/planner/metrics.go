@@ -26,7 +26,7 @@ var (
 		Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10)})
 	deletesAllowed = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_deletes_allowed",
-		Help: "1 once every cluster's collector has synced and dedup marked the desired state complete."})
+		Help: "1 while the planner holds a live mark from dedup that the desired state is complete: deletes allowed."})
 	caughtUpGauge = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_caught_up", Help: "1 once the desired and observed streams have been replayed."})
 )

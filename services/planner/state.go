@@ -28,10 +28,13 @@ type state struct {
 	// decide whether to plan without scanning every dirty name each time.
 	fresh  []string
 	rescan bool
-	// complete is set once dedup has said the desired stream holds what
-	// every cluster wants. Until then nothing is deleted: a name missing
-	// from a stream still being filled is not a name nobody wants.
-	complete bool
+	// complete is set while the planner holds a live mark from dedup saying
+	// the desired stream holds what every collector wants, until
+	// completeUntil (the mark's lease). Otherwise nothing is deleted: a name
+	// missing from a stream still being filled, or from one whose collectors
+	// may have missed changes, is not a name nobody wants.
+	complete      bool
+	completeUntil time.Time
 }
 
 type desiredEntry struct {
@@ -98,19 +101,14 @@ func (s *state) apply(ctx context.Context, kind string, m events.Received) {
 func (s *state) applyDesired(m events.Received) error {
 	if events.IsMarker(m.Subject) {
 		var c events.DesiredComplete
-		if err := events.Unmarshal(m.Header, m.Data, &c); err != nil {
+		if err := events.Decode(m, &c); err != nil {
 			return err
 		}
-		if !s.complete {
-			s.complete = true
-			deletesAllowed.Set(1)
-			s.log.Info("every cluster has synced: deletes allowed", "clusters", c.Clusters)
-			s.markAll() // what was held back
-		}
+		s.completeness(c, m.Live)
 		return nil
 	}
 	var d events.DesiredState
-	if err := events.Unmarshal(m.Header, m.Data, &d); err != nil {
+	if err := events.Decode(m, &d); err != nil {
 		return err
 	}
 	if len(d.Endpoints) == 0 {
@@ -124,7 +122,7 @@ func (s *state) applyDesired(m events.Received) error {
 
 func (s *state) applyObserved(m events.Received) error {
 	var o events.ObservedState
-	if err := events.Unmarshal(m.Header, m.Data, &o); err != nil {
+	if err := events.Decode(m, &o); err != nil {
 		return err
 	}
 	byName := s.observed[o.Provider]
@@ -147,7 +145,7 @@ func (s *state) applyObserved(m events.Received) error {
 
 func (s *state) applyZones(m events.Received) error {
 	var z events.ZoneList
-	if err := events.Unmarshal(m.Header, m.Data, &z); err != nil {
+	if err := events.Decode(m, &z); err != nil {
 		return err
 	}
 	s.observedSeq = max(s.observedSeq, m.Seq)
@@ -160,7 +158,7 @@ func (s *state) applyZones(m events.Received) error {
 
 func (s *state) applyResult(m events.Received) error {
 	var r events.Result
-	if err := events.Unmarshal(m.Header, m.Data, &r); err != nil {
+	if err := events.Decode(m, &r); err != nil {
 		return err
 	}
 	f := s.flights[zoneKey{r.Provider, r.Zone}]
@@ -204,6 +202,48 @@ func (s *state) applyResult(m events.Received) error {
 	return nil
 }
 
+// completeness takes in dedup's mark. A mark read back from the stream's
+// history says nothing about now: the dedup and collectors that wrote it may
+// be gone, and the clusters may have changed since. Only a live mark
+// allows deletes, for as long as its lease.
+func (s *state) completeness(c events.DesiredComplete, live bool) {
+	switch {
+	case !live:
+		s.log.Info("completeness mark from an earlier run ignored; waiting for a live one", "complete", c.Complete)
+	case c.Complete:
+		lease := c.Lease()
+		if lease <= 0 {
+			lease = time.Duration(events.LeaseFor(events.DefaultHeartbeat)) * time.Millisecond
+		}
+		s.completeUntil = time.Now().Add(lease)
+		if !s.complete {
+			s.complete = true
+			deletesAllowed.Set(1)
+			s.log.Info("desired state complete: deletes allowed", "clusters", c.Clusters)
+			s.markAll() // what was held back
+		}
+	default:
+		s.holdDeletes("dedup says the desired state is incomplete: " + c.Reason)
+	}
+}
+
+// holdDeletes stops deleting until the next live complete mark.
+func (s *state) holdDeletes(why string) {
+	if s.complete {
+		s.log.Warn("deletes held", "why", why)
+	}
+	s.complete = false
+	deletesAllowed.Set(0)
+}
+
+// expireCompleteness holds deletes once the complete mark's lease lapsed:
+// dedup (or the collectors behind it) stopped saying so.
+func (s *state) expireCompleteness(now time.Time) {
+	if s.complete && now.After(s.completeUntil) {
+		s.holdDeletes("the completeness mark was not renewed in time (dedup or a collector is gone)")
+	}
+}
+
 // markAll schedules every name either side knows of.
 func (s *state) markAll() {
 	for n := range s.desired {
@@ -231,6 +271,7 @@ func (s *state) busy(k zoneKey, now time.Time) bool {
 // expireFlights gives up waiting on plans that got no result in time.
 func (s *state) expireFlights() {
 	now := time.Now()
+	s.expireCompleteness(now)
 	for k, f := range s.flights {
 		if len(f.plans) > 0 && now.After(f.deadline) {
 			s.log.Warn("no result for plans; re-planning the zone", "provider", k.provider, "zone", k.zone, "plans", len(f.plans))

@@ -197,7 +197,7 @@ func (t *statusTracker) follow(ctx context.Context, js jetstream.JetStream) {
 	for {
 		_, err := events.Watch(ctx, js, events.StreamObserved, []string{events.SubjectObserved + ".>"}, func(r events.Received) {
 			var st events.ObservedState
-			if err := events.Unmarshal(r.Header, r.Data, &st); err != nil {
+			if err := events.Decode(r, &st); err != nil {
 				t.logger.Warn("undecodable observed state ignored", "subject", r.Subject, "err", err)
 				return
 			}

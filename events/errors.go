@@ -1,0 +1,17 @@
+package events
+
+import "errors"
+
+// Errors a reader or writer of the bus tells apart.
+var (
+	// ErrUndecodable: the payload is not the event its schema or subject
+	// says. The key's state is then unknown, never empty: nothing may be
+	// deleted because of it.
+	ErrUndecodable = errors.New("undecodable event")
+	// ErrWrongSubject: the payload decodes but claims an identity (object,
+	// name, provider, zone) other than its subject's.
+	ErrWrongSubject = errors.New("event on the wrong subject")
+	// ErrTooLarge: the event does not fit in one NATS message
+	// (max_payload). Retrying cannot help until its content shrinks.
+	ErrTooLarge = errors.New("event too large for the bus")
+)

@@ -1,0 +1,121 @@
+package events
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// The pipeline's marks say how complete the state streams are. A mark is
+// trusted only while it is live: published after its reader started
+// watching (Received.Live) and renewed within its lease. A mark read back
+// from an earlier run is history, never permission: the run that wrote it
+// may be gone and the world may have changed since (issue: restart on old
+// state). Marks live on subjects with a '~' token (IsMarker).
+
+// Collector phases, in the order a run goes through them.
+const (
+	// PhaseSyncing: the collector has started a run and has not yet
+	// published every object it watches. Said first, before any object.
+	PhaseSyncing = "syncing"
+	// PhaseSynced: every object the collector watches has been published.
+	PhaseSynced = "synced"
+	// PhaseRetired: the operator removed the collector from the bus
+	// (zonestream cluster retire); it no longer counts for completeness.
+	PhaseRetired = "retired"
+)
+
+// CollectorState is what one collector says about its current run. A
+// collector is one process of a cluster with its own set of sources (and
+// namespace): a cluster may run several, and dedup counts each.
+type CollectorState struct {
+	Cluster   string   `msgpack:"cluster" json:"cluster"`
+	Collector string   `msgpack:"collector" json:"collector"`
+	Sources   []string `msgpack:"sources" json:"sources"`
+	// Namespace is the one namespace the collector watches; empty: all.
+	Namespace string `msgpack:"namespace,omitempty" json:"namespace,omitempty"`
+	// Run identifies the collector's run: a restart is a new run.
+	Run   string `msgpack:"run" json:"run"`
+	Phase string `msgpack:"phase" json:"phase"`
+	// LeaseMillis is how long the mark holds after it was published
+	// unless the collector renews it.
+	LeaseMillis int64 `msgpack:"leaseMillis" json:"leaseMillis"`
+}
+
+func (*CollectorState) Schema() Schema { return Schema{"collector", 1} }
+func (c *CollectorState) canonicalize() {
+	slices.Sort(c.Sources)
+	c.Sources = slices.Compact(c.Sources)
+}
+func (c *CollectorState) subject() string   { return CollectorSubject(c.Cluster, c.Collector) }
+func (c *CollectorState) IsTombstone() bool { return c.Phase == PhaseRetired }
+
+// Lease is how long the mark holds.
+func (c *CollectorState) Lease() time.Duration { return time.Duration(c.LeaseMillis) * time.Millisecond }
+
+// Covers reports whether the collector watches obj: same cluster, one of
+// its sources, and its namespace (cluster-scoped objects have none and are
+// watched whatever the namespace).
+func (c *CollectorState) Covers(obj ObjectRef) bool {
+	return obj.Cluster == c.Cluster && slices.Contains(c.Sources, obj.Source) &&
+		(c.Namespace == "" || obj.Namespace == "" || obj.Namespace == c.Namespace)
+}
+
+// CollectorID names a collector within its cluster by what it watches, so
+// that the same configuration restarted is the same collector and two
+// collectors splitting a cluster's sources are two.
+func CollectorID(sources []string, namespace string) string {
+	s := slices.Clone(sources)
+	slices.Sort(s)
+	id := strings.Join(slices.Compact(s), "+")
+	if namespace != "" {
+		id += "@" + namespace
+	}
+	return id
+}
+
+// ClusterClaim binds a cluster name to one Kubernetes cluster, by the UID
+// of its kube-system namespace: a second cluster started with the same
+// --cluster-name would read the first one's objects as its own and
+// tombstone them. An empty UID releases the name.
+type ClusterClaim struct {
+	Cluster string `msgpack:"cluster" json:"cluster"`
+	UID     string `msgpack:"uid" json:"uid"`
+}
+
+func (*ClusterClaim) Schema() Schema      { return Schema{"claim", 1} }
+func (*ClusterClaim) canonicalize()       {}
+func (c *ClusterClaim) subject() string   { return ClaimSubject(c.Cluster) }
+func (c *ClusterClaim) IsTombstone() bool { return c.UID == "" }
+
+// DesiredComplete says whether the desired stream, up to this message,
+// holds what every collector on the bus wants. A planner may delete what is
+// not in it only while it holds a live mark with Complete set; a mark
+// without it (or from an earlier schema) withdraws that at once.
+type DesiredComplete struct {
+	Complete bool `msgpack:"complete" json:"complete"`
+	// Clusters are the clusters whose collectors are all synced.
+	Clusters []string `msgpack:"clusters" json:"clusters"`
+	// Reason says, when not complete, what is missing.
+	Reason string `msgpack:"reason,omitempty" json:"reason,omitempty"`
+	// Run identifies dedup's run.
+	Run         string `msgpack:"run,omitempty" json:"run,omitempty"`
+	LeaseMillis int64  `msgpack:"leaseMillis,omitempty" json:"leaseMillis,omitempty"`
+}
+
+func (*DesiredComplete) Schema() Schema { return Schema{"complete", 1} }
+func (d *DesiredComplete) canonicalize() {
+	slices.Sort(d.Clusters)
+	d.Clusters = slices.Compact(d.Clusters)
+}
+func (*DesiredComplete) subject() string { return DesiredCompleteSubject() }
+
+// Lease is how long the mark holds.
+func (d *DesiredComplete) Lease() time.Duration { return time.Duration(d.LeaseMillis) * time.Millisecond }
+
+// LeaseFor is the lease a mark renewed every interval carries: three
+// renewals may be missed before it lapses.
+func LeaseFor(interval time.Duration) int64 { return (3 * interval).Milliseconds() }
+
+// DefaultHeartbeat is how often collectors and dedup renew their marks.
+const DefaultHeartbeat = 30 * time.Second
