@@ -119,3 +119,8 @@ func LeaseFor(interval time.Duration) int64 { return (3 * interval).Milliseconds
 
 // DefaultHeartbeat is how often collectors and dedup renew their marks.
 const DefaultHeartbeat = 30 * time.Second
+
+// HeartbeatUsage is the help of --heartbeat-interval, the one flag that
+// sets DefaultHeartbeat's value in the collector and dedup alike.
+const HeartbeatUsage = "how often the collector and dedup renew their completeness marks; a mark not renewed " +
+	"within three intervals lapses, and deletes are held until it is renewed"

@@ -77,13 +77,19 @@ type DesiredState struct {
 	Endpoints []Endpoint `msgpack:"endpoints" json:"endpoints"`
 	// Contributors are the objects whose endpoints are in Endpoints.
 	Contributors []ObjectRef `msgpack:"contributors,omitempty" json:"contributors,omitempty"`
-	// Losers are objects that wanted this name and were outranked.
-	Losers []Loser `msgpack:"losers,omitempty" json:"losers,omitempty"`
+	// Losers are objects that wanted this name and were outranked, at most
+	// MaxLosers of them; LosersOmitted counts the rest, so that a name wanted
+	// by thousands of objects still fits in one message.
+	Losers        []Loser `msgpack:"losers,omitempty" json:"losers,omitempty"`
+	LosersOmitted int     `msgpack:"losersOmitted,omitempty" json:"losersOmitted,omitempty"`
 	// Owners says which objects each RRset's records come from. Dedup
 	// reads it back at start, so that the object holding a record keeps it
 	// across restarts.
 	Owners []RRsetOwner `msgpack:"owners,omitempty" json:"owners,omitempty"`
 }
+
+// MaxLosers is the most losers a desired state lists.
+const MaxLosers = 100
 
 // RRsetOwner names the objects an RRset at a name comes from: one object,
 // or one per cluster when clusters are merged.

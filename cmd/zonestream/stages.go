@@ -3,7 +3,9 @@ package main
 import (
 	"flag"
 	"log/slog"
+	"time"
 
+	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier"
 	"github.com/zonestream/zonestream/services/collector"
@@ -25,11 +27,13 @@ type stage struct {
 // sharedFlags are flags with one meaning in several stages.
 type sharedFlags struct {
 	managedRecordTypes service.StringList
+	heartbeat          time.Duration
 }
 
 func (s *sharedFlags) register(fs *flag.FlagSet) {
 	fs.Var(&s.managedRecordTypes, "managed-record-types",
 		"record types to manage (repeatable; default A, AAAA, CNAME; add SRV for NodePort Services)")
+	fs.DurationVar(&s.heartbeat, "heartbeat-interval", events.DefaultHeartbeat, events.HeartbeatUsage)
 }
 
 var stages = []stage{
@@ -37,15 +41,18 @@ var stages = []stage{
 		var cfg collector.Config
 		cfg.RegisterFlags(fs)
 		return func(l *slog.Logger) (service.Service, error) {
-			cfg.ManagedRecordTypes = shared.managedRecordTypes
+			cfg.ManagedRecordTypes, cfg.Heartbeat = shared.managedRecordTypes, shared.heartbeat
 			return collector.New(cfg, l)
 		}
 	}, true},
-	{"dedup", func(fs *flag.FlagSet, _ *sharedFlags) func(*slog.Logger) (service.Service, error) {
+	{"dedup", func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (service.Service, error) {
 		var cfg dedup.Config
 		cfg.RegisterFlags(fs)
-		return func(l *slog.Logger) (service.Service, error) { return dedup.New(cfg, l) }
-	}, false},
+		return func(l *slog.Logger) (service.Service, error) {
+			cfg.Heartbeat = shared.heartbeat
+			return dedup.New(cfg, l)
+		}
+	}, true},
 	{"planner", func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (service.Service, error) {
 		var cfg planner.Config
 		cfg.RegisterFlags(fs)

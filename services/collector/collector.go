@@ -20,11 +20,13 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/zonestream/zonestream/events"
 	zsservice "github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/collector/source"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
@@ -94,6 +96,12 @@ type Config struct {
 
 	// Workers is how many objects are processed concurrently (default 4).
 	Workers int
+
+	// Heartbeat is how often the collector renews its synced mark
+	// (--heartbeat-interval, shared with dedup; default
+	// events.DefaultHeartbeat). A mark not renewed within three intervals
+	// lapses, and deletes are held until the collector is back.
+	Heartbeat time.Duration
 }
 
 // RegisterFlags adds the collector's flags to fs.
@@ -123,6 +131,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 func (c *Config) RegisterSharedFlags(fs *flag.FlagSet) {
 	fs.Var(&c.ManagedRecordTypes, "managed-record-types",
 		"record types the pipeline manages, repeatable (default A, AAAA, CNAME); NodePort Services publish SRV records only if it holds SRV")
+	fs.DurationVar(&c.Heartbeat, "heartbeat-interval", events.DefaultHeartbeat, events.HeartbeatUsage)
 }
 
 // factories build a fresh instance of every known source.
@@ -225,6 +234,12 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 	}
 	if cfg.Workers <= 0 {
 		cfg.Workers = DefaultWorkers
+	}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = events.DefaultHeartbeat
+	}
+	if cfg.Heartbeat < 0 {
+		return nil, fmt.Errorf("--heartbeat-interval=%s: must be positive", cfg.Heartbeat)
 	}
 	if len(cfg.Sources) == 0 {
 		return nil, fmt.Errorf("no --source given (known: %s)", strings.Join(KnownSources(), ", "))

@@ -33,3 +33,18 @@ var (
 		Help: "1 once the informers have synced and the first publish pass is done, else 0.",
 	})
 )
+
+var (
+	claimRefused = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_collector_cluster_name_refused_total",
+		Help: "Starts refused because --cluster-name is held by another Kubernetes cluster.",
+	})
+	tooLarge = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_collector_too_large_total",
+		Help: "Objects whose state is too large for one NATS message; their last published state is kept.",
+	}, []string{"source"})
+	streamLost = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_collector_stream_lost_total",
+		Help: "Times the sources stream lost this collector's state (purged, or lost with its node) and everything was published again.",
+	})
+)

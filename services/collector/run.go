@@ -47,6 +47,7 @@ type run struct {
 	recorder record.EventRecorder
 
 	mu       sync.Mutex
+	mark     *mark
 	hashes   map[string]string // subject -> content hash last published
 	problems map[string]string // subject -> problems last reported
 	synced   bool
@@ -56,15 +57,24 @@ type run struct {
 }
 
 // Run watches the cluster and publishes until ctx ends, then returns
-// ctx.Err(). It may be called again once it has returned.
+// ctx.Err(). It may be called again once it has returned. A run whose
+// state vanished from the stream (errStreamLost) is followed by a new one.
 func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 	if !c.runMu.TryLock() {
 		return errors.New("collector: Run is already running")
 	}
 	defer c.runMu.Unlock()
 	defer c.setReady(errors.New("not running"))
-	c.setReady(errors.New("reading back published state"))
+	for {
+		err := c.runOnce(ctx, js)
+		if !errors.Is(err, errStreamLost) || ctx.Err() != nil {
+			return err
+		}
+	}
+}
 
+func (c *Collector) runOnce(parent context.Context, js jetstream.JetStream) error {
+	c.setReady(errors.New("reading back published state"))
 	sources, err := c.buildSources()
 	if err != nil {
 		return err
@@ -78,15 +88,29 @@ func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 		pending:  make(map[item]bool),
 	}
 	defer r.queue.ShutDown()
+	r.mark = r.newMark()
 
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	// This cluster's name must be ours, and dedup must hear that this run
+	// is syncing before it sees any object of it: until it says "synced",
+	// nothing may be deleted for want of this collector's objects.
+	if err := r.claimClusterName(ctx); err != nil {
+		return err
+	}
+	if err := r.announce(ctx, events.PhaseSyncing); err != nil {
+		return err
+	}
+	if err := r.retireOverlapping(ctx); err != nil {
+		return fmt.Errorf("retiring superseded collector marks: %w", err)
+	}
 	// What this cluster's collector published before: the baseline for
 	// hash-skipping and the candidates for tombstones.
 	if r.hashes, err = r.readBack(ctx); err != nil {
 		return err
 	}
-	r.logger.Info("read back published state", "subjects", len(r.hashes))
+	r.logger.Info("read back published state", "subjects", len(r.hashes), "run", r.mark.state.Run)
 
-	ctx, cancel := context.WithCancel(ctx)
 	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0,
 		informers.WithNamespace(c.cfg.Namespace),
 		informers.WithTransform(source.Transform(c.filters.AnnotationKeys()...)))
@@ -94,7 +118,6 @@ func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 	for name, s := range sources {
 		synced, err := s.Register(factory, func(k source.Key) { r.enqueue(item{source: name, key: k}) })
 		if err != nil {
-			cancel()
 			return fmt.Errorf("source %s: %w", name, err)
 		}
 		syncs = append(syncs, synced)
@@ -106,12 +129,13 @@ func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 
 	var workers sync.WaitGroup
 	defer func() {
-		cancel()
+		cancel(nil)
 		r.queue.ShutDown()
 		workers.Wait()
 		factory.Shutdown()
 		broadcaster.Shutdown()
 	}()
+	workers.Go(func() { r.heartbeat(ctx, cancel) })
 
 	c.setReady(errors.New("waiting for informers to sync"))
 	factory.Start(ctx.Done())
@@ -129,7 +153,7 @@ func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 		workers.Go(func() { runner.Run(ctx, rt) })
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), syncs...) {
-		return ctx.Err()
+		return r.ended(ctx)
 	}
 
 	// Synced: from now on tombstones are allowed. The first pass is every
@@ -152,8 +176,7 @@ func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 	r.mu.Unlock()
 	r.logger.Info("informers synced", "first-pass", n)
 	if n == 0 {
-		c.setReady(nil)
-		r.announceSynced(ctx)
+		r.firstPassDone(ctx)
 	} else {
 		c.setReady(fmt.Errorf("first publish pass: %d objects to go", n))
 	}
@@ -165,46 +188,26 @@ func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 		})
 	}
 	<-ctx.Done()
+	return r.ended(ctx)
+}
+
+// ended is what a run returns once ctx is done: errStreamLost when the
+// heartbeat found the stream had lost this collector's state.
+func (r *run) ended(ctx context.Context) error {
+	if cause := context.Cause(ctx); errors.Is(cause, errStreamLost) {
+		return cause
+	}
 	return ctx.Err()
 }
 
-// announceSynced tells the bus, once per run, that every object of this
-// cluster has been published: downstream may now take a name nobody wants
-// as really unwanted. It retries until it is published or ctx ends.
-func (r *run) announceSynced(ctx context.Context) {
-	marker := &events.SourcesSynced{Cluster: r.c.cfg.ClusterName}
-	for name := range r.sources {
-		marker.Sources = append(marker.Sources, name)
-	}
-	subject := events.SourcesSyncedSubject(r.c.cfg.ClusterName)
-	hash, err := events.HashOf(marker)
-	r.mu.Lock()
-	same := err == nil && r.hashes[subject] == hash
-	r.mu.Unlock()
-	if same {
-		return
-	}
+// firstPassDone marks the collector ready and tells the bus that every
+// object of this run has been published: downstream may now take a name
+// nobody wants as really unwanted. The mark is retried until published.
+func (r *run) firstPassDone(ctx context.Context) {
+	r.c.setReady(nil)
 	go func() {
-		delay := retryBase
-		for {
-			published, _, err := events.Publish(ctx, r.js, subject, marker, "")
-			if err == nil {
-				r.mu.Lock()
-				r.hashes[subject] = published
-				r.mu.Unlock()
-				r.logger.Info("announced the cluster synced", "sources", marker.Sources)
-				return
-			}
-			if ctx.Err() != nil {
-				return
-			}
-			publishErrors.Inc()
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(delay):
-			}
-			delay = min(2*delay, retryMax)
+		if err := r.announce(ctx, events.PhaseSynced); err == nil {
+			r.logger.Info("announced the collector synced", "sources", r.mark.state.Sources)
 		}
 	}()
 }
@@ -326,8 +329,7 @@ func (r *run) processNext(ctx context.Context) bool {
 			r.pending = nil
 			r.mu.Unlock()
 			r.logger.Info("first publish pass done")
-			r.c.setReady(nil)
-			r.announceSynced(ctx)
+			r.firstPassDone(ctx)
 			return true
 		}
 	}
@@ -385,12 +387,26 @@ func (r *run) process(ctx context.Context, it item) error {
 	pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	published, _, err := events.Publish(pctx, r.js, subject, state, "")
+	if errors.Is(err, events.ErrTooLarge) {
+		// Retrying cannot help until the object shrinks: said once, on the
+		// object too, and the object keeps its last published state.
+		tooLarge.WithLabelValues(it.source).Inc()
+		r.logger.Error("object too large for the bus; its last published state is kept", "source", it.source,
+			"object", it.key.String(), "endpoints", len(eps), "err", err)
+		r.recorder.Eventf(r.reference(it), corev1.EventTypeWarning, "TooLarge",
+			"%d endpoints do not fit in one message on the bus (%v); the records last published for this object are kept", len(eps), err)
+		return nil
+	}
 	if err != nil {
 		publishErrors.Inc()
 		return err
 	}
 	r.mu.Lock()
-	r.hashes[subject] = published
+	if state.IsTombstone() {
+		delete(r.hashes, subject) // gone: nothing more to compare it with
+	} else {
+		r.hashes[subject] = published
+	}
 	r.mu.Unlock()
 	kind := "update"
 	if state.IsTombstone() {

@@ -1,20 +1,23 @@
 package collector_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
 )
 
-// TestSyncedMarkAfterFirstPass: the cluster's sync mark, which lets the
-// planner delete, comes after the state of every object, once per
-// content: a restart does not repeat it.
-func TestSyncedMarkAfterFirstPass(t *testing.T) {
+// TestCollectorMarkBracketsEveryRun: every run says "syncing" before any
+// object it publishes and "synced" only after all of them, so dedup never
+// takes a run half done, or a run of the past, for a synced cluster.
+func TestCollectorMarkBracketsEveryRun(t *testing.T) {
 	ns := newNamespace(t)
 	const clusterName = "synced-mark"
 	for _, name := range []string{"a", "b", "c"} {
@@ -24,40 +27,94 @@ func TestSyncedMarkAfterFirstPass(t *testing.T) {
 			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 80}}},
 		}, corev1.LoadBalancerIngress{IP: "192.0.2.1"})
 	}
-	mark := events.SourcesSyncedSubject(clusterName)
-	r := startCollector(t, collector.Config{ClusterName: clusterName, Namespace: ns})
-	deadline := time.Now().Add(waitFor)
-	for count(t, mark) == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("no sync mark after the first pass")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	mark := events.CollectorSubject(clusterName, events.CollectorID([]string{"service"}, ns))
 	st, err := js.Stream(t.Context(), events.StreamSources)
 	if err != nil {
 		t.Fatal(err)
 	}
-	markMsg, err := st.GetLastMsgForSubject(t.Context(), mark)
-	if err != nil {
-		t.Fatal(err)
+	synced := func() (events.CollectorState, uint64) {
+		t.Helper()
+		deadline := time.Now().Add(waitFor)
+		for {
+			m, err := st.GetLastMsgForSubject(t.Context(), mark)
+			if err == nil {
+				var cs events.CollectorState
+				if err := events.Decode(events.Received{Subject: m.Subject, Header: m.Header, Data: m.Data}, &cs); err != nil {
+					t.Fatal(err)
+				}
+				if cs.Phase == events.PhaseSynced {
+					return cs, m.Sequence
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no synced mark after the first pass")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	}
-	var synced events.SourcesSynced
-	if err := events.Unmarshal(markMsg.Header, markMsg.Data, &synced); err != nil || synced.Cluster != clusterName {
-		t.Fatalf("sync mark %+v, %v", synced, err)
+	r := startCollector(t, collector.Config{ClusterName: clusterName, Namespace: ns})
+	first, seq := synced()
+	if first.Cluster != clusterName || !slices.Equal(first.Sources, []string{"service"}) || first.Namespace != ns || first.Run == "" {
+		t.Fatalf("synced mark %+v", first)
 	}
 	for _, name := range []string{"a", "b", "c"} {
 		obj, err := st.GetLastMsgForSubject(t.Context(), subject(clusterName, ns, name))
 		if err != nil {
 			t.Fatalf("%s not published: %v", name, err)
 		}
-		if obj.Sequence > markMsg.Sequence {
-			t.Fatalf("%s published after the sync mark", name)
+		if obj.Sequence > seq {
+			t.Fatalf("%s published after the synced mark", name)
 		}
 	}
+	// The first mark of the run was "syncing", before every object.
+	var phases []string
+	forEach(t, mark, func(m events.Received) {
+		var cs events.CollectorState
+		if events.Decode(m, &cs) == nil && cs.Run == first.Run {
+			phases = append(phases, cs.Phase)
+		}
+	})
+	if len(phases) < 2 || phases[0] != events.PhaseSyncing {
+		t.Fatalf("phases of the run %v, want syncing first", phases)
+	}
+
+	// A restart is a new run: it says syncing again, then synced, without
+	// publishing unchanged objects again.
+	before := count(t, subject(clusterName, ns, "a"))
 	r.stop()
 	startCollector(t, collector.Config{ClusterName: clusterName, Namespace: ns})
-	time.Sleep(300 * time.Millisecond)
-	if n := count(t, mark); n != 1 {
-		t.Fatalf("%d sync marks after a restart with nothing changed, want 1", n)
+	deadline := time.Now().Add(waitFor)
+	for {
+		if again, _ := synced(); again.Run != first.Run {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the restarted collector never said it synced")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := count(t, subject(clusterName, ns, "a")); n != before {
+		t.Fatalf("a restart with nothing changed published %d more states", n-before)
+	}
+}
+
+// forEach calls fn with every message the sources stream holds on subj,
+// oldest first.
+func forEach(t *testing.T, subj string, fn func(events.Received)) {
+	t.Helper()
+	n := count(t, subj)
+	if n == 0 {
+		return
+	}
+	cons, err := js.OrderedConsumer(t.Context(), events.StreamSources, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := cons.Fetch(int(n), jetstream.FetchMaxWait(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m := range batch.Messages() {
+		fn(events.Received{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()})
 	}
 }

@@ -30,7 +30,8 @@ func benchRun(b *testing.B, js jetstream.JetStream, n int) *run {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r := d.newRun(js, &published{hashes: map[string]string{}, owners: map[string][]events.RRsetOwner{}})
+	r := d.newRun(js)
+	r.published = &published{hashes: map[string]string{}, owners: map[string][]events.RRsetOwner{}}
 	for i := range n {
 		name := benchName(i)
 		feedSource(b, r, benchObject(i), events.NewEndpoint(name, "A", 0, fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)))
@@ -71,7 +72,7 @@ func BenchmarkMergeOneChange(b *testing.B) {
 		if len(r.dirty) != 1 {
 			b.Fatalf("%d names to recompute after one object changed, want 1", len(r.dirty))
 		}
-		if err := r.flush(context.Background()); err != nil {
+		if err := r.flush(context.Background(), false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/service"
@@ -38,6 +39,10 @@ type Config struct {
 	ClusterPolicy string
 	// ClusterPriority ranks clusters, best first (--cluster-priority).
 	ClusterPriority service.StringList
+	// Heartbeat is how often dedup renews its completeness mark
+	// (--heartbeat-interval, shared with the collector; default
+	// events.DefaultHeartbeat).
+	Heartbeat time.Duration
 }
 
 // RegisterFlags adds dedup's flags.
@@ -53,6 +58,12 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 			"ties go to the lower cluster name. Repeatable or comma-separated")
 }
 
+// RegisterSharedFlags adds --heartbeat-interval, for a binary that runs
+// dedup alone; the all-in-one registers it once for every stage.
+func (c *Config) RegisterSharedFlags(fs *flag.FlagSet) {
+	fs.DurationVar(&c.Heartbeat, "heartbeat-interval", events.DefaultHeartbeat, events.HeartbeatUsage)
+}
+
 // Dedup is the dedup service.
 type Dedup struct {
 	cfg      Config
@@ -65,6 +76,12 @@ type Dedup struct {
 func New(cfg Config, logger *slog.Logger) (*Dedup, error) {
 	if cfg.ClusterPolicy == "" {
 		cfg.ClusterPolicy = ClusterPolicyMerge
+	}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = events.DefaultHeartbeat
+	}
+	if cfg.Heartbeat < 0 {
+		return nil, fmt.Errorf("--heartbeat-interval=%s: must be positive", cfg.Heartbeat)
 	}
 	if cfg.ClusterPolicy != ClusterPolicyMerge && cfg.ClusterPolicy != ClusterPolicyPriority {
 		return nil, fmt.Errorf("--cluster-policy=%q: want %q or %q", cfg.ClusterPolicy, ClusterPolicyMerge, ClusterPolicyPriority)
@@ -88,11 +105,17 @@ func (d *Dedup) Ready() error {
 func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 	d.caughtUp.Store(false)
 	caughtUpGauge.Set(0)
+	r := d.newRun(js)
+	// First of all, before any desired state of this run: whatever a
+	// planner believed of the last run's completeness no longer holds.
+	if err := r.publishComplete(ctx, false, "dedup restarted"); err != nil {
+		return fmt.Errorf("withdraw completeness: %w", err)
+	}
 	published, err := readBack(ctx, js, d.log)
 	if err != nil {
 		return fmt.Errorf("read back desired state: %w", err)
 	}
-	r := d.newRun(js, published)
+	r.published = published
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -109,8 +132,11 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 	}
 	retry := time.NewTimer(0)
 	<-retry.C
+	heartbeat := time.NewTicker(d.cfg.Heartbeat)
+	defer heartbeat.Stop()
 	backoff := newBackoff()
 	for {
+		renew := false
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -126,13 +152,16 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 			r.markAll()
 			d.caughtUp.Store(true)
 			caughtUpGauge.Set(1)
-			d.log.Info("replayed sources", "objects", len(r.state.objects), "names", len(r.state.byName))
+			d.log.Info("replayed sources", "objects", len(r.state.objects), "names", len(r.state.byName),
+				"collectors", len(r.collectors.bySubject), "unknown", len(r.unknown))
+		case <-heartbeat.C:
+			renew = true
 		case <-retry.C:
 		}
 		if !d.caughtUp.Load() {
 			continue
 		}
-		if err := r.flush(ctx); err != nil {
+		if err := r.flush(ctx, renew); err != nil {
 			wait := backoff.next()
 			d.log.Warn("publishing desired state failed; retrying", "err", err, "in", wait, "pending", len(r.dirty))
 			retry.Reset(wait)
@@ -145,80 +174,151 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 // run is the state of one Run.
 type run struct {
 	*Dedup
-	js        jetstream.JetStream
-	state     *state
-	published *published
-	dirty     map[string]string // names to recompute -> event id that caused it
-	// clusters maps every cluster seen on the sources stream to whether
-	// its collector has said it synced.
-	clusters map[string]bool
+	id         string // this run, in its completeness marks
+	js         jetstream.JetStream
+	state      *state
+	published  *published
+	dirty      map[string]string // names to recompute -> event id that caused it
+	collectors *collectors
+	// unknown are the objects whose last message could not be taken in
+	// and of which this run knows no earlier state: what they want is
+	// unknown, so the names they held keep their published state.
+	unknown map[string]events.ObjectRef // by source subject
+	// complete is what the last completeness mark said, and renewed when.
+	complete bool
+	reason   string
 }
 
-func (d *Dedup) newRun(js jetstream.JetStream, p *published) *run {
-	return &run{Dedup: d, js: js, state: newState(), published: p, dirty: map[string]string{},
-		clusters: map[string]bool{}}
+func (d *Dedup) newRun(js jetstream.JetStream) *run {
+	return &run{Dedup: d, id: nuid.Next(), js: js, state: newState(), dirty: map[string]string{},
+		collectors: newCollectors(), unknown: map[string]events.ObjectRef{}, reason: "dedup restarted"}
 }
 
 func (r *run) apply(ctx context.Context, m events.Received) {
-	if events.SchemaOf(m.Header) == (&events.SourcesSynced{}).Schema().String() {
-		var synced events.SourcesSynced
-		if err := events.Unmarshal(m.Header, m.Data, &synced); err == nil {
-			r.clusters[synced.Cluster] = true
-			return
+	if mark, other := isCollectorMark(m.Subject); other {
+		if mark {
+			r.applyCollector(ctx, m)
 		}
+		return // a cluster claim, or a mark of an older version
 	}
+	ref, err := events.ParseSourceSubject(m.Subject)
 	var src events.SourceState
-	if err := events.Unmarshal(m.Header, m.Data, &src); err != nil {
-		// Skipped, not forgotten: the object's previous state stays, so a
-		// garbage message can never delete a record.
-		deadLetters.Inc()
-		r.log.Error("undecodable source event; parked on the dead-letter subject", "subject", m.Subject, "err", err)
-		if err := events.DeadLetter(ctx, r.js, "dedup", m, err); err != nil {
-			r.log.Error("dead-letter publish failed", "err", err)
+	if err == nil {
+		err = events.Decode(m, &src)
+	}
+	if err != nil {
+		r.reject(ctx, m, err)
+		if _, known := r.state.objects[m.Subject]; !known && ref.Name != "" {
+			// Skipped, not forgotten: an object this run knows keeps its
+			// state; one it does not is unknown, never "wants nothing".
+			r.unknown[m.Subject] = ref
+			r.holdNamesOf(ref)
 		}
 		return
 	}
-	if _, seen := r.clusters[src.Object.Cluster]; !seen {
-		r.clusters[src.Object.Cluster] = false
+	if _, was := r.unknown[m.Subject]; was {
+		delete(r.unknown, m.Subject)
+		r.log.Info("object known again", "subject", m.Subject)
+		r.markNamesOf(ref, m.EventID())
 	}
 	for _, n := range r.state.set(m.Subject, src) {
 		r.dirty[n] = m.EventID()
 	}
 }
 
-// complete reports whether every cluster seen has synced: only then does
-// the desired state hold everything that is wanted.
-func (r *run) complete() ([]string, bool) {
-	var synced []string
-	for c, ok := range r.clusters {
-		if !ok {
-			return nil, false
-		}
-		synced = append(synced, c)
+func (r *run) applyCollector(ctx context.Context, m events.Received) {
+	var cs events.CollectorState
+	if err := events.Decode(m, &cs); err != nil {
+		r.reject(ctx, m, err)
+		return
 	}
-	slices.Sort(synced)
-	return synced, len(synced) > 0
+	r.collectors.observe(m.Subject, cs, m.Live, time.Now())
+	if m.Live {
+		r.log.Debug("collector mark", "cluster", cs.Cluster, "collector", cs.Collector, "phase", cs.Phase, "run", cs.Run)
+	}
 }
 
-// publishComplete marks the desired stream complete, after every desired
-// state it has to publish, so a reader that sees the mark has them all.
-func (r *run) publishComplete(ctx context.Context) error {
-	clusters, ok := r.complete()
-	if !ok {
-		return nil
+// reject parks a message dedup cannot take in on the dead-letter subject,
+// with the reason, and counts it.
+func (r *run) reject(ctx context.Context, m events.Received, err error) {
+	reason := "undecodable"
+	if errors.Is(err, events.ErrWrongSubject) {
+		reason = "wrong_subject"
 	}
-	mark := &events.DesiredComplete{Clusters: clusters}
-	subject := events.DesiredCompleteSubject()
-	hash, err := events.HashOf(mark)
-	if err != nil || hash == r.published.hashes[subject] {
-		return err
+	deadLetters.WithLabelValues(reason).Inc()
+	r.log.Error("source event rejected; parked on the dead-letter subject", "subject", m.Subject, "reason", reason, "err", err)
+	if err := events.DeadLetter(ctx, r.js, "dedup", m, err); err != nil {
+		r.log.Error("dead-letter publish failed", "err", err)
 	}
-	if _, _, err := events.Publish(ctx, r.js, subject, mark, ""); err != nil {
+}
+
+// holdNamesOf keeps the published state of every name whose RRsets ref
+// owned, while ref is unknown.
+func (r *run) holdNamesOf(ref events.ObjectRef) {
+	for name, owners := range r.published.owners {
+		if ownedBy(owners, ref) {
+			delete(r.dirty, name)
+		}
+	}
+}
+
+// markNamesOf recomputes the names ref owned.
+func (r *run) markNamesOf(ref events.ObjectRef, cause string) {
+	for name, owners := range r.published.owners {
+		if ownedBy(owners, ref) {
+			r.dirty[name] = cause
+		}
+	}
+}
+
+// held reports whether name's published state must stay as it is: an
+// object whose state is unknown owned one of its RRsets.
+func (r *run) held(name string) bool {
+	if len(r.unknown) == 0 {
+		return false
+	}
+	for _, o := range r.published.owners[name] {
+		for _, obj := range o.Objects {
+			if _, ok := r.unknown[obj.Subject()]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func ownedBy(owners []events.RRsetOwner, ref events.ObjectRef) bool {
+	for _, o := range owners {
+		if slices.Contains(o.Objects, ref) {
+			return true
+		}
+	}
+	return false
+}
+
+// publishComplete publishes a completeness mark. A complete mark comes
+// after every desired state it covers, so a reader that sees it has them
+// all; an incomplete one goes out at once.
+func (r *run) publishComplete(ctx context.Context, complete bool, reason string) error {
+	clusters := []string(nil)
+	if complete {
+		clusters, _, _ = r.collectors.complete(r.state, time.Now())
+	}
+	mark := &events.DesiredComplete{Complete: complete, Clusters: clusters, Reason: reason, Run: r.id,
+		LeaseMillis: events.LeaseFor(r.cfg.Heartbeat)}
+	if _, _, err := events.Publish(ctx, r.js, events.DesiredCompleteSubject(), mark, ""); err != nil {
 		publishErrors.Inc()
 		return err
 	}
-	r.published.hashes[subject] = hash
-	r.log.Info("desired state complete", "clusters", clusters)
+	if complete != r.complete || reason != r.reason {
+		if complete {
+			r.log.Info("desired state complete", "clusters", clusters)
+		} else {
+			r.log.Warn("desired state incomplete: deletes held", "why", reason)
+		}
+	}
+	r.complete, r.reason = complete, reason
+	completeGauge.Set(map[bool]float64{true: 1}[complete])
 	return nil
 }
 
@@ -246,29 +346,42 @@ func (r *run) markAll() {
 }
 
 // flush publishes the desired state of every dirty name whose content
-// changed. Names that fail stay dirty.
-func (r *run) flush(ctx context.Context) error {
-	if len(r.dirty) == 0 {
-		return r.publishComplete(ctx)
-	}
+// changed, then the completeness mark when it changed or renew asks. A
+// name too large for the bus is reported and left with its last published
+// state; it never holds back another name. Any other failure stops the
+// flush: the bus is in trouble, and the names stay dirty.
+func (r *run) flush(ctx context.Context, renew bool) error {
 	names := make([]string, 0, len(r.dirty))
 	for n := range r.dirty {
 		names = append(names, n)
 	}
 	slices.Sort(names)
 	for _, name := range names {
+		if r.held(name) {
+			heldNames.Inc()
+			delete(r.dirty, name)
+			continue
+		}
 		d, hash, err := r.desired(name)
 		if err != nil {
 			return err
 		}
 		subject := events.DesiredSubject(name)
 		prev, known := r.published.hashes[subject]
-		if prev == hash || !known && len(d.Endpoints) == 0 && len(d.Losers) == 0 {
+		if prev == hash || !known && d.IsTombstone() {
 			skipped.Inc()
 			delete(r.dirty, name)
 			continue
 		}
-		if _, _, err := events.Publish(ctx, r.js, subject, d, r.dirty[name]); err != nil {
+		_, _, err = events.Publish(ctx, r.js, subject, d, r.dirty[name])
+		if errors.Is(err, events.ErrTooLarge) {
+			tooLarge.Inc()
+			r.log.Error("desired state too large for the bus; the name keeps its last published state",
+				"name", name, "endpoints", len(d.Endpoints), "contributors", len(d.Contributors), "err", err)
+			delete(r.dirty, name)
+			continue
+		}
+		if err != nil {
 			publishErrors.Inc()
 			return err
 		}
@@ -278,11 +391,15 @@ func (r *run) flush(ctx context.Context) error {
 		if len(d.Losers) > 0 {
 			losersTotal.Add(float64(len(d.Losers)))
 			r.log.Info("objects lost records at a name", "name", name, "winners", len(d.Contributors),
-				"losers", len(d.Losers), "first", d.Losers[0].Reason)
+				"losers", len(d.Losers)+d.LosersOmitted, "first", d.Losers[0].Reason)
 		}
 	}
 	namesGauge.Set(float64(len(r.state.byName)))
-	return r.publishComplete(ctx)
+	_, complete, reason := r.collectors.complete(r.state, time.Now())
+	if renew || complete != r.complete || reason != r.reason {
+		return r.publishComplete(ctx, complete, reason)
+	}
+	return nil
 }
 
 // desired computes what is wanted at name now, and its content hash.
@@ -293,8 +410,14 @@ func (r *run) desired(name string) (*events.DesiredState, string, error) {
 }
 
 // remember notes a desired state as published: its hash, to stay quiet
-// until it changes, and its owners, for the next merge.
+// until it changes, and its owners, for the next merge. A tombstone is
+// forgotten: the name is gone, and so is what dedup kept of it.
 func (r *run) remember(d *events.DesiredState, hash string) {
-	r.published.hashes[events.DesiredSubject(d.DNSName)] = hash
+	subject := events.DesiredSubject(d.DNSName)
+	if d.IsTombstone() {
+		delete(r.published.hashes, subject)
+	} else {
+		r.published.hashes[subject] = hash
+	}
 	r.published.setOwners(d.DNSName, d.Owners)
 }

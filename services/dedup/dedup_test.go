@@ -22,8 +22,10 @@ type bus struct {
 	mu sync.Mutex
 	// every desired event published, in order
 	desired []events.DesiredState
-	// completes counts DesiredComplete marks, and desiredAtComplete how many
-	// desired events came before the last one.
+	// marks are the completeness marks, in order; completes counts those
+	// saying complete, and desiredAtComplete how many desired events came
+	// before the last of them.
+	marks                        []events.DesiredComplete
 	completes, desiredAtComplete int
 }
 
@@ -42,9 +44,17 @@ func newBus(t *testing.T) *bus {
 	}
 	cc, err := cons.Consume(func(m jetstream.Msg) {
 		if events.IsMarker(m.Subject()) {
+			var c events.DesiredComplete
+			if err := events.Unmarshal(m.Headers(), m.Data(), &c); err != nil {
+				t.Error(err)
+				return
+			}
 			b.mu.Lock()
-			b.completes++
-			b.desiredAtComplete = len(b.desired)
+			b.marks = append(b.marks, c)
+			if c.Complete {
+				b.completes++
+				b.desiredAtComplete = len(b.desired)
+			}
 			b.mu.Unlock()
 			return
 		}
@@ -206,40 +216,3 @@ func TestDedupParksGarbageAndKeepsState(t *testing.T) {
 	}
 }
 
-func (b *bus) markSynced(t *testing.T, cluster string) {
-	t.Helper()
-	if _, _, err := events.Publish(context.Background(), b.js, events.SourcesSyncedSubject(cluster),
-		&events.SourcesSynced{Cluster: cluster, Sources: []string{"service"}}, ""); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestDesiredCompleteOnlyOnceEveryClusterSynced: the planner deletes only
-// after this mark, so it must come after the desired state of everything
-// every cluster wants, and never while a cluster is still syncing.
-func TestDesiredCompleteOnlyOnceEveryClusterSynced(t *testing.T) {
-	b := newBus(t)
-	startDedup(t, b.js)
-	b.publishSource(t, "one", events.NewEndpoint("one.example.com", "A", 0, "192.0.2.1"))
-	other := events.ObjectRef{Cluster: "c2", Source: "service", Namespace: "default", Name: "two"}
-	if _, _, err := events.Publish(context.Background(), b.js, other.Subject(), &events.SourceState{Object: other,
-		Endpoints: []events.Endpoint{events.NewEndpoint("two.example.com", "A", 0, "192.0.2.2")}}, ""); err != nil {
-		t.Fatal(err)
-	}
-	b.waitFor(t, "both names", func(ds []events.DesiredState) bool { return len(ds) == 2 })
-	b.markSynced(t, "c1")
-	time.Sleep(300 * time.Millisecond)
-	b.mu.Lock()
-	early := b.completes
-	b.mu.Unlock()
-	if early != 0 {
-		t.Fatal("desired marked complete while cluster c2 had not synced")
-	}
-	b.markSynced(t, "c2")
-	b.waitFor(t, "the complete mark", func(ds []events.DesiredState) bool { return b.completes == 1 })
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.desiredAtComplete != 2 {
-		t.Fatalf("complete marked after %d desired states, want after both", b.desiredAtComplete)
-	}
-}

@@ -91,6 +91,12 @@ func merge(name string, contribs []contribution, owned []events.RRsetOwner, rl r
 		d.Contributors = append(d.Contributors, o)
 	}
 	slices.SortFunc(d.Contributors, events.CompareRefs)
+	if n := len(d.Losers); n > events.MaxLosers {
+		slices.SortFunc(d.Losers, func(a, b events.Loser) int {
+			return cmp.Or(events.CompareRefs(a.Object, b.Object), cmp.Compare(a.Reason, b.Reason))
+		})
+		d.Losers, d.LosersOmitted = d.Losers[:events.MaxLosers], n-events.MaxLosers
+	}
 	return d
 }
 

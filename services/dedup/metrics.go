@@ -14,8 +14,15 @@ var (
 		Name: "zonestream_dedup_desired_skipped_total", Help: "Recomputed names whose content hash was unchanged."})
 	publishErrors = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_dedup_publish_errors_total", Help: "Failed publishes of desired state (retried)."})
-	deadLetters = promauto.NewCounter(prometheus.CounterOpts{
-		Name: "zonestream_dedup_dead_letters_total", Help: "Undecodable source events parked on the dead-letter subject."})
+	deadLetters = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_dedup_dead_letters_total", Help: "Source events rejected and parked on the dead-letter subject, by reason (undecodable, wrong_subject)."},
+		[]string{"reason"})
+	tooLarge = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_dedup_too_large_total", Help: "Desired states too large for the bus; the name keeps its last published state."})
+	heldNames = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_dedup_held_total", Help: "Names kept as published because an object that owned a record there is unknown (its last message was rejected)."})
+	completeGauge = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "zonestream_dedup_complete", Help: "1 while every collector is live and synced: the desired state is complete and the planner may delete."})
 	namesGauge = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_dedup_names", Help: "DNS names currently wanted."})
 	caughtUpGauge = promauto.NewGauge(prometheus.GaugeOpts{

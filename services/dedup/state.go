@@ -14,11 +14,18 @@ type state struct {
 	// sorted: a slice, as most names are wanted by one object and a map
 	// per name would cost several times more memory.
 	byName map[string][]string
+	// groups counts the objects of each cluster, source and namespace (the
+	// ref's Name left empty): each group needs a synced collector before the
+	// desired state is complete.
+	groups map[events.ObjectRef]int
 }
 
 func newState() *state {
-	return &state{objects: map[string]events.SourceState{}, byName: map[string][]string{}}
+	return &state{objects: map[string]events.SourceState{}, byName: map[string][]string{},
+		groups: map[events.ObjectRef]int{}}
 }
+
+func groupOf(o events.ObjectRef) events.ObjectRef { o.Name = ""; return o }
 
 // set records an object's new endpoints and returns every name whose
 // desired state may have changed: the names it wanted before and now.
@@ -40,9 +47,18 @@ func (s *state) set(subject string, src events.SourceState) []string {
 	for i := range src.Endpoints {
 		src.Endpoints[i].Normalize()
 	}
-	if src.IsTombstone() {
+	_, had := s.objects[subject]
+	switch g := groupOf(src.Object); {
+	case src.IsTombstone() && had:
 		delete(s.objects, subject)
-	} else {
+		if s.groups[g]--; s.groups[g] <= 0 {
+			delete(s.groups, g)
+		}
+	case src.IsTombstone():
+	default:
+		if !had {
+			s.groups[g]++
+		}
 		s.objects[subject] = src
 	}
 	for _, ep := range src.Endpoints {

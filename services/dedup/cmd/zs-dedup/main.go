@@ -13,6 +13,7 @@ func main() {
 	service.Main("dedup", func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
 		var cfg dedup.Config
 		cfg.RegisterFlags(fs)
+		cfg.RegisterSharedFlags(fs) // --heartbeat-interval: the collector's too
 		return func(l *slog.Logger) (service.Service, error) { return dedup.New(cfg, l) }
 	})
 }

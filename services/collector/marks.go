@@ -1,0 +1,155 @@
+package collector
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nuid"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// errStreamLost ends a run whose published state vanished from the sources
+// stream (purged, or lost with its node): the next run publishes
+// everything again, as after a restart.
+var errStreamLost = errors.New("the sources stream lost this collector's state")
+
+// mark is the collector's own mark on the bus (events.CollectorState): it
+// says "syncing" before the run publishes any object, "synced" once every
+// object has been published, and renews that every heartbeat while the
+// run lives, so dedup knows the desired state is complete only while this
+// collector really is running and synced.
+type mark struct {
+	state   events.CollectorState
+	subject string
+	seq     uint64 // stream sequence of the last mark published
+}
+
+func (r *run) newMark() *mark {
+	cfg := r.c.cfg
+	id := events.CollectorID(cfg.Sources, cfg.Namespace)
+	return &mark{
+		state: events.CollectorState{Cluster: cfg.ClusterName, Collector: id, Sources: slices.Clone([]string(cfg.Sources)),
+			Namespace: cfg.Namespace, Run: nuid.Next(), LeaseMillis: events.LeaseFor(cfg.Heartbeat)},
+		subject: events.CollectorSubject(cfg.ClusterName, id),
+	}
+}
+
+// announce publishes the mark in phase, retrying until it is published or
+// ctx ends.
+func (r *run) announce(ctx context.Context, phase string) error {
+	r.mu.Lock()
+	st := r.mark.state
+	r.mu.Unlock()
+	st.Phase = phase
+	delay := retryBase
+	for {
+		_, ack, err := events.Publish(ctx, r.js, r.mark.subject, &st, "")
+		if err == nil {
+			r.mu.Lock()
+			r.mark.state.Phase, r.mark.seq = phase, ack.Sequence
+			r.mu.Unlock()
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		publishErrors.Inc()
+		r.logger.Warn("publishing the collector's mark failed; retrying", "phase", phase, "err", err, "in", delay)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, retryMax)
+	}
+}
+
+// heartbeat renews the mark every interval until ctx ends. Before each
+// renewal it checks that the last mark is still on the stream: if it is
+// gone, so is everything else this collector published, and the run ends
+// with errStreamLost (through stop) so that the next one publishes it all.
+func (r *run) heartbeat(ctx context.Context, stop context.CancelCauseFunc) {
+	t := time.NewTicker(r.c.cfg.Heartbeat)
+	defer t.Stop()
+	stream, err := r.js.Stream(ctx, events.StreamSources)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if stream == nil || err != nil {
+			if stream, err = r.js.Stream(ctx, events.StreamSources); err != nil {
+				continue
+			}
+		}
+		r.mu.Lock()
+		seq, phase := r.mark.seq, r.mark.state.Phase
+		r.mu.Unlock()
+		last, gerr := stream.GetLastMsgForSubject(ctx, r.mark.subject)
+		switch {
+		case errors.Is(gerr, jetstream.ErrMsgNotFound) || errors.Is(gerr, jetstream.ErrStreamNotFound):
+			streamLost.Inc()
+			r.logger.Error("this collector's mark is gone from the sources stream (purged or lost); publishing everything again")
+			stop(errStreamLost)
+			return
+		case gerr != nil:
+			r.logger.Warn("checking the collector's mark failed", "err", gerr)
+			continue
+		case last.Sequence != seq:
+			// Another process with this cluster and sources (a second
+			// replica) renews the same mark: harmless, both are synced.
+			r.logger.Debug("collector mark renewed by another process", "seq", last.Sequence)
+		}
+		if phase == events.PhaseSynced {
+			if err := r.announce(ctx, events.PhaseSynced); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// retireOverlapping retires the marks of this cluster's other collector ids
+// that watch a source this collector watches: the same collector before its
+// sources were reconfigured. Left alone, such a mark would never be
+// renewed and would hold every delete back.
+func (r *run) retireOverlapping(ctx context.Context) error {
+	prefix := strings.TrimSuffix(events.CollectorSubject(r.c.cfg.ClusterName, "x"), "x")
+	var (
+		mu    sync.Mutex
+		done  bool
+		stale []events.CollectorState
+	)
+	err := events.ReadLast(ctx, r.js, events.StreamSources, []string{prefix + "*"}, func(m events.Received) {
+		var st events.CollectorState
+		if events.Decode(m, &st) != nil {
+			return // not a mark this collector could retire
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !done && st.Collector != r.mark.state.Collector && st.Phase != events.PhaseRetired &&
+			slices.ContainsFunc(st.Sources, func(s string) bool { return slices.Contains(r.mark.state.Sources, s) }) {
+			stale = append(stale, st)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	mu.Lock()
+	done = true
+	mu.Unlock()
+	for _, st := range stale {
+		r.logger.Warn("retiring the mark of a collector whose sources this one now watches", "collector", st.Collector, "sources", st.Sources)
+		st.Phase = events.PhaseRetired
+		if _, _, err := events.Publish(ctx, r.js, events.CollectorSubject(st.Cluster, st.Collector), &st, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,48 @@
+package collector
+
+import (
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
+	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
+	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
+	istiosource "github.com/zonestream/zonestream/services/collector/source/istio"
+	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
+	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
+	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
+)
+
+// reference names the object an item is about, for an Event recorded
+// where a source reported no problem of its own (the object is too large
+// for the bus).
+func (r *run) reference(it item) *corev1.ObjectReference {
+	apiVersion, kind := "v1", ""
+	switch it.source {
+	case servicesource.Name:
+		kind = "Service"
+	case nodesource.Name:
+		kind = "Node"
+	case podsource.Name:
+		kind = "Pod"
+	case ingresssource.Name:
+		apiVersion, kind = "networking.k8s.io/v1", "Ingress"
+	case crdsource.Name:
+		apiVersion, kind = r.c.cfg.CRD.APIVersion, r.c.cfg.CRD.Kind
+	case istiosource.GatewayName:
+		apiVersion, kind = "networking.istio.io/v1", "Gateway"
+	case istiosource.VirtualServiceName:
+		apiVersion, kind = "networking.istio.io/v1", "VirtualService"
+	default:
+		for _, k := range gatewaysource.Kinds {
+			if k.Source == it.source {
+				apiVersion, kind = "gateway.networking.k8s.io/v1", k.Kind
+			}
+		}
+	}
+	if kind == "" {
+		kind = strings.ToUpper(it.source[:1]) + it.source[1:]
+	}
+	return &corev1.ObjectReference{APIVersion: apiVersion, Kind: kind, Namespace: it.key.Namespace, Name: it.key.Name}
+}
