@@ -27,6 +27,9 @@ var (
 	deletesAllowed = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_deletes_allowed",
 		Help: "1 while the planner holds a live mark from dedup that the desired state is complete: deletes allowed."})
+	unknownNamesGauge = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "zonestream_planner_unknown_names",
+		Help: "Names whose last desired or observed message could not be read: planned for nobody until a readable one comes."})
 	caughtUpGauge = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_caught_up", Help: "1 once the desired and observed streams have been replayed."})
 )

@@ -35,6 +35,10 @@ func (s *state) plan(ctx context.Context) {
 				done = false
 				continue
 			}
+			if !s.known(provider, name) {
+				s.log.Debug("state unknown: not planned", "provider", provider, "name", name)
+				continue
+			}
 			np := planName(s.nameInput(provider, zone, name))
 			for _, c := range np.conflicts {
 				conflicts.Inc()
