@@ -17,6 +17,9 @@ var (
 	unconverged = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_planner_unconverged_total",
 		Help: "Applied plans followed by the same plan: the provider does not hold what it was given (backing off)."})
+	plansWithdrawn = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_planner_plans_withdrawn_total",
+		Help: "Superseded plans (no result within --plan-timeout) deleted from the queue before the zone was planned again."}, []string{"provider"})
 	publishErrors = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_planner_publish_errors_total", Help: "Plans that could not be published (re-planned)."})
 	deadLetters = promauto.NewCounter(prometheus.CounterOpts{

@@ -112,11 +112,14 @@ func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 	observed := s.observed[k.provider]
 	for i, changes := range batches {
 		p := &events.Plan{ID: planID(), Provider: k.provider, Zone: k.zone, Changes: changes,
-			ObservedRevisions: map[string]uint64{}}
+			ObservedRevisions: map[string]uint64{},
+			// By then this planner has given up on the plan (supersede.go).
+			NotAfterMillis: time.Now().Add(s.cfg.PlanTimeout).UnixMilli()}
 		for _, c := range changes {
 			p.ObservedRevisions[c.Key().DNSName] = observed[c.Key().DNSName].seq
 		}
-		if _, _, err := events.Publish(ctx, s.js, events.PlanSubject(k.provider, k.zone), p, zc.cause); err != nil {
+		_, ack, err := events.Publish(ctx, s.js, events.PlanSubject(k.provider, k.zone), p, zc.cause)
+		if err != nil {
 			publishErrors.Inc()
 			s.log.Error("publishing plan failed; will re-plan", "zone", k.zone, "err", err)
 			for _, n := range batchNames[i] {
@@ -129,7 +132,7 @@ func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 			f = &flight{plans: map[string]planned{}}
 			s.flights[k] = f
 		}
-		f.plans[p.ID] = planned{names: batchNames[i], hash: changesHash(changes)}
+		f.plans[p.ID] = planned{names: batchNames[i], hash: changesHash(changes), seq: ack.Sequence}
 		f.deadline = time.Now().Add(s.cfg.PlanTimeout)
 		plansPublished.WithLabelValues(k.provider).Inc()
 		for _, c := range changes {

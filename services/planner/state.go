@@ -72,6 +72,7 @@ type flight struct {
 type planned struct {
 	names []string // names it touched
 	hash  string   // content hash of its changes
+	seq   uint64   // its sequence in the plans stream, to withdraw it (supersede.go)
 }
 
 func newState(p *Planner) *state {
@@ -282,13 +283,15 @@ func (s *state) busy(k zoneKey, now time.Time) bool {
 	return len(f.plans) > 0 || s.observedSeq < f.awaitSeq || now.Before(f.notBefore)
 }
 
-// expireFlights gives up waiting on plans that got no result in time.
-func (s *state) expireFlights() {
+// expireFlights gives up waiting on plans that got no result in time,
+// withdrawing them first: a superseded plan is never applied.
+func (s *state) expireFlights(ctx context.Context) {
 	now := time.Now()
 	s.expireCompleteness(now)
 	for k, f := range s.flights {
 		if len(f.plans) > 0 && now.After(f.deadline) {
-			s.log.Warn("no result for plans; re-planning the zone", "provider", k.provider, "zone", k.zone, "plans", len(f.plans))
+			s.log.Warn("no result for plans; withdrawing them and re-planning the zone", "provider", k.provider, "zone", k.zone, "plans", len(f.plans))
+			s.withdraw(ctx, k, f)
 			for _, p := range f.plans {
 				for _, n := range p.names {
 					s.mark(n, s.dirty[n])
