@@ -53,6 +53,7 @@ type namePlan struct {
 // would fall outside the zone (the apex).
 type registryRRset struct {
 	name    string
+	setID   string // the set identifier of the records it speaks for, as ExternalDNS writes it
 	current *events.Endpoint
 	keep    bool  // whether our ownership string should be there
 	ttl     int64 // TTL for a written record
@@ -76,22 +77,28 @@ func (reg *registry) newFormatOfAnother(txt, name string) bool {
 // input: the same state always gives the same changes, in the same order.
 func planName(in nameInput) namePlan {
 	reg := in.reg
-	have := rrsetsByType(in.observed(in.name))
-	want := rrsetsByType(in.desired)
+	have := rrsetsByKey(in.observed(in.name))
+	want := rrsetsByKey(in.desired)
+	keys := managedKeys(in, have, want)
 	if reg.noop {
-		return planNoop(in, have, want)
+		return planNoop(in, keys, have, want)
 	}
 	var out namePlan
+	// Registry RRsets by name and set identifier: ExternalDNS gives the
+	// ownership record of an RRset with a set identifier the same one, so
+	// routing-policy RRsets at one name ("us", "eu") are owned apart.
 	registries := map[string]*registryRRset{}
-	rrset := func(name string) *registryRRset {
-		r := registries[name]
+	rrset := func(name, setID string) *registryRRset {
+		id := name + "\x00" + setID
+		r := registries[id]
 		if r == nil {
-			cur := have[events.RecordTypeTXT]
+			txt := rrKey{events.RecordTypeTXT, setID}
+			cur := have[txt]
 			if name != in.name {
-				cur = rrsetsByType(in.observed(name))[events.RecordTypeTXT]
+				cur = rrsetsByKey(in.observed(name))[txt]
 			}
-			r = &registryRRset{name: name, current: cur, kept: map[string]bool{}, dropped: map[string]bool{}}
-			registries[name] = r
+			r = &registryRRset{name: name, setID: setID, current: cur, kept: map[string]bool{}, dropped: map[string]bool{}}
+			registries[id] = r
 		}
 		return r
 	}
@@ -99,20 +106,31 @@ func planName(in nameInput) namePlan {
 		_, ok := zoneOf(n, []string{in.zone})
 		return ok
 	}
-	var oldRR *registryRRset
-	if n := reg.names.oldTXTName(in.name); inZone(n) && !reg.newFormatOfAnother(n, in.name) {
-		oldRR = rrset(n)
+	oldName := reg.names.oldTXTName(in.name)
+	hasOld := inZone(oldName) && !reg.newFormatOfAnother(oldName, in.name)
+	oldRRs := map[string]*registryRRset{} // by set identifier
+	oldRRFor := func(setID string) *registryRRset {
+		if !hasOld {
+			return nil
+		}
+		if oldRRs[setID] == nil {
+			oldRRs[setID] = rrset(oldName, setID)
+		}
+		return oldRRs[setID]
 	}
+	oldRRFor("")
 	newRRs := map[*registryRRset]bool{}
 
 	var upserts, deletes []events.Change
-	for _, t := range reg.managed {
-		w, h := want[t], have[t]
+	for _, k := range keys {
+		t := k.recordType
+		w, h := want[k], have[k]
+		oldRR := oldRRFor(k.setID)
 		newName := reg.names.txtName(in.name, t)
 		if !inZone(newName) {
 			newName = in.name
 		}
-		newRR := rrset(newName)
+		newRR := rrset(newName, k.setID)
 		newRRs[newRR] = true
 		own := reg.owners(newRR.current, t, false)
 		viaOld := false
@@ -181,20 +199,23 @@ func planName(in nameInput) namePlan {
 	// once nothing there is ours any more, as ExternalDNS would remove it
 	// with the last record; while something stays, it stays, rewritten to
 	// us if it was another owner's we take over.
-	oldTouched := false
-	if oldRR != nil && !newRRs[oldRR] {
+	oldTouched := map[*registryRRset]bool{}
+	for _, oldRR := range oldRRs {
+		if newRRs[oldRR] {
+			continue
+		}
 		_, takeover, _ := reg.ours(oldRR.current)
-		oldTouched = takeover || len(deletes) > 0
-		if oldTouched {
-			oldRR.keep = oldRR.keep || anyKept(registries)
+		if takeover || deletedIn(deletes, oldRR.setID) {
+			oldTouched[oldRR] = true
+			oldRR.keep = oldRR.keep || anyKept(registries, oldRR.setID)
 		}
 	}
 
 	// Ownership goes in before the records it covers and out after them.
 	var regUpserts, regDeletes []events.Change
-	for _, name := range sortedKeys(registries) {
-		r := registries[name]
-		if r == oldRR && !newRRs[r] && !oldTouched {
+	for _, id := range sortedKeys(registries) {
+		r := registries[id]
+		if oldRRs[r.setID] == r && !newRRs[r] && !oldTouched[r] {
 			continue
 		}
 		ttl := r.ttl
@@ -217,10 +238,10 @@ func planName(in nameInput) namePlan {
 // planNoop is --registry=noop, as ExternalDNS' noop registry: no ownership
 // records are read or written, and every record of a managed type at a
 // name in scope is ours to create, update and (with --policy=sync) delete.
-func planNoop(in nameInput, have, want map[string]*events.Endpoint) namePlan {
+func planNoop(in nameInput, keys []rrKey, have, want map[rrKey]*events.Endpoint) namePlan {
 	var out namePlan
-	for _, t := range in.reg.managed {
-		w, h := want[t], have[t]
+	for _, k := range keys {
+		w, h := want[k], have[k]
 		switch {
 		case w != nil && h == nil:
 			out.changes = append(out.changes, events.Change{New: w})
@@ -233,11 +254,21 @@ func planNoop(in nameInput, have, want map[string]*events.Endpoint) namePlan {
 	return out
 }
 
-// anyKept reports whether any registry RRset keeps our ownership: then a
-// record of ours remains at the name.
-func anyKept(registries map[string]*registryRRset) bool {
+// anyKept reports whether any registry RRset of the set identifier keeps
+// our ownership: then a record of ours in that set remains at the name.
+func anyKept(registries map[string]*registryRRset, setID string) bool {
 	for _, r := range registries {
-		if r.keep {
+		if r.keep && r.setID == setID {
+			return true
+		}
+	}
+	return false
+}
+
+// deletedIn reports whether changes delete an RRset of the set identifier.
+func deletedIn(changes []events.Change, setID string) bool {
+	for _, c := range changes {
+		if c.New == nil && c.Key().SetIdentifier == setID {
 			return true
 		}
 	}
@@ -323,6 +354,7 @@ func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events
 	}
 	slices.Sort(targets)
 	next := events.NewEndpoint(r.name, events.RecordTypeTXT, ttl, targets...)
+	next.SetIdentifier = r.setID
 	switch {
 	case r.current == nil && len(next.Targets) == 0:
 		return events.Change{}, false
@@ -387,14 +419,52 @@ func (reg *registry) ours(txt *events.Endpoint) (mine, takeover, foreign bool) {
 	return
 }
 
-func rrsetsByType(eps []events.Endpoint) map[string]*events.Endpoint {
-	m := make(map[string]*events.Endpoint, len(eps))
+// rrKey is one RRset at a name: its type and set identifier. Two
+// routing-policy RRsets of one type ("us" and "eu") are two RRsets,
+// planned and owned apart.
+type rrKey struct{ recordType, setID string }
+
+func rrsetsByKey(eps []events.Endpoint) map[rrKey]*events.Endpoint {
+	m := make(map[rrKey]*events.Endpoint, len(eps))
 	for i := range eps {
 		ep := eps[i]
 		ep.Labels = nil
-		m[ep.RecordType] = &ep
+		m[rrKey{ep.RecordType, ep.SetIdentifier}] = &ep
 	}
 	return m
+}
+
+// managedKeys are the RRsets a name is planned by, in a fixed order (type,
+// then set identifier): every managed type for every set identifier seen
+// at the name, wanted or held, or at one of its ownership records (an
+// orphaned ownership record must be found to be cleaned up), and the
+// empty set identifier always.
+func managedKeys(in nameInput, have, want map[rrKey]*events.Endpoint) []rrKey {
+	sets := []string{""}
+	add := func(m map[rrKey]*events.Endpoint, only string) {
+		for k := range m {
+			if (only == "" || k.recordType == only) && !slices.Contains(sets, k.setID) {
+				sets = append(sets, k.setID)
+			}
+		}
+	}
+	add(have, "")
+	add(want, "")
+	if !in.reg.noop {
+		for _, t := range in.reg.managed {
+			if n := in.reg.names.txtName(in.name, t); n != in.name {
+				add(rrsetsByKey(in.observed(n)), events.RecordTypeTXT)
+			}
+		}
+	}
+	slices.Sort(sets)
+	var keys []rrKey
+	for _, t := range in.reg.managed {
+		for _, set := range sets {
+			keys = append(keys, rrKey{t, set})
+		}
+	}
+	return keys
 }
 
 func sortedKeys[V any](m map[string]V) []string {
