@@ -30,6 +30,9 @@ var (
 	deletesAllowed = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_deletes_allowed",
 		Help: "1 while the planner holds a live mark from dedup that the desired state is complete: deletes allowed."})
+	refused = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_planner_refused_total",
+		Help: "Wanted records refused before anything was written, by reason (name-too-long, plan-too-large)."}, []string{"reason"})
 	unknownNamesGauge = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_unknown_names",
 		Help: "Names whose last desired or observed message could not be read: planned for nobody until a readable one comes."})

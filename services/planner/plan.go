@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -44,7 +45,8 @@ type nameInput struct {
 // namePlan is what planName decided.
 type namePlan struct {
 	changes   []events.Change
-	conflicts []string // why something wanted was left alone
+	conflicts []string  // why something wanted was left alone
+	refused   []refusal // records that cannot be written safely (refuse.go)
 }
 
 // registryRRset is a TXT RRset holding ownership strings: the new-format
@@ -129,6 +131,15 @@ func planName(in nameInput) namePlan {
 		newName := reg.names.txtName(in.name, t)
 		if !inZone(newName) {
 			newName = in.name
+		}
+		if p := cmp.Or(nameProblem(in.name), nameProblem(newName)); p != "" {
+			// The record, or its ownership record, cannot be written:
+			// touch nothing of this type rather than leave a record
+			// that nobody owns.
+			if w != nil || h != nil {
+				out.refused = append(out.refused, refusal{refusedName, fmt.Sprintf("%s %s: %s", in.name, t, p)})
+			}
+			continue
 		}
 		newRR := rrset(newName, k.setID)
 		newRRs[newRR] = true

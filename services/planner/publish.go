@@ -44,6 +44,10 @@ func (s *state) plan(ctx context.Context) {
 				conflicts.Inc()
 				s.log.Debug("left alone", "provider", provider, "reason", c)
 			}
+			for _, r := range np.refused {
+				refused.WithLabelValues(r.reason).Inc()
+				s.log.Warn("record refused: nothing at it is touched", "provider", provider, "reason", r.reason, "detail", r.detail)
+			}
 			if len(np.changes) == 0 {
 				continue
 			}
