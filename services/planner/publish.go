@@ -96,19 +96,32 @@ func (s *state) effectivePolicy() Policy {
 }
 
 // publishZone splits a zone's changes into plans of at most
-// --batch-change-size changes and queues them for the zone's applier.
+// --batch-change-size changes and planBudget bytes, and queues them for the
+// zone's applier. A name's changes that alone exceed the budget are
+// refused (they can never be sent); a plan that cannot be published backs
+// the zone off (backoff.go) instead of being planned again at once.
 func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
+	budget := s.planBudget()
 	var batches [][]events.Change
 	var batchNames [][]string
 	var cur []events.Change
 	var curNames []string
+	curBytes := 0
 	for i, unit := range zc.units {
-		if len(cur) > 0 && len(cur)+len(unit) > s.cfg.BatchChangeSize {
+		size := unitBytes(zc.names[i], unit)
+		if size > budget {
+			refused.WithLabelValues(refusedSize).Inc()
+			s.log.Error("a name's changes alone exceed the size of a plan; refused, not retried until they change",
+				"provider", k.provider, "zone", k.zone, "name", zc.names[i], "changes", len(unit), "bytes", size, "limit", budget)
+			continue
+		}
+		if len(cur) > 0 && (len(cur)+len(unit) > s.cfg.BatchChangeSize || curBytes+size > budget) {
 			batches, batchNames = append(batches, cur), append(batchNames, curNames)
-			cur, curNames = nil, nil
+			cur, curNames, curBytes = nil, nil, 0
 		}
 		cur = append(cur, unit...)
 		curNames = append(curNames, zc.names[i])
+		curBytes += size
 	}
 	if len(cur) > 0 {
 		batches, batchNames = append(batches, cur), append(batchNames, curNames)
@@ -125,17 +138,18 @@ func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		_, ack, err := events.Publish(ctx, s.js, events.PlanSubject(k.provider, k.zone), p, zc.cause)
 		if err != nil {
 			publishErrors.Inc()
-			s.log.Error("publishing plan failed; will re-plan", "zone", k.zone, "err", err)
-			for _, n := range batchNames[i] {
-				s.mark(n, s.dirty[n])
+			wait := s.backOff(k)
+			s.log.Error("publishing plan failed; the zone backs off", "provider", k.provider, "zone", k.zone,
+				"retry_in", wait, "err", err)
+			for _, names := range batchNames[i:] {
+				for _, n := range names {
+					s.mark(n, s.dirty[n])
+				}
 			}
-			continue
+			return
 		}
-		f := s.flights[k]
-		if f == nil {
-			f = &flight{plans: map[string]planned{}}
-			s.flights[k] = f
-		}
+		f := s.flight(k)
+		f.publishFailures = 0
 		f.plans[p.ID] = planned{names: batchNames[i], hash: changesHash(changes), seq: ack.Sequence}
 		f.deadline = time.Now().Add(s.cfg.PlanTimeout)
 		plansPublished.WithLabelValues(k.provider).Inc()
@@ -144,6 +158,16 @@ func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		}
 		s.log.Info("planned", "provider", k.provider, "zone", k.zone, "plan", p.ID, "changes", len(changes))
 	}
+}
+
+// flight returns the zone's flight, made on first use.
+func (s *state) flight(k zoneKey) *flight {
+	f := s.flights[k]
+	if f == nil {
+		f = &flight{plans: map[string]planned{}}
+		s.flights[k] = f
+	}
+	return f
 }
 
 // changesHash identifies a plan by its changes alone, whatever its id.

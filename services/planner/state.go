@@ -66,6 +66,8 @@ type flight struct {
 	// would spin, so such a zone backs off (repeats counts the times).
 	lastApplied string
 	repeats     int
+	// publishFailures counts failed publishes in a row (backoff.go).
+	publishFailures int
 }
 
 // planned is a plan out for a zone.
