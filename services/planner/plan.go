@@ -62,6 +62,16 @@ type registryRRset struct {
 	claimed bool  // some type wants it written (its resource refreshed)
 	kept    map[string]bool
 	dropped map[string]bool
+	// The RRset may also be the TXT records a user wants at the name
+	// (txt.go): then data is set, user holds the user's strings it should
+	// have (none: the user's TXT is deleted), and the registry strings in it
+	// are left as they are when leaveRegistry is set.
+	data          bool
+	user          []string
+	userTTL       int64
+	adds          bool // the user's TXT is created or changed, not deleted
+	shared        bool // our ownership of the user's TXT lives in this RRset itself (the apex)
+	leaveRegistry bool
 }
 
 // newFormatOfAnother reports whether the TXT at txt reads as the
@@ -141,9 +151,22 @@ func planName(in nameInput) namePlan {
 			}
 			continue
 		}
+		if t == events.RecordTypeTXT {
+			if w != nil {
+				if p := reg.registryStringIn(*w); p != "" {
+					out.refused = append(out.refused, refusal{refusedRegistryString, fmt.Sprintf("%s TXT: %s", in.name, p)})
+					continue
+				}
+			}
+			h = reg.userPart(h)
+		}
 		newRR := rrset(newName, k.setID)
 		newRRs[newRR] = true
-		own := reg.owners(newRR.current, t, false)
+		// The user's TXT and its ownership in one RRset (the apex): only an
+		// explicit record-type/TXT field covers it (txt.go).
+		shared := t == events.RecordTypeTXT && newName == in.name
+		newRR.shared = newRR.shared || shared
+		own := reg.owners(newRR.current, t, shared)
 		viaOld := false
 		if !own.ours && !own.foreign && oldRR != nil && oldRR != newRR {
 			// Records ExternalDNS wrote in the old format only.
@@ -162,6 +185,22 @@ func planName(in nameInput) namePlan {
 			}
 			continue
 		}
+		// put queues a change of the RRset; the user's TXT goes through the
+		// TXT RRset at the name, which may hold registry strings too.
+		put := func(c events.Change) {
+			switch {
+			case t == events.RecordTypeTXT:
+				d := rrset(in.name, k.setID)
+				d.data, d.user, d.adds = true, []string{}, c.New != nil
+				if c.New != nil {
+					d.user, d.userTTL = c.New.Targets, c.New.RecordTTL
+				}
+			case c.New != nil:
+				upserts = append(upserts, c)
+			default:
+				deletes = append(deletes, c)
+			}
+		}
 		// keep: our ownership of t stays where it is read from.
 		keep := func() {
 			if viaOld {
@@ -177,7 +216,7 @@ func planName(in nameInput) namePlan {
 				if viaOld {
 					keep()
 				}
-				upserts = append(upserts, events.Change{New: w})
+				put(events.Change{New: w})
 			}
 		case w != nil && !events.SameRecords(*w, *h):
 			if in.policy.allows("update") {
@@ -185,7 +224,7 @@ func planName(in nameInput) namePlan {
 				if viaOld {
 					keep()
 				}
-				upserts = append(upserts, events.Change{Old: h, New: w})
+				put(events.Change{Old: h, New: w})
 			} else {
 				keep()
 			}
@@ -195,7 +234,7 @@ func planName(in nameInput) namePlan {
 				newRR.claim(t, w.RecordTTL)
 			}
 		case h != nil && in.policy.allows("delete"):
-			deletes = append(deletes, events.Change{Old: h})
+			put(events.Change{Old: h})
 			newRR.dropped[t] = true
 			if oldRR != nil {
 				oldRR.dropped[t] = true
@@ -223,26 +262,36 @@ func planName(in nameInput) namePlan {
 	}
 
 	// Ownership goes in before the records it covers and out after them.
-	var regUpserts, regDeletes []events.Change
+	var regUpserts, regDeletes, dataUpserts, dataDeletes []events.Change
 	for _, id := range sortedKeys(registries) {
 		r := registries[id]
 		if oldRRs[r.setID] == r && !newRRs[r] && !oldTouched[r] {
-			continue
+			if !r.data {
+				continue
+			}
+			r.leaveRegistry = true // only the user's strings change
 		}
 		ttl := r.ttl
 		if !r.claimed && r.current != nil {
 			ttl = r.current.RecordTTL
 		}
+		if r.data && r.userTTL != 0 {
+			ttl = r.userTTL
+		}
 		c, ok := r.change(reg, ownership{owner: reg.ownerID, resource: in.resource}, ttl)
 		switch {
 		case !ok:
+		case r.data && (r.adds || r.claimed):
+			dataUpserts = append(dataUpserts, c)
+		case r.data:
+			dataDeletes = append(dataDeletes, c)
 		case r.keep:
 			regUpserts = append(regUpserts, c)
 		case in.policy.allows("delete"):
 			regDeletes = append(regDeletes, c)
 		}
 	}
-	out.changes = slices.Concat(regUpserts, upserts, deletes, regDeletes)
+	out.changes = slices.Concat(regUpserts, dataUpserts, upserts, deletes, dataDeletes, regDeletes)
 	return out
 }
 
@@ -252,6 +301,9 @@ func planName(in nameInput) namePlan {
 func planNoop(in nameInput, keys []rrKey, have, want map[rrKey]*events.Endpoint) namePlan {
 	var out namePlan
 	for _, k := range keys {
+		if k.recordType == events.RecordTypeTXT {
+			continue // without ownership records, a TXT is never known to be ours
+		}
 		w, h := want[k], have[k]
 		switch {
 		case w != nil && h == nil:
@@ -310,6 +362,12 @@ func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events
 		for _, t := range r.current.Targets {
 			o, isRegistry := reg.parse(t)
 			if !isRegistry {
+				if !r.data {
+					targets = append(targets, t) // the user's, left as it is
+				}
+				continue
+			}
+			if r.leaveRegistry {
 				targets = append(targets, t)
 				continue
 			}
@@ -331,8 +389,11 @@ func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events
 			}
 		}
 	}
-	keep := r.keep
-	if hadFields {
+	if r.data {
+		targets = append(targets, r.user...)
+	}
+	keep := r.keep && !r.leaveRegistry
+	if hadFields || (r.shared && r.kept[events.RecordTypeTXT]) {
 		// Keep writing the per-record-type fields such a string had:
 		// the types it listed, less those we deleted, plus those we keep.
 		set := map[string]bool{}

@@ -130,7 +130,7 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	}
 	slices.Sort(p.managed)
 	p.managed = slices.Compact(p.managed)
-	excluded := map[string]bool{events.RecordTypeTXT: true} // the registry's own type: never managed as data
+	excluded := map[string]bool{}
 	for _, t := range cfg.ExcludeRecordTypes {
 		excluded[strings.ToUpper(t)] = true
 	}

@@ -18,6 +18,9 @@ const (
 	refusedName = "name-too-long"
 	// refusedSize: a name's changes alone do not fit in one plan message.
 	refusedSize = "plan-too-large"
+	// refusedRegistryString: a user's TXT holds a string that reads as an
+	// ownership record: written, it would claim (or disown) records.
+	refusedRegistryString = "registry-string"
 )
 
 // refusal is one record (or name) the planner will not plan.
