@@ -320,7 +320,7 @@ func TestInMemoryProvider(t *testing.T) {
 	go func() { done <- a.Run(ctx, js) }()
 	defer func() { cancel(); <-done }()
 	waitFor(t, "ready", func() bool { return a.Ready() == nil })
-	msg, _ := events.Message(events.PlanSubject("inmemory", zone), &events.Plan{ID: "m1", Zone: zone, Changes: []events.Change{
+	msg, _ := events.Message(events.PlanSubject("inmemory", zone), &events.Plan{ID: "m1", Provider: "inmemory", Zone: zone, Changes: []events.Change{
 		{New: ep("api.example.org", "CNAME", "lb.example.net.")},
 	}}, "")
 	if _, err := js.PublishMsg(ctx, msg); err != nil {

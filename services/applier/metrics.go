@@ -14,7 +14,7 @@ var (
 	}, []string{"provider", "action", "outcome"})
 	plansTotal = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "zonestream_applier_plans_total",
-		Help: "Plans the applier handled, by result status (applied, partial, stale, failed).",
+		Help: "Plans the applier handled, by result status (applied, partial, stale, failed, expired).",
 	}, []string{"provider", "status"})
 	applySeconds = promauto.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "zonestream_applier_apply_seconds",

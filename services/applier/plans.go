@@ -45,6 +45,10 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 	causation := r.EventID()
 	zone := events.NormalizeName(plan.Zone)
 	log := a.log.With("plan", plan.ID, "zone", zone, "changes", len(plan.Changes))
+	if expired(&plan, time.Now()) {
+		a.dropExpired(ctx, js, msg, &plan, zone, causation)
+		return
+	}
 
 	// Keep the plan from being redelivered while the provider works.
 	stop := make(chan struct{})

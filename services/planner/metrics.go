@@ -17,6 +17,9 @@ var (
 	unconverged = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_planner_unconverged_total",
 		Help: "Applied plans followed by the same plan: the provider does not hold what it was given (backing off)."})
+	plansWithdrawn = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_planner_plans_withdrawn_total",
+		Help: "Superseded plans (no result within --plan-timeout) deleted from the queue before the zone was planned again."}, []string{"provider"})
 	publishErrors = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_planner_publish_errors_total", Help: "Plans that could not be published (re-planned)."})
 	deadLetters = promauto.NewCounter(prometheus.CounterOpts{
@@ -27,6 +30,12 @@ var (
 	deletesAllowed = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_deletes_allowed",
 		Help: "1 while the planner holds a live mark from dedup that the desired state is complete: deletes allowed."})
+	refused = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_planner_refused_total",
+		Help: "Wanted records refused before anything was written, by reason (name-too-long, plan-too-large)."}, []string{"reason"})
+	unknownNamesGauge = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "zonestream_planner_unknown_names",
+		Help: "Names whose last desired or observed message could not be read: planned for nobody until a readable one comes."})
 	caughtUpGauge = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_caught_up", Help: "1 once the desired and observed streams have been replayed."})
 )

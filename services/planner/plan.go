@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -44,7 +45,8 @@ type nameInput struct {
 // namePlan is what planName decided.
 type namePlan struct {
 	changes   []events.Change
-	conflicts []string // why something wanted was left alone
+	conflicts []string  // why something wanted was left alone
+	refused   []refusal // records that cannot be written safely (refuse.go)
 }
 
 // registryRRset is a TXT RRset holding ownership strings: the new-format
@@ -53,12 +55,23 @@ type namePlan struct {
 // would fall outside the zone (the apex).
 type registryRRset struct {
 	name    string
+	setID   string // the set identifier of the records it speaks for, as ExternalDNS writes it
 	current *events.Endpoint
 	keep    bool  // whether our ownership string should be there
 	ttl     int64 // TTL for a written record
 	claimed bool  // some type wants it written (its resource refreshed)
 	kept    map[string]bool
 	dropped map[string]bool
+	// The RRset may also be the TXT records a user wants at the name
+	// (txt.go): then data is set, user holds the user's strings it should
+	// have (none: the user's TXT is deleted), and the registry strings in it
+	// are left as they are when leaveRegistry is set.
+	data          bool
+	user          []string
+	userTTL       int64
+	adds          bool // the user's TXT is created or changed, not deleted
+	shared        bool // our ownership of the user's TXT lives in this RRset itself (the apex)
+	leaveRegistry bool
 }
 
 // newFormatOfAnother reports whether the TXT at txt reads as the
@@ -76,22 +89,28 @@ func (reg *registry) newFormatOfAnother(txt, name string) bool {
 // input: the same state always gives the same changes, in the same order.
 func planName(in nameInput) namePlan {
 	reg := in.reg
-	have := rrsetsByType(in.observed(in.name))
-	want := rrsetsByType(in.desired)
+	have := rrsetsByKey(in.observed(in.name))
+	want := rrsetsByKey(in.desired)
+	keys := managedKeys(in, have, want)
 	if reg.noop {
-		return planNoop(in, have, want)
+		return planNoop(in, keys, have, want)
 	}
 	var out namePlan
+	// Registry RRsets by name and set identifier: ExternalDNS gives the
+	// ownership record of an RRset with a set identifier the same one, so
+	// routing-policy RRsets at one name ("us", "eu") are owned apart.
 	registries := map[string]*registryRRset{}
-	rrset := func(name string) *registryRRset {
-		r := registries[name]
+	rrset := func(name, setID string) *registryRRset {
+		id := name + "\x00" + setID
+		r := registries[id]
 		if r == nil {
-			cur := have[events.RecordTypeTXT]
+			txt := rrKey{events.RecordTypeTXT, setID}
+			cur := have[txt]
 			if name != in.name {
-				cur = rrsetsByType(in.observed(name))[events.RecordTypeTXT]
+				cur = rrsetsByKey(in.observed(name))[txt]
 			}
-			r = &registryRRset{name: name, current: cur, kept: map[string]bool{}, dropped: map[string]bool{}}
-			registries[name] = r
+			r = &registryRRset{name: name, setID: setID, current: cur, kept: map[string]bool{}, dropped: map[string]bool{}}
+			registries[id] = r
 		}
 		return r
 	}
@@ -99,22 +118,55 @@ func planName(in nameInput) namePlan {
 		_, ok := zoneOf(n, []string{in.zone})
 		return ok
 	}
-	var oldRR *registryRRset
-	if n := reg.names.oldTXTName(in.name); inZone(n) && !reg.newFormatOfAnother(n, in.name) {
-		oldRR = rrset(n)
+	oldName := reg.names.oldTXTName(in.name)
+	hasOld := inZone(oldName) && !reg.newFormatOfAnother(oldName, in.name)
+	oldRRs := map[string]*registryRRset{} // by set identifier
+	oldRRFor := func(setID string) *registryRRset {
+		if !hasOld {
+			return nil
+		}
+		if oldRRs[setID] == nil {
+			oldRRs[setID] = rrset(oldName, setID)
+		}
+		return oldRRs[setID]
 	}
+	oldRRFor("")
 	newRRs := map[*registryRRset]bool{}
 
 	var upserts, deletes []events.Change
-	for _, t := range reg.managed {
-		w, h := want[t], have[t]
+	for _, k := range keys {
+		t := k.recordType
+		w, h := want[k], have[k]
+		oldRR := oldRRFor(k.setID)
 		newName := reg.names.txtName(in.name, t)
 		if !inZone(newName) {
 			newName = in.name
 		}
-		newRR := rrset(newName)
+		if p := cmp.Or(nameProblem(in.name), nameProblem(newName)); p != "" {
+			// The record, or its ownership record, cannot be written:
+			// touch nothing of this type rather than leave a record
+			// that nobody owns.
+			if w != nil || h != nil {
+				out.refused = append(out.refused, refusal{refusedName, fmt.Sprintf("%s %s: %s", in.name, t, p)})
+			}
+			continue
+		}
+		if t == events.RecordTypeTXT {
+			if w != nil {
+				if p := reg.registryStringIn(*w); p != "" {
+					out.refused = append(out.refused, refusal{refusedRegistryString, fmt.Sprintf("%s TXT: %s", in.name, p)})
+					continue
+				}
+			}
+			h = reg.userPart(h)
+		}
+		newRR := rrset(newName, k.setID)
 		newRRs[newRR] = true
-		own := reg.owners(newRR.current, t, false)
+		// The user's TXT and its ownership in one RRset (the apex): only an
+		// explicit record-type/TXT field covers it (txt.go).
+		shared := t == events.RecordTypeTXT && newName == in.name
+		newRR.shared = newRR.shared || shared
+		own := reg.owners(newRR.current, t, shared)
 		viaOld := false
 		if !own.ours && !own.foreign && oldRR != nil && oldRR != newRR {
 			// Records ExternalDNS wrote in the old format only.
@@ -133,6 +185,22 @@ func planName(in nameInput) namePlan {
 			}
 			continue
 		}
+		// put queues a change of the RRset; the user's TXT goes through the
+		// TXT RRset at the name, which may hold registry strings too.
+		put := func(c events.Change) {
+			switch {
+			case t == events.RecordTypeTXT:
+				d := rrset(in.name, k.setID)
+				d.data, d.user, d.adds = true, []string{}, c.New != nil
+				if c.New != nil {
+					d.user, d.userTTL = c.New.Targets, c.New.RecordTTL
+				}
+			case c.New != nil:
+				upserts = append(upserts, c)
+			default:
+				deletes = append(deletes, c)
+			}
+		}
 		// keep: our ownership of t stays where it is read from.
 		keep := func() {
 			if viaOld {
@@ -148,7 +216,7 @@ func planName(in nameInput) namePlan {
 				if viaOld {
 					keep()
 				}
-				upserts = append(upserts, events.Change{New: w})
+				put(events.Change{New: w})
 			}
 		case w != nil && !events.SameRecords(*w, *h):
 			if in.policy.allows("update") {
@@ -156,7 +224,7 @@ func planName(in nameInput) namePlan {
 				if viaOld {
 					keep()
 				}
-				upserts = append(upserts, events.Change{Old: h, New: w})
+				put(events.Change{Old: h, New: w})
 			} else {
 				keep()
 			}
@@ -166,7 +234,7 @@ func planName(in nameInput) namePlan {
 				newRR.claim(t, w.RecordTTL)
 			}
 		case h != nil && in.policy.allows("delete"):
-			deletes = append(deletes, events.Change{Old: h})
+			put(events.Change{Old: h})
 			newRR.dropped[t] = true
 			if oldRR != nil {
 				oldRR.dropped[t] = true
@@ -181,46 +249,62 @@ func planName(in nameInput) namePlan {
 	// once nothing there is ours any more, as ExternalDNS would remove it
 	// with the last record; while something stays, it stays, rewritten to
 	// us if it was another owner's we take over.
-	oldTouched := false
-	if oldRR != nil && !newRRs[oldRR] {
+	oldTouched := map[*registryRRset]bool{}
+	for _, oldRR := range oldRRs {
+		if newRRs[oldRR] {
+			continue
+		}
 		_, takeover, _ := reg.ours(oldRR.current)
-		oldTouched = takeover || len(deletes) > 0
-		if oldTouched {
-			oldRR.keep = oldRR.keep || anyKept(registries)
+		if takeover || deletedIn(deletes, oldRR.setID) {
+			oldTouched[oldRR] = true
+			oldRR.keep = oldRR.keep || anyKept(registries, oldRR.setID)
 		}
 	}
 
 	// Ownership goes in before the records it covers and out after them.
-	var regUpserts, regDeletes []events.Change
-	for _, name := range sortedKeys(registries) {
-		r := registries[name]
-		if r == oldRR && !newRRs[r] && !oldTouched {
-			continue
+	var regUpserts, regDeletes, dataUpserts, dataDeletes []events.Change
+	for _, id := range sortedKeys(registries) {
+		r := registries[id]
+		if oldRRs[r.setID] == r && !newRRs[r] && !oldTouched[r] {
+			if !r.data {
+				continue
+			}
+			r.leaveRegistry = true // only the user's strings change
 		}
 		ttl := r.ttl
 		if !r.claimed && r.current != nil {
 			ttl = r.current.RecordTTL
 		}
+		if r.data && r.userTTL != 0 {
+			ttl = r.userTTL
+		}
 		c, ok := r.change(reg, ownership{owner: reg.ownerID, resource: in.resource}, ttl)
 		switch {
 		case !ok:
+		case r.data && (r.adds || r.claimed):
+			dataUpserts = append(dataUpserts, c)
+		case r.data:
+			dataDeletes = append(dataDeletes, c)
 		case r.keep:
 			regUpserts = append(regUpserts, c)
 		case in.policy.allows("delete"):
 			regDeletes = append(regDeletes, c)
 		}
 	}
-	out.changes = slices.Concat(regUpserts, upserts, deletes, regDeletes)
+	out.changes = slices.Concat(regUpserts, dataUpserts, upserts, deletes, dataDeletes, regDeletes)
 	return out
 }
 
 // planNoop is --registry=noop, as ExternalDNS' noop registry: no ownership
 // records are read or written, and every record of a managed type at a
 // name in scope is ours to create, update and (with --policy=sync) delete.
-func planNoop(in nameInput, have, want map[string]*events.Endpoint) namePlan {
+func planNoop(in nameInput, keys []rrKey, have, want map[rrKey]*events.Endpoint) namePlan {
 	var out namePlan
-	for _, t := range in.reg.managed {
-		w, h := want[t], have[t]
+	for _, k := range keys {
+		if k.recordType == events.RecordTypeTXT {
+			continue // without ownership records, a TXT is never known to be ours
+		}
+		w, h := want[k], have[k]
 		switch {
 		case w != nil && h == nil:
 			out.changes = append(out.changes, events.Change{New: w})
@@ -233,11 +317,21 @@ func planNoop(in nameInput, have, want map[string]*events.Endpoint) namePlan {
 	return out
 }
 
-// anyKept reports whether any registry RRset keeps our ownership: then a
-// record of ours remains at the name.
-func anyKept(registries map[string]*registryRRset) bool {
+// anyKept reports whether any registry RRset of the set identifier keeps
+// our ownership: then a record of ours in that set remains at the name.
+func anyKept(registries map[string]*registryRRset, setID string) bool {
 	for _, r := range registries {
-		if r.keep {
+		if r.keep && r.setID == setID {
+			return true
+		}
+	}
+	return false
+}
+
+// deletedIn reports whether changes delete an RRset of the set identifier.
+func deletedIn(changes []events.Change, setID string) bool {
+	for _, c := range changes {
+		if c.New == nil && c.Key().SetIdentifier == setID {
 			return true
 		}
 	}
@@ -268,6 +362,12 @@ func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events
 		for _, t := range r.current.Targets {
 			o, isRegistry := reg.parse(t)
 			if !isRegistry {
+				if !r.data {
+					targets = append(targets, t) // the user's, left as it is
+				}
+				continue
+			}
+			if r.leaveRegistry {
 				targets = append(targets, t)
 				continue
 			}
@@ -289,8 +389,11 @@ func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events
 			}
 		}
 	}
-	keep := r.keep
-	if hadFields {
+	if r.data {
+		targets = append(targets, r.user...)
+	}
+	keep := r.keep && !r.leaveRegistry
+	if hadFields || (r.shared && r.kept[events.RecordTypeTXT]) {
 		// Keep writing the per-record-type fields such a string had:
 		// the types it listed, less those we deleted, plus those we keep.
 		set := map[string]bool{}
@@ -323,6 +426,7 @@ func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events
 	}
 	slices.Sort(targets)
 	next := events.NewEndpoint(r.name, events.RecordTypeTXT, ttl, targets...)
+	next.SetIdentifier = r.setID
 	switch {
 	case r.current == nil && len(next.Targets) == 0:
 		return events.Change{}, false
@@ -387,14 +491,52 @@ func (reg *registry) ours(txt *events.Endpoint) (mine, takeover, foreign bool) {
 	return
 }
 
-func rrsetsByType(eps []events.Endpoint) map[string]*events.Endpoint {
-	m := make(map[string]*events.Endpoint, len(eps))
+// rrKey is one RRset at a name: its type and set identifier. Two
+// routing-policy RRsets of one type ("us" and "eu") are two RRsets,
+// planned and owned apart.
+type rrKey struct{ recordType, setID string }
+
+func rrsetsByKey(eps []events.Endpoint) map[rrKey]*events.Endpoint {
+	m := make(map[rrKey]*events.Endpoint, len(eps))
 	for i := range eps {
 		ep := eps[i]
 		ep.Labels = nil
-		m[ep.RecordType] = &ep
+		m[rrKey{ep.RecordType, ep.SetIdentifier}] = &ep
 	}
 	return m
+}
+
+// managedKeys are the RRsets a name is planned by, in a fixed order (type,
+// then set identifier): every managed type for every set identifier seen
+// at the name, wanted or held, or at one of its ownership records (an
+// orphaned ownership record must be found to be cleaned up), and the
+// empty set identifier always.
+func managedKeys(in nameInput, have, want map[rrKey]*events.Endpoint) []rrKey {
+	sets := []string{""}
+	add := func(m map[rrKey]*events.Endpoint, only string) {
+		for k := range m {
+			if (only == "" || k.recordType == only) && !slices.Contains(sets, k.setID) {
+				sets = append(sets, k.setID)
+			}
+		}
+	}
+	add(have, "")
+	add(want, "")
+	if !in.reg.noop {
+		for _, t := range in.reg.managed {
+			if n := in.reg.names.txtName(in.name, t); n != in.name {
+				add(rrsetsByKey(in.observed(n)), events.RecordTypeTXT)
+			}
+		}
+	}
+	slices.Sort(sets)
+	var keys []rrKey
+	for _, t := range in.reg.managed {
+		for _, set := range sets {
+			keys = append(keys, rrKey{t, set})
+		}
+	}
+	return keys
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -130,7 +130,7 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	}
 	slices.Sort(p.managed)
 	p.managed = slices.Compact(p.managed)
-	excluded := map[string]bool{events.RecordTypeTXT: true} // the registry's own type: never managed as data
+	excluded := map[string]bool{}
 	for _, t := range cfg.ExcludeRecordTypes {
 		excluded[strings.ToUpper(t)] = true
 	}
@@ -159,6 +159,13 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	type input struct {
 		kind string
 		msg  events.Received
+	}
+	// Plans queued by an earlier run were computed by a run that is gone:
+	// nobody waits for their results, and this run plans afresh.
+	if n, err := purgeEarlierPlans(ctx, js); err != nil {
+		return err
+	} else if n > 0 {
+		p.log.Info("dropped plans queued by an earlier run", "plans", n)
 	}
 	in := make(chan input, 1024)
 	watch := func(kind, stream string, filters ...string) (<-chan struct{}, error) {
@@ -200,7 +207,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 		case <-observedDone:
 			observedDone, pending = nil, pending-1
 		case <-tick.C:
-			s.expireFlights()
+			s.expireFlights(ctx)
 			s.rescan = true // back-offs and timeouts end with time
 		case <-batch.C:
 			armed = false

@@ -35,10 +35,18 @@ func (s *state) plan(ctx context.Context) {
 				done = false
 				continue
 			}
+			if !s.known(provider, name) {
+				s.log.Debug("state unknown: not planned", "provider", provider, "name", name)
+				continue
+			}
 			np := planName(s.nameInput(provider, zone, name))
 			for _, c := range np.conflicts {
 				conflicts.Inc()
 				s.log.Debug("left alone", "provider", provider, "reason", c)
+			}
+			for _, r := range np.refused {
+				refused.WithLabelValues(r.reason).Inc()
+				s.log.Warn("record refused: nothing at it is touched", "provider", provider, "reason", r.reason, "detail", r.detail)
 			}
 			if len(np.changes) == 0 {
 				continue
@@ -88,19 +96,32 @@ func (s *state) effectivePolicy() Policy {
 }
 
 // publishZone splits a zone's changes into plans of at most
-// --batch-change-size changes and queues them for the zone's applier.
+// --batch-change-size changes and planBudget bytes, and queues them for the
+// zone's applier. A name's changes that alone exceed the budget are
+// refused (they can never be sent); a plan that cannot be published backs
+// the zone off (backoff.go) instead of being planned again at once.
 func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
+	budget := s.planBudget()
 	var batches [][]events.Change
 	var batchNames [][]string
 	var cur []events.Change
 	var curNames []string
+	curBytes := 0
 	for i, unit := range zc.units {
-		if len(cur) > 0 && len(cur)+len(unit) > s.cfg.BatchChangeSize {
+		size := unitBytes(zc.names[i], unit)
+		if size > budget {
+			refused.WithLabelValues(refusedSize).Inc()
+			s.log.Error("a name's changes alone exceed the size of a plan; refused, not retried until they change",
+				"provider", k.provider, "zone", k.zone, "name", zc.names[i], "changes", len(unit), "bytes", size, "limit", budget)
+			continue
+		}
+		if len(cur) > 0 && (len(cur)+len(unit) > s.cfg.BatchChangeSize || curBytes+size > budget) {
 			batches, batchNames = append(batches, cur), append(batchNames, curNames)
-			cur, curNames = nil, nil
+			cur, curNames, curBytes = nil, nil, 0
 		}
 		cur = append(cur, unit...)
 		curNames = append(curNames, zc.names[i])
+		curBytes += size
 	}
 	if len(cur) > 0 {
 		batches, batchNames = append(batches, cur), append(batchNames, curNames)
@@ -108,24 +129,28 @@ func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 	observed := s.observed[k.provider]
 	for i, changes := range batches {
 		p := &events.Plan{ID: planID(), Provider: k.provider, Zone: k.zone, Changes: changes,
-			ObservedRevisions: map[string]uint64{}}
+			ObservedRevisions: map[string]uint64{},
+			// By then this planner has given up on the plan (supersede.go).
+			NotAfterMillis: time.Now().Add(s.cfg.PlanTimeout).UnixMilli()}
 		for _, c := range changes {
 			p.ObservedRevisions[c.Key().DNSName] = observed[c.Key().DNSName].seq
 		}
-		if _, _, err := events.Publish(ctx, s.js, events.PlanSubject(k.provider, k.zone), p, zc.cause); err != nil {
+		_, ack, err := events.Publish(ctx, s.js, events.PlanSubject(k.provider, k.zone), p, zc.cause)
+		if err != nil {
 			publishErrors.Inc()
-			s.log.Error("publishing plan failed; will re-plan", "zone", k.zone, "err", err)
-			for _, n := range batchNames[i] {
-				s.mark(n, s.dirty[n])
+			wait := s.backOff(k)
+			s.log.Error("publishing plan failed; the zone backs off", "provider", k.provider, "zone", k.zone,
+				"retry_in", wait, "err", err)
+			for _, names := range batchNames[i:] {
+				for _, n := range names {
+					s.mark(n, s.dirty[n])
+				}
 			}
-			continue
+			return
 		}
-		f := s.flights[k]
-		if f == nil {
-			f = &flight{plans: map[string]planned{}}
-			s.flights[k] = f
-		}
-		f.plans[p.ID] = planned{names: batchNames[i], hash: changesHash(changes)}
+		f := s.flight(k)
+		f.publishFailures = 0
+		f.plans[p.ID] = planned{names: batchNames[i], hash: changesHash(changes), seq: ack.Sequence}
 		f.deadline = time.Now().Add(s.cfg.PlanTimeout)
 		plansPublished.WithLabelValues(k.provider).Inc()
 		for _, c := range changes {
@@ -133,6 +158,16 @@ func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		}
 		s.log.Info("planned", "provider", k.provider, "zone", k.zone, "plan", p.ID, "changes", len(changes))
 	}
+}
+
+// flight returns the zone's flight, made on first use.
+func (s *state) flight(k zoneKey) *flight {
+	f := s.flights[k]
+	if f == nil {
+		f = &flight{plans: map[string]planned{}}
+		s.flights[k] = f
+	}
+	return f
 }
 
 // changesHash identifies a plan by its changes alone, whatever its id.

@@ -95,9 +95,18 @@ func (o ownership) format() string {
 // type but AAAA: ExternalDNS never wrote AAAA ownership in the old format
 // and never reads it from there (registry/txt: "Handle both new and old
 // registry format with the preference for the new one").
+//
+// A user's TXT is covered only by its own new-format record (txt-<name>)
+// or by an explicit record-type/TXT field: never implicitly by a string
+// that shares an RRset with it or sits at an old-format name (oldFormat is
+// set for both), so that an SPF record beside an old-format or apex
+// ownership string is never taken for ours.
 func (o ownership) covers(recordType string, oldFormat bool) bool {
 	if o.types != nil {
 		return slices.Contains(o.types, recordType)
+	}
+	if recordType == "TXT" {
+		return !oldFormat
 	}
 	return !oldFormat || recordType != "AAAA"
 }

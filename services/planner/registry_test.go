@@ -261,7 +261,7 @@ func TestConfigValidation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(p.managed, []string{"A"}) || !p.reg.noop {
-		t.Errorf("managed %v noop %v: --exclude-record-types and TXT are taken out", p.managed, p.reg.noop)
+	if !slices.Equal(p.managed, []string{"A", "TXT"}) || !p.reg.noop {
+		t.Errorf("managed %v noop %v: --exclude-record-types is taken out, TXT stays managed", p.managed, p.reg.noop)
 	}
 }

@@ -35,6 +35,9 @@ type state struct {
 	// may have missed changes, is not a name nobody wants.
 	complete      bool
 	completeUntil time.Time
+	// unknown are the names whose last message could not be read: planned
+	// for nobody until a readable one comes (unknown.go).
+	unknown unknownNames
 }
 
 type desiredEntry struct {
@@ -63,18 +66,21 @@ type flight struct {
 	// would spin, so such a zone backs off (repeats counts the times).
 	lastApplied string
 	repeats     int
+	// publishFailures counts failed publishes in a row (backoff.go).
+	publishFailures int
 }
 
 // planned is a plan out for a zone.
 type planned struct {
 	names []string // names it touched
 	hash  string   // content hash of its changes
+	seq   uint64   // its sequence in the plans stream, to withdraw it (supersede.go)
 }
 
 func newState(p *Planner) *state {
 	return &state{Planner: p, desired: map[string]desiredEntry{},
 		observed: map[string]map[string]observedEntry{}, zones: map[string][]string{},
-		dirty: map[string]string{}, flights: map[zoneKey]*flight{}}
+		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames()}
 }
 
 func (s *state) apply(ctx context.Context, kind string, m events.Received) {
@@ -91,7 +97,10 @@ func (s *state) apply(ctx context.Context, kind string, m events.Received) {
 	}
 	if err != nil {
 		deadLetters.Inc()
-		s.log.Error("undecodable event; parked on the dead-letter subject", "subject", m.Subject, "err", err)
+		name := s.markUnknown(kind, m)
+		unknownNamesGauge.Set(float64(s.unknown.count()))
+		s.log.Error("undecodable event; parked on the dead-letter subject; its name is planned for nobody until a readable state comes",
+			"subject", m.Subject, "name", name, "err", err)
 		if err := events.DeadLetter(ctx, s.js, "planner", m, err); err != nil {
 			s.log.Error("dead-letter publish failed", "err", err)
 		}
@@ -111,6 +120,10 @@ func (s *state) applyDesired(m events.Received) error {
 	if err := events.Decode(m, &d); err != nil {
 		return err
 	}
+	if s.unknown.desired[d.DNSName] {
+		delete(s.unknown.desired, d.DNSName)
+		unknownNamesGauge.Set(float64(s.unknown.count()))
+	}
 	if len(d.Endpoints) == 0 {
 		delete(s.desired, d.DNSName)
 	} else {
@@ -129,6 +142,10 @@ func (s *state) applyObserved(m events.Received) error {
 	if byName == nil {
 		byName = map[string]observedEntry{}
 		s.observed[o.Provider] = byName
+	}
+	if s.unknown.observed[o.Provider][o.DNSName] {
+		delete(s.unknown.observed[o.Provider], o.DNSName)
+		unknownNamesGauge.Set(float64(s.unknown.count()))
 	}
 	if len(o.Records) == 0 {
 		delete(byName, o.DNSName)
@@ -268,13 +285,15 @@ func (s *state) busy(k zoneKey, now time.Time) bool {
 	return len(f.plans) > 0 || s.observedSeq < f.awaitSeq || now.Before(f.notBefore)
 }
 
-// expireFlights gives up waiting on plans that got no result in time.
-func (s *state) expireFlights() {
+// expireFlights gives up waiting on plans that got no result in time,
+// withdrawing them first: a superseded plan is never applied.
+func (s *state) expireFlights(ctx context.Context) {
 	now := time.Now()
 	s.expireCompleteness(now)
 	for k, f := range s.flights {
 		if len(f.plans) > 0 && now.After(f.deadline) {
-			s.log.Warn("no result for plans; re-planning the zone", "provider", k.provider, "zone", k.zone, "plans", len(f.plans))
+			s.log.Warn("no result for plans; withdrawing them and re-planning the zone", "provider", k.provider, "zone", k.zone, "plans", len(f.plans))
+			s.withdraw(ctx, k, f)
 			for _, p := range f.plans {
 				for _, n := range p.names {
 					s.mark(n, s.dirty[n])

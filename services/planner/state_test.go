@@ -75,7 +75,9 @@ func TestNoDeleteBeforeDesiredComplete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.apply(ctx, kind, events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1})
+		// Live: fed after the planner started watching (only a live
+		// completeness mark counts).
+		s.apply(ctx, kind, events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1, Live: true})
 	}
 	feedEvent("observed", events.ObservedSubject("p", www), &events.ObservedState{Provider: "p", Zone: zone, DNSName: www,
 		Records: []events.Endpoint{rr(www, "A", 300, "192.0.2.1")}})
@@ -89,7 +91,7 @@ func TestNoDeleteBeforeDesiredComplete(t *testing.T) {
 	if msg, err := sub.NextMsg(300 * time.Millisecond); err == nil {
 		t.Fatalf("planned before the desired stream was complete: %s", msg.Subject)
 	}
-	feedEvent("desired", events.DesiredCompleteSubject(), &events.DesiredComplete{Clusters: []string{"c1"}})
+	feedEvent("desired", events.DesiredCompleteSubject(), &events.DesiredComplete{Complete: true, Clusters: []string{"c1"}})
 	s.plan(ctx)
 	msg, err := sub.NextMsg(5 * time.Second)
 	if err != nil {

@@ -502,6 +502,11 @@ func (p *Provider) updateMsg(zone string, changes []events.Change) (*dns.Msg, er
 	for _, c := range changes {
 		k := c.Key()
 		name := dns.Fqdn(events.NormalizeName(k.DNSName))
+		if _, ok := dns.IsDomainName(name); !ok {
+			// It cannot be packed (a label over 63 octets, a name over
+			// 255): this change can never be sent, the others can.
+			return nil, provider.Permanentf("change %s: %q is not a name DNS can carry (labels of at most 63 octets, at most 255 in all)", c, k.DNSName)
+		}
 		rtype, ok := dns.StringToType[strings.ToUpper(k.RecordType)]
 		if !ok {
 			return nil, provider.Permanentf("change %s: unknown record type %q", c, k.RecordType)

@@ -1,0 +1,26 @@
+package planner
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// A plan that cannot be published (the bus down, the stream gone, the plan
+// too large) must not be planned again at once: the zone backs off,
+// exponentially with jitter, and other zones go on.
+
+const (
+	publishBackoffBase = 500 * time.Millisecond
+	publishBackoffMax  = time.Minute
+)
+
+// backOff holds the zone back after a failed publish and returns for how
+// long.
+func (s *state) backOff(k zoneKey) time.Duration {
+	f := s.flight(k)
+	f.publishFailures++
+	wait := min(publishBackoffBase<<min(f.publishFailures-1, 10), publishBackoffMax)
+	wait = wait/2 + rand.N(wait/2+1)
+	f.notBefore = time.Now().Add(wait)
+	return wait
+}

@@ -1,0 +1,34 @@
+package planner
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+)
+
+// TestRecordWhoseOwnershipCannotBeWrittenIsRefused: a valid 60-octet
+// label gets an AAAA ownership record "aaaa-<label>" of 65 octets, which
+// DNS does not allow: the AAAA is refused before anything is written
+// (counted, logged), while the A at the same name ("a-<label>", 62) is
+// planned with its ownership as usual.
+func TestRecordWhoseOwnershipCannotBeWrittenIsRefused(t *testing.T) {
+	nc, js := startBus(t)
+	label := strings.Repeat("x", 60)
+	name := label + "." + zone
+	zones(t, js, zone)
+	wanted(t, js, rr(name, "A", 0, "192.0.2.1"), rr(name, "AAAA", 0, "2001:db8::1"))
+	before := testutil.ToFloat64(refused.WithLabelValues(refusedName))
+	sub := planSub(t, nc)
+	runPlanner(t, js, Config{})
+
+	got := planLines(nextPlan(t, sub))
+	want := []string{"create A " + label + " 192.0.2.1", "create TXT a-" + label + " " + owned("me", "service/default/web")}
+	if !slices.Equal(got, want) {
+		t.Fatalf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if after := testutil.ToFloat64(refused.WithLabelValues(refusedName)); after <= before {
+		t.Fatal("the refusal was not counted")
+	}
+}
