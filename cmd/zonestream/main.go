@@ -9,6 +9,7 @@
 //	zonestream decode               one msgpack payload on stdin -> JSON
 //	zonestream tail SUBJECT         events as JSON lines
 //	zonestream explain NAME         who wants a DNS name, and what holds it
+//	zonestream cluster retire NAME  remove a cluster that is gone from the bus
 package main
 
 import (
@@ -32,6 +33,8 @@ func main() {
 		err = tail(args)
 	case "explain":
 		err = explain(args)
+	case "cluster":
+		err = cluster(args)
 	case "demo":
 		err = demo(args)
 	case "webhook-server":
@@ -63,4 +66,6 @@ const usage = `usage:
   zonestream tail [--new|--last] [--no-follow] SUBJECT
                                           events on SUBJECT as JSON lines
   zonestream explain [--json] NAME        which objects want NAME, who lost, what providers hold
+  zonestream cluster retire [--force] NAME
+                                          remove a cluster that is gone: its records go, it holds no deletes back
 Run any of them with -h for its flags.`

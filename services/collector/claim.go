@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/zonestream/zonestream/events"
@@ -24,10 +26,34 @@ const identityNamespace = "kube-system"
 // returns ErrClusterNameTaken if another cluster holds it. The first
 // collector to claim a name wins, even when two start at once.
 func (r *run) claimClusterName(ctx context.Context) error {
+	delay := retryBase
+	for {
+		err := r.tryClaim(ctx)
+		if err == nil || errors.Is(err, ErrClusterNameTaken) || errors.Is(err, errNoClusterIdentity) || ctx.Err() != nil {
+			return err
+		}
+		r.logger.Warn("binding the cluster name failed; retrying", "err", err, "in", delay)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, retryMax)
+	}
+}
+
+// errNoClusterIdentity: the cluster's identity cannot be read, and waiting
+// will not change that (no permission, no such namespace).
+var errNoClusterIdentity = errors.New("cannot read the cluster's identity")
+
+func (r *run) tryClaim(ctx context.Context) error {
 	ns, err := r.c.client.CoreV1().Namespaces().Get(ctx, identityNamespace, metav1.GetOptions{})
+	if apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsNotFound(err) {
+		return fmt.Errorf("%w: namespace %s, whose UID binds --cluster-name=%s to this cluster (the collector needs get on namespaces): %w",
+			errNoClusterIdentity, identityNamespace, r.c.cfg.ClusterName, err)
+	}
 	if err != nil {
-		return fmt.Errorf("reading namespace %s, whose UID binds --cluster-name=%s to this cluster (the collector needs get on namespaces): %w",
-			identityNamespace, r.c.cfg.ClusterName, err)
+		return fmt.Errorf("reading namespace %s: %w", identityNamespace, err)
 	}
 	uid := string(ns.UID)
 	subject := events.ClaimSubject(r.c.cfg.ClusterName)

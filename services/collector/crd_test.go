@@ -351,7 +351,13 @@ func TestCRDAppearsAndMissingAtRestart(t *testing.T) {
 	published := count(t, xSubj)
 
 	// 2. The same collector (cluster name, namespace) restarts against an
-	// API server without the CRD: ready, and X keeps its state.
+	// API server without the CRD: ready, and X keeps its state. The test's
+	// second API server is a cluster of its own (its kube-system has
+	// another UID): the name is released first, as an operator moving a
+	// cluster name to a rebuilt cluster would.
+	if _, _, err := events.Publish(t.Context(), js, events.ClaimSubject(ns), &events.ClusterClaim{Cluster: ns}, ""); err != nil {
+		t.Fatal(err)
+	}
 	other := kube.StartT(t)
 	if _, err := other.Client.CoreV1().Namespaces().Create(t.Context(),
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {

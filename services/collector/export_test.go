@@ -19,3 +19,7 @@ func InvalidInputMetricOf(source, reason string) prometheus.Collector {
 func PublishSkippedMetricOf(source string) prometheus.Collector {
 	return publishSkipped.WithLabelValues(source)
 }
+
+func TooLargeMetric(source string) prometheus.Collector { return tooLarge.WithLabelValues(source) }
+func StreamLostMetric() prometheus.Collector        { return streamLost }
+func ClaimRefusedMetric() prometheus.Collector      { return claimRefused }

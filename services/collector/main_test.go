@@ -143,6 +143,12 @@ func startAndExpect[A any](t *testing.T, cfg collector.Config, edit func(*collec
 
 func runCollector(t *testing.T, c *collector.Collector) *running {
 	t.Helper()
+	return runCollectorOn(t, c, js)
+}
+
+// runCollectorOn is runCollector on a bus of the test's own.
+func runCollectorOn(t *testing.T, c *collector.Collector, js jetstream.JetStream) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx, js) }()

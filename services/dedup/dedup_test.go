@@ -29,8 +29,8 @@ type bus struct {
 	completes, desiredAtComplete int
 }
 
-func newBus(t *testing.T) *bus {
-	s := natsenv.StartT(t)
+func newBus(t *testing.T, options ...natsenv.Option) *bus {
+	s := natsenv.StartT(t, options...)
 	_, js := natsenv.Connect(t, s.ClientURL())
 	if err := events.EnsureStreams(context.Background(), js); err != nil {
 		t.Fatal(err)

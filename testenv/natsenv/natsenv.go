@@ -11,8 +11,17 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
+// Option adjusts the server's options.
+type Option func(*server.Options)
+
+// WithMaxPayload sets the largest message the server takes (default 1 MiB),
+// so that a test can reach the limit without megabytes of data.
+func WithMaxPayload(bytes int32) Option {
+	return func(o *server.Options) { o.MaxPayload = bytes }
+}
+
 // Start runs a JetStream server on a free loopback port, storing under dir.
-func Start(dir string) (*server.Server, error) {
+func Start(dir string, options ...Option) (*server.Server, error) {
 	opts := &server.Options{
 		ServerName: "zonestream-test",
 		Host:       "127.0.0.1",
@@ -21,6 +30,9 @@ func Start(dir string) (*server.Server, error) {
 		StoreDir:   dir,
 		NoSigs:     true,
 		NoLog:      true,
+	}
+	for _, o := range options {
+		o(opts)
 	}
 	s, err := server.NewServer(opts)
 	if err != nil {
@@ -35,10 +47,10 @@ func Start(dir string) (*server.Server, error) {
 }
 
 // StartT starts a JetStream server for the test and stops it afterwards.
-func StartT(t testing.TB) *server.Server {
+func StartT(t testing.TB, options ...Option) *server.Server {
 	t.Helper()
 	dir := t.TempDir()
-	s, err := Start(dir)
+	s, err := Start(dir, options...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,181 @@
+package collector_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/testenv/natsenv"
+)
+
+// ownBus is a JetStream of the test's own, for what must not touch the
+// shared one (a purge, a small payload limit).
+func ownBus(t *testing.T, options ...natsenv.Option) jetstream.JetStream {
+	t.Helper()
+	s := natsenv.StartT(t, options...)
+	_, bus := natsenv.Connect(t, s.ClientURL())
+	if err := events.EnsureStreams(t.Context(), bus); err != nil {
+		t.Fatal(err)
+	}
+	return bus
+}
+
+// TestClusterNameBoundToOneCluster: a collector whose --cluster-name is
+// held by another Kubernetes cluster refuses to start, says why, and
+// publishes nothing (it would read the other cluster's objects back as its
+// own and tombstone them all).
+func TestClusterNameBoundToOneCluster(t *testing.T) {
+	ns := newNamespace(t)
+	createService(t, ns, lbService("web", "web.example.org", nil), ip("192.0.2.1"))
+	claim := &events.ClusterClaim{Cluster: ns, UID: "uid-of-another-cluster"}
+	if _, _, err := events.Publish(t.Context(), js, events.ClaimSubject(ns), claim, ""); err != nil {
+		t.Fatal(err)
+	}
+	refused := testutil.ToFloat64(collector.ClaimRefusedMetric())
+	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config,
+		Sources: []string{"service"}}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), waitFor)
+	defer cancel()
+	err = c.Run(ctx, js)
+	if !errors.Is(err, collector.ErrClusterNameTaken) || !strings.Contains(err.Error(), "uid-of-another-cluster") {
+		t.Fatalf("Run returned %v, want ErrClusterNameTaken naming the holder", err)
+	}
+	if got := testutil.ToFloat64(collector.ClaimRefusedMetric()); got != refused+1 {
+		t.Errorf("refusals counted %v -> %v", refused, got)
+	}
+	for subj := range subjectCounts(t, events.SourceFilter(ns)) {
+		if subj != events.ClaimSubject(ns) {
+			t.Errorf("a refused collector published %s", subj)
+		}
+	}
+}
+
+// TestObjectTooLargeForTheBus: an object whose state does not fit in one
+// message gets a Warning Event and a metric, keeps whatever it had, and
+// holds back neither other objects nor the collector's synced mark.
+func TestObjectTooLargeForTheBus(t *testing.T) {
+	bus := ownBus(t, natsenv.WithMaxPayload(8<<10))
+	ns := newNamespace(t)
+	var hosts []string
+	for i := range 400 {
+		hosts = append(hosts, fmt.Sprintf("host-%03d.big.example.org", i))
+	}
+	createService(t, ns, lbService("big", strings.Join(hosts, ","), nil), ip("192.0.2.1"))
+	createService(t, ns, lbService("small", "small.example.org", nil), ip("192.0.2.2"))
+	before := testutil.ToFloat64(collector.TooLargeMetric("service"))
+	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config,
+		Sources: []string{"service"}, Workers: 1}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCollectorOn(t, c, bus) // ready: the first pass is done despite big
+	msgs := waitObjectEvents(t, ns, "Service", "big", 1)
+	if !strings.Contains(msgs, "TooLarge") {
+		t.Fatalf("events on big:\n%s", msgs)
+	}
+	if got := testutil.ToFloat64(collector.TooLargeMetric("service")); got <= before {
+		t.Errorf("too_large_total did not grow")
+	}
+	st, _ := bus.Stream(t.Context(), events.StreamSources)
+	if _, err := st.GetLastMsgForSubject(t.Context(), subject(ns, ns, "small")); err != nil {
+		t.Errorf("small not published: %v", err)
+	}
+	if _, err := st.GetLastMsgForSubject(t.Context(), subject(ns, ns, "big")); !errors.Is(err, jetstream.ErrMsgNotFound) {
+		t.Errorf("big: %v, want nothing published", err)
+	}
+	waitPhase(t, bus, events.CollectorSubject(ns, events.CollectorID([]string{"service"}, ns)), events.PhaseSynced)
+}
+
+// TestLostStreamIsPublishedAgain: when the sources stream loses what the
+// collector published (purged, or lost with its node), the collector
+// notices at its next heartbeat and publishes every object again, saying
+// syncing first, so nothing downstream takes the empty stream for a
+// cluster that wants nothing.
+func TestLostStreamIsPublishedAgain(t *testing.T) {
+	bus := ownBus(t)
+	ns := newNamespace(t)
+	createService(t, ns, lbService("a", "a.example.org", nil), ip("192.0.2.1"))
+	createService(t, ns, lbService("b", "b.example.org", nil), ip("192.0.2.2"))
+	lost := testutil.ToFloat64(collector.StreamLostMetric())
+	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config,
+		Sources: []string{"service"}, Heartbeat: 200 * time.Millisecond}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCollectorOn(t, c, bus)
+	mark := events.CollectorSubject(ns, events.CollectorID([]string{"service"}, ns))
+	waitPhase(t, bus, mark, events.PhaseSynced)
+	st, _ := bus.Stream(t.Context(), events.StreamSources)
+	if err := st.Purge(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(waitFor)
+	for _, name := range []string{"a", "b"} {
+		for {
+			if _, err := st.GetLastMsgForSubject(t.Context(), subject(ns, ns, name)); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s not published again after the stream was purged", name)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	waitPhase(t, bus, mark, events.PhaseSynced)
+	if got := testutil.ToFloat64(collector.StreamLostMetric()); got <= lost {
+		t.Errorf("stream_lost_total did not grow")
+	}
+}
+
+// TestSupersededCollectorMarkIsRetired: a collector whose sources were
+// reconfigured gets a new id; the old id's mark, never renewed again,
+// would hold every delete back, so the new collector retires it.
+func TestSupersededCollectorMarkIsRetired(t *testing.T) {
+	bus := ownBus(t)
+	ns := newNamespace(t)
+	old := &events.CollectorState{Cluster: ns, Collector: events.CollectorID([]string{"ingress", "service"}, ""),
+		Sources: []string{"ingress", "service"}, Run: "r0", Phase: events.PhaseSynced, LeaseMillis: 90000}
+	oldSubject := events.CollectorSubject(ns, old.Collector)
+	if _, _, err := events.Publish(t.Context(), bus, oldSubject, old, ""); err != nil {
+		t.Fatal(err)
+	}
+	c, err := collector.New(collector.Config{ClusterName: ns, RESTConfig: cluster.Config, Sources: []string{"service"},
+		Namespace: ns}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCollectorOn(t, c, bus)
+	waitPhase(t, bus, oldSubject, events.PhaseRetired)
+}
+
+// waitPhase waits until the last mark on subj says phase.
+func waitPhase(t *testing.T, bus jetstream.JetStream, subj, phase string) {
+	t.Helper()
+	st, err := bus.Stream(t.Context(), events.StreamSources)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(waitFor)
+	for {
+		var cs events.CollectorState
+		m, err := st.GetLastMsgForSubject(t.Context(), subj)
+		if err == nil && events.Decode(events.Received{Subject: m.Subject, Header: m.Header, Data: m.Data}, &cs) == nil && cs.Phase == phase {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never said %s (last: %+v, %v)", subj, phase, cs, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
