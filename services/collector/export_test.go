@@ -21,5 +21,5 @@ func PublishSkippedMetricOf(source string) prometheus.Collector {
 }
 
 func TooLargeMetric(source string) prometheus.Collector { return tooLarge.WithLabelValues(source) }
-func StreamLostMetric() prometheus.Collector        { return streamLost }
-func ClaimRefusedMetric() prometheus.Collector      { return claimRefused }
+func StreamLostMetric() prometheus.Collector            { return streamLost }
+func ClaimRefusedMetric() prometheus.Collector          { return claimRefused }

@@ -215,4 +215,3 @@ func TestDedupParksGarbageAndKeepsState(t *testing.T) {
 		t.Fatalf("garbage deleted web.example.com: %+v", d)
 	}
 }
-
