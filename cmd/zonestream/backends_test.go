@@ -161,8 +161,10 @@ func startStages(t *testing.T, natsURL string, cluster *kube.Cluster, clusterNam
 		return out
 	}
 	args := map[string][]string{
-		"collector": {"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--cluster-name=" + clusterName},
-		"dedup":     nil,
+		// A short heartbeat: a restarted dedup or planner trusts only marks
+		// renewed after it started.
+		"collector": {"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--cluster-name=" + clusterName, "--heartbeat-interval=1s"},
+		"dedup":     {"--heartbeat-interval=1s"},
 		"planner":   pick("--domain-filter", "--txt-owner-id", "--policy", "--registry"),
 		"applier":   append(pick("--provider", "--rfc2136", "--pdns", "--coredns"), applierFlags...),
 	}
@@ -172,6 +174,16 @@ func startStages(t *testing.T, natsURL string, cluster *kube.Cluster, clusterNam
 		p.stages = append(p.stages, startProcess(t, st.name, a...))
 	}
 	return p
+}
+
+// stage returns the process of the stage named.
+func (p *pipeline) stage(name string) *process {
+	for _, s := range p.stages {
+		if s.name == name {
+			return s
+		}
+	}
+	panic("no stage " + name)
 }
 
 // freeAddr is a loopback address nothing listens on right now.

@@ -37,6 +37,7 @@ type planTap struct {
 	mu      sync.Mutex
 	plans   int
 	deletes []string // records (not registry TXT) a plan deleted
+	creates []string // records (not registry TXT) a plan created
 }
 
 func tapPlans(t *testing.T, url string) *planTap {
@@ -52,8 +53,11 @@ func tapPlans(t *testing.T, url string) *planTap {
 		defer tap.mu.Unlock()
 		tap.plans++
 		for _, c := range p.Changes {
-			if c.New == nil && c.Old.RecordType != events.RecordTypeTXT {
+			switch {
+			case c.New == nil && c.Old.RecordType != events.RecordTypeTXT:
 				tap.deletes = append(tap.deletes, c.Old.DNSName+" "+c.Old.RecordType)
+			case c.Old == nil && c.New.RecordType != events.RecordTypeTXT:
+				tap.creates = append(tap.creates, c.New.DNSName+" "+c.New.RecordType)
 			}
 		}
 	})

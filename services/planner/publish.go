@@ -24,6 +24,12 @@ func (s *state) plan(ctx context.Context) {
 	byZone := map[zoneKey]*zoneChanges{}
 	providers := sortedKeys(s.zones)
 	for _, name := range sortedKeys(s.dirty) {
+		if !s.complete && !s.desired[name].live {
+			// History, not news: planned once the desired state is
+			// complete (completeness marks every name again).
+			delete(s.dirty, name)
+			continue
+		}
 		done := true
 		for _, provider := range providers {
 			zone, ok := zoneOf(name, s.zones[provider])

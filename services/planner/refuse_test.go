@@ -18,10 +18,10 @@ func TestRecordWhoseOwnershipCannotBeWrittenIsRefused(t *testing.T) {
 	label := strings.Repeat("x", 60)
 	name := label + "." + zone
 	zones(t, js, zone)
-	wanted(t, js, rr(name, "A", 0, "192.0.2.1"), rr(name, "AAAA", 0, "2001:db8::1"))
 	before := testutil.ToFloat64(refused.WithLabelValues(refusedName))
 	sub := planSub(t, nc)
 	runPlanner(t, js, Config{})
+	wanted(t, js, rr(name, "A", 0, "192.0.2.1"), rr(name, "AAAA", 0, "2001:db8::1"))
 
 	got := planLines(nextPlan(t, sub))
 	want := []string{"create A " + label + " 192.0.2.1", "create TXT a-" + label + " " + owned("me", "service/default/web")}

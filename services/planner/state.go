@@ -42,6 +42,11 @@ type state struct {
 
 type desiredEntry struct {
 	state events.DesiredState
+	// live: published after this run started watching. Until the desired
+	// state is complete, only such names are planned: one read back from
+	// the stream may be older than the cluster (an object deleted while
+	// zonestream was down), and must not be written back into DNS.
+	live bool
 }
 
 type observedEntry struct {
@@ -127,7 +132,7 @@ func (s *state) applyDesired(m events.Received) error {
 	if len(d.Endpoints) == 0 {
 		delete(s.desired, d.DNSName)
 	} else {
-		s.desired[d.DNSName] = desiredEntry{state: d}
+		s.desired[d.DNSName] = desiredEntry{state: d, live: m.Live}
 	}
 	s.mark(d.DNSName, m.EventID())
 	return nil

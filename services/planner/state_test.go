@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,5 +104,23 @@ func TestNoDeleteBeforeDesiredComplete(t *testing.T) {
 	}
 	if d := describe(plan.Changes); d != "delete A www\ndelete TXT a-www" {
 		t.Fatalf("plan:\n%s", d)
+	}
+}
+
+// TestHistoryIsNotWrittenBackBeforeComplete: a desired state read back
+// from the stream at start may be older than the cluster (its object was
+// deleted while zonestream was down): until the desired state is complete
+// it is not planned, while a desired state published since start is.
+func TestHistoryIsNotWrittenBackBeforeComplete(t *testing.T) {
+	nc, js := startBus(t)
+	zones(t, js, zone)
+	wanted(t, js, rr("gone."+zone, "A", 0, "192.0.2.1"))
+	sub := planSub(t, nc)
+	runPlanner(t, js, Config{})
+	wanted(t, js, rr("new."+zone, "A", 0, "192.0.2.2"))
+	for _, line := range planLines(nextPlan(t, sub)) {
+		if strings.Contains(line, "gone") {
+			t.Fatalf("a desired state from history was planned before the desired state was complete: %s", line)
+		}
 	}
 }

@@ -57,9 +57,9 @@ func TestSupersededPlansDoNotPileUp(t *testing.T) {
 	nc, js := startBus(t)
 	www := "www." + zone
 	zones(t, js, zone)
-	wanted(t, js, rr(www, "A", 0, "192.0.2.1"))
 	sub := planSub(t, nc)
 	runPlanner(t, js, Config{PlanTimeout: time.Second})
+	wanted(t, js, rr(www, "A", 0, "192.0.2.1"))
 	for range 3 {
 		nextPlan(t, sub)
 	}

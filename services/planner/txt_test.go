@@ -15,9 +15,9 @@ func TestUserTXTRecordsArePublished(t *testing.T) {
 	nc, js := startBus(t)
 	www := "www." + zone
 	zones(t, js, zone)
-	wanted(t, js, rr(www, "TXT", 0, "v=spf1 include:example.net -all"))
 	sub := planSub(t, nc)
 	runPlanner(t, js, Config{ManagedRecordTypes: []string{"A", "TXT"}})
+	wanted(t, js, rr(www, "TXT", 0, "v=spf1 include:example.net -all"))
 
 	plan := nextPlan(t, sub)
 	got := strings.Split(describe(plan.Changes), "\n")
