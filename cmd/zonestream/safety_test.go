@@ -231,7 +231,10 @@ func TestRetiredClusterLosesItsRecordsAndNoOneElse(t *testing.T) {
 	mark := &events.CollectorState{Cluster: "b", Collector: "service", Sources: []string{"service"}, Run: "r1",
 		Phase: events.PhaseSyncing, LeaseMillis: 1500}
 	for _, step := range []func() error{
-		func() error { _, _, err := events.Publish(ctx, js, events.CollectorSubject("b", "service"), mark, ""); return err },
+		func() error {
+			_, _, err := events.Publish(ctx, js, events.CollectorSubject("b", "service"), mark, "")
+			return err
+		},
 		func() error { _, _, err := events.Publish(ctx, js, ref.Subject(), b, ""); return err },
 		func() error {
 			mark.Phase = events.PhaseSynced
