@@ -29,6 +29,10 @@ var (
 		Name: "zonestream_applier_provider_rate_limit_wait_seconds_total",
 		Help: "Time provider calls spent waiting for --provider-rate-limit.",
 	}, []string{"provider"})
+	streamLostTotal = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_applier_stream_lost_total",
+		Help: "Times the observed stream lost what the applier published (purged, or lost with its node) and the next listing published everything again.",
+	}, []string{"provider"})
 	observedPublishErrors = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "zonestream_applier_observed_publish_errors_total",
 		Help: "Failed publishes of observed state, by provider and stage: async (retried synchronously at once) or final (published again by the next listing).",

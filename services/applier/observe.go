@@ -20,6 +20,7 @@ import (
 // list: every zone listed successfully at least once, so a planner never
 // sees a zone before its records.
 func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
+	a.checkStream(ctx, js)
 	zones, err := a.prov.Zones(ctx)
 	if err != nil {
 		if ctx.Err() == nil {
@@ -64,6 +65,26 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 			a.log.Info("first full listing published", "zones", zones)
 		}
 	}
+}
+
+// checkStream notices that the observed stream lost what this applier
+// published (purged, or lost with its node): its zone list is gone. It then
+// forgets what it published, so that the listing publishes it all again;
+// otherwise a planner would take every name for empty and plan it anew.
+func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) {
+	if a.zoneListHash == "" {
+		return
+	}
+	st, err := js.Stream(ctx, events.StreamObserved)
+	if err != nil {
+		return
+	}
+	if _, err := st.GetLastMsgForSubject(ctx, events.ZonesSubject(a.name)); !errors.Is(err, jetstream.ErrMsgNotFound) {
+		return
+	}
+	streamLostTotal.WithLabelValues(a.name).Inc()
+	a.log.Error("the observed stream lost what this applier published (purged or lost); publishing everything again")
+	a.hashes, a.zoneListHash = map[string]string{}, ""
 }
 
 func (a *Applier) publishZoneList(ctx context.Context, js jetstream.JetStream, zones []string) error {
@@ -257,7 +278,11 @@ func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStre
 		return 0, 0, nil
 	}
 	done := func(m observedMsg) {
-		a.hashes[m.msg.Subject] = m.msg.Header.Get(events.HeaderHash)
+		if m.tombstone {
+			delete(a.hashes, m.msg.Subject) // gone: nothing more to compare it with
+		} else {
+			a.hashes[m.msg.Subject] = m.msg.Header.Get(events.HeaderHash)
+		}
 		if m.tombstone {
 			tombstones++
 		} else {

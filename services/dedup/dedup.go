@@ -184,9 +184,11 @@ type run struct {
 	// and of which this run knows no earlier state: what they want is
 	// unknown, so the names they held keep their published state.
 	unknown map[string]events.ObjectRef // by source subject
-	// complete is what the last completeness mark said, and renewed when.
+	// complete and reason are what the last completeness mark said;
+	// markSeq is its sequence in the desired stream.
 	complete bool
 	reason   string
+	markSeq  uint64
 }
 
 func (d *Dedup) newRun(js jetstream.JetStream) *run {
@@ -306,10 +308,12 @@ func (r *run) publishComplete(ctx context.Context, complete bool, reason string)
 	}
 	mark := &events.DesiredComplete{Complete: complete, Clusters: clusters, Reason: reason, Run: r.id,
 		LeaseMillis: events.LeaseFor(r.cfg.Heartbeat)}
-	if _, _, err := events.Publish(ctx, r.js, events.DesiredCompleteSubject(), mark, ""); err != nil {
+	_, ack, err := events.Publish(ctx, r.js, events.DesiredCompleteSubject(), mark, "")
+	if err != nil {
 		publishErrors.Inc()
 		return err
 	}
+	r.markSeq = ack.Sequence
 	if complete != r.complete || reason != r.reason {
 		if complete {
 			r.log.Info("desired state complete", "clusters", clusters)
@@ -395,11 +399,39 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 		}
 	}
 	namesGauge.Set(float64(len(r.state.byName)))
+	if renew && r.lost(ctx) {
+		// Publish everything again before saying complete: otherwise a
+		// planner would read an empty stream under a complete mark.
+		return r.flush(ctx, false)
+	}
 	_, complete, reason := r.collectors.complete(r.state, time.Now())
 	if renew || complete != r.complete || reason != r.reason {
 		return r.publishComplete(ctx, complete, reason)
 	}
 	return nil
+}
+
+// lost reports whether the desired stream lost what this run published
+// (purged, or lost with its node): its last completeness mark is gone. It
+// then forgets what it published, so that everything is published again.
+func (r *run) lost(ctx context.Context) bool {
+	if r.markSeq == 0 {
+		return false
+	}
+	st, err := r.js.Stream(ctx, events.StreamDesired)
+	if err != nil {
+		return false
+	}
+	_, err = st.GetLastMsgForSubject(ctx, events.DesiredCompleteSubject())
+	if !errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false
+	}
+	streamLost.Inc()
+	r.log.Error("the desired stream lost what dedup published (purged or lost); publishing everything again")
+	r.published = &published{hashes: map[string]string{}, owners: r.published.owners}
+	r.markSeq = 0
+	r.markAll()
+	return true
 }
 
 // desired computes what is wanted at name now, and its content hash.

@@ -21,6 +21,8 @@ var (
 		Name: "zonestream_dedup_too_large_total", Help: "Desired states too large for the bus; the name keeps its last published state."})
 	heldNames = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_dedup_held_total", Help: "Names kept as published because an object that owned a record there is unknown (its last message was rejected)."})
+	streamLost = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_dedup_stream_lost_total", Help: "Times the desired stream lost what dedup published (purged, or lost with its node) and everything was published again."})
 	completeGauge = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_dedup_complete", Help: "1 while every collector is live and synced: the desired state is complete and the planner may delete."})
 	namesGauge = promauto.NewGauge(prometheus.GaugeOpts{

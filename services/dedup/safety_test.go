@@ -118,3 +118,36 @@ func TestOneOversizedNameBlocksNoOther(t *testing.T) {
 		t.Fatalf("crowded name: %d losers listed, %d omitted; want %d and %d", len(d.Losers), d.LosersOmitted, events.MaxLosers, 299-events.MaxLosers)
 	}
 }
+
+// TestLostDesiredStreamIsPublishedAgain: the desired stream is purged under
+// a running dedup. Before it says complete again, every wanted name is back
+// on the stream, so a planner never reads an empty stream as complete.
+func TestLostDesiredStreamIsPublishedAgain(t *testing.T) {
+	b := newBus(t)
+	ctx := context.Background()
+	startDedupWith(t, b.js, dedup.Config{Heartbeat: 100 * time.Millisecond})
+	b.publishSource(t, "web", events.NewEndpoint("web.example.com", "A", 0, "192.0.2.1"))
+	b.announce(t, "c1", "r1", events.PhaseSynced, "service")
+	b.waitMark(t, "complete", true)
+	st, err := b.js.Stream(ctx, events.StreamDesired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		m, err := st.GetLastMsgForSubject(ctx, events.DesiredCompleteSubject())
+		if err == nil {
+			if _, err := st.GetLastMsgForSubject(ctx, events.DesiredSubject("web.example.com")); err != nil || m.Sequence == 0 {
+				t.Fatalf("a completeness mark on the purged stream before web.example.com: %v", err)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("dedup never published again after the desired stream was purged")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
