@@ -23,7 +23,7 @@ func cluster(args []string) error {
 		return errors.New("usage: zonestream cluster retire [--force] NAME")
 	}
 	cmd := newOperatorCommand("cluster retire", "zonestream cluster retire [--force] NAME")
-	force := cmd.fs.Bool("force", false, "retire even though a collector of the cluster renewed its mark within its lease")
+	force := cmd.fs.Bool("force", false, "retire even though a collector of the cluster renewed its mark within its lease (a collector still running publishes everything again)")
 	name, ok, err := cmd.parse(args[1:])
 	if !ok {
 		return err

@@ -102,6 +102,13 @@ func (r *run) heartbeat(ctx context.Context, stop context.CancelCauseFunc) {
 		case gerr != nil:
 			r.logger.Warn("checking the collector's mark failed", "err", gerr)
 			continue
+		case last.Sequence != seq && retiredMark(last):
+			// An operator retired this cluster while it runs: its objects
+			// were tombstoned, so all of them are published again.
+			streamLost.Inc()
+			r.logger.Error("this collector was retired while running; publishing everything again")
+			stop(errStreamLost)
+			return
 		case last.Sequence != seq:
 			// Another process with this cluster and sources (a second
 			// replica) renews the same mark: harmless, both are synced.
@@ -113,6 +120,13 @@ func (r *run) heartbeat(ctx context.Context, stop context.CancelCauseFunc) {
 			}
 		}
 	}
+}
+
+// retiredMark reports whether m is a collector mark saying "retired".
+func retiredMark(m *jetstream.RawStreamMsg) bool {
+	var st events.CollectorState
+	err := events.Decode(events.Received{Subject: m.Subject, Header: m.Header, Data: m.Data}, &st)
+	return err == nil && st.Phase == events.PhaseRetired
 }
 
 // retireOverlapping retires the marks of this cluster's other collector ids

@@ -179,3 +179,45 @@ func waitPhase(t *testing.T, bus jetstream.JetStream, subj, phase string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestRetiredWhileRunningPublishesAgain: an operator retires a cluster
+// (with --force) whose collector still runs: its objects were tombstoned,
+// so the collector publishes them all again rather than let their records
+// go.
+func TestRetiredWhileRunningPublishesAgain(t *testing.T) {
+	bus := ownBus(t)
+	ns := newNamespace(t)
+	createService(t, ns, lbService("a", "a.example.org", nil), ip("192.0.2.1"))
+	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config,
+		Sources: []string{"service"}, Heartbeat: 200 * time.Millisecond}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCollectorOn(t, c, bus)
+	mark := events.CollectorSubject(ns, events.CollectorID([]string{"service"}, ns))
+	waitPhase(t, bus, mark, events.PhaseSynced)
+	// What zonestream cluster retire --force does.
+	ref := events.ObjectRef{Cluster: ns, Source: "service", Namespace: ns, Name: "a"}
+	if _, _, err := events.Publish(t.Context(), bus, ref.Subject(), &events.SourceState{Object: ref}, ""); err != nil {
+		t.Fatal(err)
+	}
+	retired := &events.CollectorState{Cluster: ns, Collector: events.CollectorID([]string{"service"}, ns),
+		Sources: []string{"service"}, Namespace: ns, Phase: events.PhaseRetired}
+	if _, _, err := events.Publish(t.Context(), bus, mark, retired, ""); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := bus.Stream(t.Context(), events.StreamSources)
+	deadline := time.Now().Add(waitFor)
+	for {
+		m, err := st.GetLastMsgForSubject(t.Context(), ref.Subject())
+		var s events.SourceState
+		if err == nil && events.Decode(events.Received{Subject: m.Subject, Header: m.Header, Data: m.Data}, &s) == nil && !s.IsTombstone() {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the running collector did not publish its object again after being retired")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	waitPhase(t, bus, mark, events.PhaseSynced)
+}
