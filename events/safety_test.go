@@ -122,3 +122,25 @@ func TestWatchTellsHistoryFromNews(t *testing.T) {
 		t.Fatal("a mark published while watching was taken for history")
 	}
 }
+
+// FuzzDecode: whatever bytes arrive on a subject, Decode either rejects
+// them with ErrUndecodable or ErrWrongSubject, or returns an event that
+// belongs on that subject; it never panics and never accepts a payload
+// for another identity.
+func FuzzDecode(f *testing.F) {
+	ref := ObjectRef{Cluster: "c", Source: "service", Namespace: "ns", Name: "web"}
+	good, _ := Message(ref.Subject(), &SourceState{Object: ref, Endpoints: []Endpoint{NewEndpoint("www.example.org", "A", 0, "192.0.2.1")}}, "")
+	f.Add(good.Data)
+	f.Add([]byte("not msgpack"))
+	f.Add([]byte{0x80})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var st SourceState
+		err := Decode(Received{Subject: ref.Subject(), Header: good.Header, Data: data}, &st)
+		switch {
+		case err == nil && st.Object != ref:
+			t.Fatalf("accepted %+v on %s", st.Object, ref.Subject())
+		case err != nil && !errors.Is(err, ErrUndecodable) && !errors.Is(err, ErrWrongSubject):
+			t.Fatalf("error of no known kind: %v", err)
+		}
+	})
+}
