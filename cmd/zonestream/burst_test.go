@@ -42,12 +42,7 @@ type planTap struct {
 func tapPlans(t *testing.T, url string) *planTap {
 	nc, _ := natsenv.Connect(t, url)
 	tap := &planTap{}
-	_, err := nc.Subscribe(events.SubjectPlans+".>", func(m *nats.Msg) {
-		var p events.Plan
-		if err := events.Unmarshal(m.Header, m.Data, &p); err != nil {
-			t.Errorf("undecodable plan: %v", err)
-			return
-		}
+	subscribePlans(t, nc, func(p *events.Plan) {
 		tap.mu.Lock()
 		defer tap.mu.Unlock()
 		tap.plans++
@@ -57,10 +52,25 @@ func tapPlans(t *testing.T, url string) *planTap {
 			}
 		}
 	})
+	return tap
+}
+
+// subscribePlans calls see with every plan published on nc's server, as it
+// arrives; an undecodable plan fails the test.
+func subscribePlans(t testing.TB, nc *nats.Conn, see func(*events.Plan)) *nats.Subscription {
+	t.Helper()
+	sub, err := nc.Subscribe(events.SubjectPlans+".>", func(m *nats.Msg) {
+		var p events.Plan
+		if err := events.Unmarshal(m.Header, m.Data, &p); err != nil {
+			t.Errorf("undecodable plan: %v", err)
+			return
+		}
+		see(&p)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tap
+	return sub
 }
 
 func (tap *planTap) count() int { tap.mu.Lock(); defer tap.mu.Unlock(); return tap.plans }
