@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/zonestream/zonestream/events"
@@ -68,4 +69,36 @@ func (l *wantedLedger) wrongful(d tappedDelete) bool {
 		return true
 	}
 	return !d.at.Before(s.from) && (s.until.IsZero() || d.at.Before(s.until))
+}
+
+// TestWantedLedgerJudgesDeletes: the chaos test's judge of wrongful deletes
+// blames exactly the deletes seen while their record was wanted, and
+// anything at a name the test never made.
+func TestWantedLedgerJudgesDeletes(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	l := newWantedLedger("chaos.test")
+	l.wanted("svc-0", at(0))  // stable
+	l.wanted("t0-v1", at(10)) // volatile: address set at 10s, delete sent at 20s
+	l.unwanted("t0-v1", at(20))
+	for _, c := range []struct {
+		d    tappedDelete
+		want bool
+	}{
+		{tappedDelete{at: at(5), name: "svc-0.chaos.test", kind: "A"}, true},
+		{tappedDelete{at: at(5), name: "a-svc-0.chaos.test", kind: "TXT"}, true},
+		{tappedDelete{at: at(15), name: "t0-v1.chaos.test", kind: "A"}, true},
+		{tappedDelete{at: at(15), name: "a-t0-v1.chaos.test", kind: "TXT"}, true},
+		{tappedDelete{at: at(20), name: "t0-v1.chaos.test", kind: "A"}, false}, // after its delete was sent
+		{tappedDelete{at: at(25), name: "a-t0-v1.chaos.test", kind: "TXT"}, false},
+		{tappedDelete{at: at(5), name: "t0-v1.chaos.test", kind: "A"}, false}, // before it had an address: nothing to delete
+		{tappedDelete{at: at(5), name: "ns.chaos.test", kind: "A"}, true},     // the zone's own
+		{tappedDelete{at: at(5), name: "chaos.test", kind: "NS"}, true},
+		{tappedDelete{at: at(5), name: "svc-0.chaos.test", kind: "AAAA"}, true},
+		{tappedDelete{at: at(5), name: "x.svc-0.chaos.test", kind: "A"}, true},
+	} {
+		if got := l.wrongful(c.d); got != c.want {
+			t.Errorf("wrongful(%s) = %v, want %v", c.d, got, c.want)
+		}
+	}
 }
