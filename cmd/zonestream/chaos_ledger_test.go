@@ -11,7 +11,7 @@ import (
 
 // wantedLedger knows, for every Service the chaos test made and for the
 // record planted beside them, when its records were wanted: from the
-// moment the Service had its address (the call that set it returned) to
+// moment the Service had its address (the call that gave it returned) to
 // the moment its delete was sent. A plan seen in between was published
 // before the delete was asked for; if it deletes the Service's A record or
 // its ownership TXT, the pipeline deleted something still wanted. Names
