@@ -43,12 +43,7 @@ type planTap struct {
 func tapPlans(t *testing.T, url string) *planTap {
 	nc, _ := natsenv.Connect(t, url)
 	tap := &planTap{}
-	_, err := nc.Subscribe(events.SubjectPlans+".>", func(m *nats.Msg) {
-		var p events.Plan
-		if err := events.Unmarshal(m.Header, m.Data, &p); err != nil {
-			t.Errorf("undecodable plan: %v", err)
-			return
-		}
+	subscribePlans(t, nc, func(p *events.Plan) {
 		tap.mu.Lock()
 		defer tap.mu.Unlock()
 		tap.plans++
@@ -61,10 +56,25 @@ func tapPlans(t *testing.T, url string) *planTap {
 			}
 		}
 	})
+	return tap
+}
+
+// subscribePlans calls see with every plan published on nc's server, as it
+// arrives; an undecodable plan fails the test.
+func subscribePlans(t testing.TB, nc *nats.Conn, see func(*events.Plan)) *nats.Subscription {
+	t.Helper()
+	sub, err := nc.Subscribe(events.SubjectPlans+".>", func(m *nats.Msg) {
+		var p events.Plan
+		if err := events.Unmarshal(m.Header, m.Data, &p); err != nil {
+			t.Errorf("undecodable plan: %v", err)
+			return
+		}
+		see(&p)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tap
+	return sub
 }
 
 func (tap *planTap) count() int { tap.mu.Lock(); defer tap.mu.Unlock(); return tap.plans }
@@ -107,19 +117,37 @@ func burstZone(zone, owner string, n int) []string {
 // waitZone waits until BIND holds exactly want, and says how long it took.
 func waitZone(t testing.TB, ns *bind.Server, zone string, want []string, limit time.Duration) time.Duration {
 	t.Helper()
-	start := time.Now()
-	var got []string
-	for time.Since(start) < limit {
-		got = zoneContents(t, ns, zone)
-		if slices.Equal(got, want) {
-			return time.Since(start)
-		}
-		time.Sleep(250 * time.Millisecond)
+	took, got, ok, err := awaitZone(ns, zone, want, limit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok {
+		return took
 	}
 	missing, extra := diff(want, got)
 	t.Fatalf("after %s BIND still differs: %d missing (e.g. %v), %d unexpected (e.g. %v)",
 		limit, len(missing), head(missing), len(extra), head(extra))
 	return 0
+}
+
+// awaitZone polls BIND (AXFR) until it holds exactly want, sorted (ok),
+// and says how long that took; past limit it returns what BIND held last.
+// A failed transfer ends the wait.
+func awaitZone(ns *bind.Server, zone string, want []string, limit time.Duration) (took time.Duration, last []string, ok bool, err error) {
+	start := time.Now()
+	for {
+		got, err := transferZone(ns, zone)
+		if err != nil {
+			return time.Since(start), nil, false, err
+		}
+		if slices.Equal(got, want) {
+			return time.Since(start), got, true, nil
+		}
+		if time.Since(start) >= limit {
+			return time.Since(start), got, false, nil
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
 }
 
 func diff(want, got []string) (missing, extra []string) {
