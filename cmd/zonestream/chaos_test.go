@@ -142,31 +142,13 @@ func TestChaos(t *testing.T) {
 	}
 }
 
-// startChaosStages runs the four stages as separate processes, as
-// startStages does, but with the collector's and dedup's marks renewed
-// every second (--heartbeat-interval, which startStages has no way to
-// pass): after a restart deletes are held until the marks are live again,
-// and the default 30s would make every trial wait that long.
+// startChaosStages runs the four stages as separate processes
+// (startStages: marks renewed every second), by name.
 func startChaosStages(t *testing.T, natsURL string, cluster *kube.Cluster, ns *bind.Server, zone, owner string) map[string]*process {
-	var plannerFlags, applierFlags []string
-	for _, f := range rfc2136Flags(ns, zone, owner) {
-		if strings.HasPrefix(f, "--provider") || strings.HasPrefix(f, "--rfc2136") {
-			applierFlags = append(applierFlags, f)
-		} else {
-			plannerFlags = append(plannerFlags, f)
-		}
-	}
-	const heartbeat = "--heartbeat-interval=1s"
-	args := map[string][]string{
-		"collector": {"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--cluster-name=chaos", heartbeat},
-		"dedup":     {heartbeat},
-		"planner":   plannerFlags,
-		"applier":   append(applierFlags, "--interval=5s"),
-	}
+	p := startStages(t, natsURL, cluster, "chaos", rfc2136Flags(ns, zone, owner), "--interval=5s")
 	out := map[string]*process{}
-	for _, st := range stages {
-		a := append([]string{st.name, "--nats-url=" + natsURL, "--metrics-address=127.0.0.1:0"}, args[st.name]...)
-		out[st.name] = startProcess(t, st.name, a...)
+	for _, st := range p.stages {
+		out[st.name] = st
 	}
 	return out
 }
