@@ -191,27 +191,6 @@ func (c *Collector) runOnce(parent context.Context, js jetstream.JetStream) erro
 	return r.ended(ctx)
 }
 
-// ended is what a run returns once ctx is done: errStreamLost when the
-// heartbeat found the stream had lost this collector's state.
-func (r *run) ended(ctx context.Context) error {
-	if cause := context.Cause(ctx); errors.Is(cause, errStreamLost) {
-		return cause
-	}
-	return ctx.Err()
-}
-
-// firstPassDone marks the collector ready and tells the bus that every
-// object of this run has been published: downstream may now take a name
-// nobody wants as really unwanted. The mark is retried until published.
-func (r *run) firstPassDone(ctx context.Context) {
-	r.c.setReady(nil)
-	go func() {
-		if err := r.announce(ctx, events.PhaseSynced); err == nil {
-			r.logger.Info("announced the collector synced", "sources", r.mark.state.Sources)
-		}
-	}()
-}
-
 // resync enqueues every object of source name that was published before
 // (read back at start or published by this run).
 func (r *run) resync(name string) {

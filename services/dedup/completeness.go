@@ -1,10 +1,14 @@
 package dedup
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
 )
@@ -87,4 +91,55 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// publishComplete publishes a completeness mark. A complete mark comes
+// after every desired state it covers, so a reader that sees it has them
+// all; an incomplete one goes out at once.
+func (r *run) publishComplete(ctx context.Context, complete bool, reason string) error {
+	clusters := []string(nil)
+	if complete {
+		clusters, _, _ = r.collectors.complete(r.state, time.Now())
+	}
+	mark := &events.DesiredComplete{Complete: complete, Clusters: clusters, Reason: reason, Run: r.id,
+		LeaseMillis: events.LeaseFor(r.cfg.Heartbeat)}
+	_, ack, err := events.Publish(ctx, r.js, events.DesiredCompleteSubject(), mark, "")
+	if err != nil {
+		publishErrors.Inc()
+		return err
+	}
+	r.markSeq = ack.Sequence
+	if complete != r.complete || reason != r.reason {
+		if complete {
+			r.log.Info("desired state complete", "clusters", clusters)
+		} else {
+			r.log.Warn("desired state incomplete: deletes held", "why", reason)
+		}
+	}
+	r.complete, r.reason = complete, reason
+	completeGauge.Set(map[bool]float64{true: 1}[complete])
+	return nil
+}
+
+// lost reports whether the desired stream lost what this run published
+// (purged, or lost with its node): its last completeness mark is gone. It
+// then forgets what it published, so that everything is published again.
+func (r *run) lost(ctx context.Context) bool {
+	if r.markSeq == 0 {
+		return false
+	}
+	st, err := r.js.Stream(ctx, events.StreamDesired)
+	if err != nil {
+		return false
+	}
+	_, err = st.GetLastMsgForSubject(ctx, events.DesiredCompleteSubject())
+	if !errors.Is(err, jetstream.ErrMsgNotFound) {
+		return false
+	}
+	streamLost.Inc()
+	r.log.Error("the desired stream lost what dedup published (purged or lost); publishing everything again")
+	r.published = &published{hashes: map[string]string{}, owners: r.published.owners}
+	r.markSeq = 0
+	r.markAll()
+	return true
 }

@@ -240,92 +240,6 @@ func (r *run) applyCollector(ctx context.Context, m events.Received) {
 	}
 }
 
-// reject parks a message dedup cannot take in on the dead-letter subject,
-// with the reason, and counts it.
-func (r *run) reject(ctx context.Context, m events.Received, err error) {
-	reason := "undecodable"
-	if errors.Is(err, events.ErrWrongSubject) {
-		reason = "wrong_subject"
-	}
-	deadLetters.WithLabelValues(reason).Inc()
-	r.log.Error("source event rejected; parked on the dead-letter subject", "subject", m.Subject, "reason", reason, "err", err)
-	if err := events.DeadLetter(ctx, r.js, "dedup", m, err); err != nil {
-		r.log.Error("dead-letter publish failed", "err", err)
-	}
-}
-
-// holdNamesOf keeps the published state of every name whose RRsets ref
-// owned, while ref is unknown.
-func (r *run) holdNamesOf(ref events.ObjectRef) {
-	for name, owners := range r.published.owners {
-		if ownedBy(owners, ref) {
-			delete(r.dirty, name)
-		}
-	}
-}
-
-// markNamesOf recomputes the names ref owned.
-func (r *run) markNamesOf(ref events.ObjectRef, cause string) {
-	for name, owners := range r.published.owners {
-		if ownedBy(owners, ref) {
-			r.dirty[name] = cause
-		}
-	}
-}
-
-// held reports whether name's published state must stay as it is: an
-// object whose state is unknown owned one of its RRsets.
-func (r *run) held(name string) bool {
-	if len(r.unknown) == 0 {
-		return false
-	}
-	for _, o := range r.published.owners[name] {
-		for _, obj := range o.Objects {
-			if _, ok := r.unknown[obj.Subject()]; ok {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func ownedBy(owners []events.RRsetOwner, ref events.ObjectRef) bool {
-	for _, o := range owners {
-		if slices.Contains(o.Objects, ref) {
-			return true
-		}
-	}
-	return false
-}
-
-// publishComplete publishes a completeness mark. A complete mark comes
-// after every desired state it covers, so a reader that sees it has them
-// all; an incomplete one goes out at once.
-func (r *run) publishComplete(ctx context.Context, complete bool, reason string) error {
-	clusters := []string(nil)
-	if complete {
-		clusters, _, _ = r.collectors.complete(r.state, time.Now())
-	}
-	mark := &events.DesiredComplete{Complete: complete, Clusters: clusters, Reason: reason, Run: r.id,
-		LeaseMillis: events.LeaseFor(r.cfg.Heartbeat)}
-	_, ack, err := events.Publish(ctx, r.js, events.DesiredCompleteSubject(), mark, "")
-	if err != nil {
-		publishErrors.Inc()
-		return err
-	}
-	r.markSeq = ack.Sequence
-	if complete != r.complete || reason != r.reason {
-		if complete {
-			r.log.Info("desired state complete", "clusters", clusters)
-		} else {
-			r.log.Warn("desired state incomplete: deletes held", "why", reason)
-		}
-	}
-	r.complete, r.reason = complete, reason
-	completeGauge.Set(map[bool]float64{true: 1}[complete])
-	return nil
-}
-
 // markAll schedules every name known either way: wanted now, or published
 // before (which may need a tombstone).
 func (r *run) markAll() {
@@ -409,29 +323,6 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 		return r.publishComplete(ctx, complete, reason)
 	}
 	return nil
-}
-
-// lost reports whether the desired stream lost what this run published
-// (purged, or lost with its node): its last completeness mark is gone. It
-// then forgets what it published, so that everything is published again.
-func (r *run) lost(ctx context.Context) bool {
-	if r.markSeq == 0 {
-		return false
-	}
-	st, err := r.js.Stream(ctx, events.StreamDesired)
-	if err != nil {
-		return false
-	}
-	_, err = st.GetLastMsgForSubject(ctx, events.DesiredCompleteSubject())
-	if !errors.Is(err, jetstream.ErrMsgNotFound) {
-		return false
-	}
-	streamLost.Inc()
-	r.log.Error("the desired stream lost what dedup published (purged or lost); publishing everything again")
-	r.published = &published{hashes: map[string]string{}, owners: r.published.owners}
-	r.markSeq = 0
-	r.markAll()
-	return true
 }
 
 // desired computes what is wanted at name now, and its content hash.
