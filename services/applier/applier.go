@@ -125,6 +125,7 @@ type Applier struct {
 	zoneListHash string
 	zones        []string        // the provider's zones at the last listing
 	listedZones  map[string]bool // zones listed successfully at least once
+	reconnects   uint64          // NATS reconnects when hashes were read back
 }
 
 // New validates cfg and builds the provider it names.
@@ -281,6 +282,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 		return fmt.Errorf("applier: read back zone list: %w", err)
 	}
 	a.zoneListHash = zh[events.ZonesSubject(a.name)]
+	a.reconnects = events.Reconnects(js)
 	a.log.Info("applier starting", "published_names", len(a.hashes), "interval", a.cfg.Interval)
 
 	a.fullListing(ctx, js)

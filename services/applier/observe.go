@@ -72,6 +72,19 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 // forgets what it published, so that the listing publishes it all again;
 // otherwise a planner would take every name for empty and plan it anew.
 func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) {
+	if n := events.Reconnects(js); n != a.reconnects {
+		// The server may have restarted and lost what it had just
+		// acknowledged: what the stream holds is the baseline, not what
+		// this applier believes it published.
+		hashes, err := events.LastHashes(ctx, js, events.StreamObserved, events.ObservedFilter(a.name))
+		zh, zerr := events.LastHashes(ctx, js, events.StreamObserved, events.ZonesSubject(a.name))
+		if err != nil || zerr != nil {
+			return // tried again at the next listing
+		}
+		a.reconnects, a.hashes, a.zoneListHash = n, hashes, zh[events.ZonesSubject(a.name)]
+		a.log.Info("reconnected to NATS: published state read back from the stream", "names", len(hashes))
+		return
+	}
 	if a.zoneListHash == "" {
 		return
 	}

@@ -89,6 +89,7 @@ func (r *run) heartbeat(ctx context.Context, stop context.CancelCauseFunc) {
 				continue
 			}
 		}
+		r.reverify(ctx)
 		r.mu.Lock()
 		seq, phase := r.mark.seq, r.mark.state.Phase
 		r.mu.Unlock()
@@ -187,4 +188,43 @@ func (r *run) firstPassDone(ctx context.Context) {
 			r.logger.Info("announced the collector synced", "sources", r.mark.state.Sources)
 		}
 	}()
+}
+
+// reverify compares, after NATS reconnected, what this collector believes
+// it published with what the stream holds: a server that restarted may
+// have lost what it had just acknowledged (the last state of an object, a
+// tombstone). Every object whose state differs is computed and published
+// again.
+func (r *run) reverify(ctx context.Context) {
+	n := events.Reconnects(r.js)
+	if n == r.reconnects {
+		return
+	}
+	fresh, err := events.LastHashes(ctx, r.js, events.StreamSources, events.SourceFilter(r.c.cfg.ClusterName))
+	if err != nil {
+		return // tried again at the next heartbeat
+	}
+	var stale []item
+	r.mu.Lock()
+	r.reconnects = n
+	for _, subjects := range []map[string]string{r.hashes, fresh} {
+		for subject := range subjects {
+			if r.hashes[subject] == fresh[subject] {
+				continue
+			}
+			if it, ok := r.itemOf(subject); ok {
+				stale = append(stale, it)
+				if h, ok := fresh[subject]; ok {
+					r.hashes[subject] = h
+				} else {
+					delete(r.hashes, subject)
+				}
+			}
+		}
+	}
+	r.mu.Unlock()
+	r.logger.Info("reconnected to NATS: published state compared with the stream", "republish", len(stale))
+	for _, it := range stale {
+		r.enqueue(it)
+	}
 }

@@ -46,11 +46,13 @@ type run struct {
 	queue    workqueue.TypedRateLimitingInterface[item]
 	recorder record.EventRecorder
 
-	mu       sync.Mutex
-	mark     *mark
-	hashes   map[string]string // subject -> content hash last published
-	problems map[string]string // subject -> problems last reported
-	synced   bool
+	mu     sync.Mutex
+	mark   *mark
+	hashes map[string]string // subject -> content hash last published
+	// reconnects is the NATS reconnect count when hashes were read back.
+	reconnects uint64
+	problems   map[string]string // subject -> problems last reported
+	synced     bool
 	// pending: before sync, every item enqueued; after sync, the items the
 	// first pass has yet to process. nil once the first pass is done.
 	pending map[item]bool
@@ -106,6 +108,7 @@ func (c *Collector) runOnce(parent context.Context, js jetstream.JetStream) erro
 	}
 	// What this cluster's collector published before: the baseline for
 	// hash-skipping and the candidates for tombstones.
+	r.reconnects = events.Reconnects(js)
 	if r.hashes, err = r.readBack(ctx); err != nil {
 		return err
 	}

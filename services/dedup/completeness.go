@@ -143,3 +143,22 @@ func (r *run) lost(ctx context.Context) bool {
 	r.markAll()
 	return true
 }
+
+// reconnected re-reads what the desired stream holds after NATS
+// reconnected: a server that restarted may have lost what it had just
+// acknowledged. Every name is then compared with the stream again, and
+// what differs is published before the completeness mark is renewed.
+func (r *run) reconnected(ctx context.Context) bool {
+	n := events.Reconnects(r.js)
+	if n == r.reconnects {
+		return false
+	}
+	published, err := readBack(ctx, r.js, r.log)
+	if err != nil {
+		return false // tried again at the next heartbeat
+	}
+	r.published, r.reconnects = published, n
+	r.markAll()
+	r.log.Info("reconnected to NATS: published state read back from the stream", "names", len(published.hashes))
+	return true
+}

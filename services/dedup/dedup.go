@@ -115,7 +115,7 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 	if err != nil {
 		return fmt.Errorf("read back desired state: %w", err)
 	}
-	r.published = published
+	r.published, r.reconnects = published, events.Reconnects(js)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -189,6 +189,8 @@ type run struct {
 	complete bool
 	reason   string
 	markSeq  uint64
+	// reconnects is the NATS reconnect count when published was read.
+	reconnects uint64
 }
 
 func (d *Dedup) newRun(js jetstream.JetStream) *run {
@@ -313,7 +315,7 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 		}
 	}
 	namesGauge.Set(float64(len(r.state.byName)))
-	if renew && r.lost(ctx) {
+	if renew && (r.lost(ctx) || r.reconnected(ctx)) {
 		// Publish everything again before saying complete: otherwise a
 		// planner would read an empty stream under a complete mark.
 		return r.flush(ctx, false)

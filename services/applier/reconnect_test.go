@@ -1,0 +1,73 @@
+package applier_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/applier"
+	"github.com/zonestream/zonestream/testenv/natsenv"
+)
+
+// TestAckedButLostIsPublishedAgain: a NATS server killed right after it
+// acknowledged a message may come back without it. After the reconnect the
+// applier's next listing compares with what the stream holds, not with
+// what it believes it published, and publishes the lost state again;
+// otherwise the planner would never learn that the record exists.
+func TestAckedButLostIsPublishedAgain(t *testing.T) {
+	dir := t.TempDir()
+	port := freePort(t)
+	withPort := func(o *server.Options) { o.Port = port }
+	s, err := natsenv.Start(dir, withPort)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Shutdown() })
+	_, js := natsenv.Connect(t, s.ClientURL())
+	ctx := context.Background()
+	if err := events.EnsureStreams(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	cfg := applier.Config{Provider: applier.ProviderInMemory, Interval: 200 * time.Millisecond, DefaultTTL: 300}
+	cfg.InMemory.Zones = []string{zone}
+	r := start(t, js, cfg)
+	if err := r.a.Provider().Apply(ctx, zone, []events.Change{{New: ep("api.example.org", "A", "192.0.2.1")}}); err != nil {
+		t.Fatal(err)
+	}
+	observed := events.ObservedSubject("inmemory", "api.example.org")
+	waitFor(t, "api observed", func() bool { return lastMsg(t, js, events.StreamObserved, observed) != nil })
+
+	// The loss: the message is gone from the stream, and the server
+	// restarts (the client reconnects to the same address).
+	st, err := js.Stream(ctx, events.StreamObserved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Purge(ctx, jetstream.WithPurgeSubject(observed)); err != nil {
+		t.Fatal(err)
+	}
+	s.Shutdown()
+	s.WaitForShutdown()
+	if s, err = natsenv.Start(dir, withPort); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "api published again after the reconnect", func() bool {
+		return lastMsg(t, js, events.StreamObserved, observed) != nil
+	})
+}
+
+// freePort is a loopback TCP port nothing listens on right now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
