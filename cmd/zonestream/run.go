@@ -42,7 +42,7 @@ func newAllInOne() *allInOne {
 // parse parses args; the embedded NATS is used unless --nats-url (or
 // $ZS_NATS_URL) names another.
 func (a *allInOne) parse(args []string) (embedded bool, err error) {
-	if err := a.fs.Parse(args); err != nil {
+	if err := service.Parse(a.fs, args); err != nil {
 		return false, err
 	}
 	if a.fs.NArg() > 0 {
@@ -110,7 +110,13 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 	if err := service.ServeOps(ctx, a.opts.MetricsAddress, ready, logger); err != nil {
 		return err
 	}
-	nc, js, err := service.Connect(ctx, url, "zonestream", logger, events.WithReplicas(a.opts.Replicas))
+	// The embedded NATS has no users: it listens on loopback only
+	// (embedded.go), and credentials are for an external server.
+	creds := a.opts.Credentials
+	if embedded {
+		creds = service.Credentials{}
+	}
+	nc, js, err := service.Connect(ctx, url, "zonestream", creds, logger, events.WithReplicas(a.opts.Replicas))
 	if err != nil {
 		return err
 	}
