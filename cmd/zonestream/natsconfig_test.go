@@ -253,3 +253,66 @@ func TestClusterCredentialsAreConfinedToTheirCluster(t *testing.T) {
 		t.Errorf("%d forged plans are queued", n)
 	}
 }
+
+// TestNatsConfigKeepsSeeds: running nats-config again, with one more
+// cluster, keeps every existing identity's key and adds the new one.
+func TestNatsConfigKeepsSeeds(t *testing.T) {
+	dir := t.TempDir()
+	gen := func(clusters ...string) string {
+		args := []string{"--out-dir=" + dir, "--provider=rfc2136"}
+		for _, c := range clusters {
+			args = append(args, "--cluster="+c)
+		}
+		var out bytes.Buffer
+		if err := natsConfigCommand(args, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	nkeysOf := func(conf string) map[string]string {
+		keys := map[string]string{}
+		var id string
+		for _, line := range strings.Split(conf, "\n") {
+			line = strings.TrimSpace(line)
+			if rest, ok := strings.CutPrefix(line, "# "); ok && strings.Contains(rest, "--nats-inbox-prefix") {
+				id = strings.Fields(rest)[0]
+			}
+			if rest, ok := strings.CutPrefix(line, `{nkey: "`); ok {
+				keys[id] = rest[:strings.Index(rest, `"`)]
+			}
+		}
+		return keys
+	}
+	first, second := nkeysOf(gen("a")), nkeysOf(gen("a", "b"))
+	if len(first) != 5 || len(second) != 6 {
+		t.Fatalf("identities: %v then %v", first, second)
+	}
+	for id, k := range first {
+		if second[id] != k {
+			t.Errorf("%s got a new key", id)
+		}
+	}
+	info, err := os.Stat(seedPath(dir, "collector-b"))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("collector-b's seed: %v %v", info, err)
+	}
+}
+
+// TestMissingInboxPrefixIsExplained: a stage started with its key but not
+// its inbox prefix is refused its replies, and its log says which flag
+// is missing.
+func TestMissingInboxPrefixIsExplained(t *testing.T) {
+	b := startSecuredBus(t, []string{"a"}, []string{"inmemory"})
+	creds := b.creds(events.DedupPermissions())
+	creds.InboxPrefix = "_INBOX"
+	log := &logBuffer{}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if nc, _, err := service.Connect(ctx, b.url, "test", creds, slog.New(slog.NewTextHandler(log, nil))); err == nil {
+		nc.Close()
+		t.Fatal("connected and found the streams without a reply inbox")
+	}
+	if !strings.Contains(log.String(), "--nats-inbox-prefix") {
+		t.Fatalf("the log does not name --nats-inbox-prefix:\n%s", log)
+	}
+}

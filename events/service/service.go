@@ -117,7 +117,7 @@ func Dial(url, name string, creds Credentials, logger *slog.Logger, extra ...nat
 		return nil, err
 	}
 	// A refused subscription fails its reads rather than staying silent.
-	opts := append(auth, nats.Name(name), nats.ErrorHandler(asyncErrors(logger)), nats.PermissionErrOnSubscribe(true))
+	opts := append(auth, nats.Name(name), nats.ErrorHandler(asyncErrors(logger, creds.InboxPrefix)), nats.PermissionErrOnSubscribe(true))
 	nc, err := nats.Connect(url, append(opts, extra...)...)
 	if err != nil {
 		return nil, fmt.Errorf("connect %s: %w", url, err)

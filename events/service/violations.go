@@ -22,14 +22,20 @@ var PermissionViolations = promauto.NewCounterVec(prometheus.CounterOpts{
 
 // asyncErrors returns the handler of the errors NATS reports out of band:
 // a permission violation is counted and logged as an error naming the
-// subject; anything else is logged as a warning.
-func asyncErrors(logger *slog.Logger) nats.ErrHandler {
+// subject; anything else is logged as a warning. inboxPrefix is the
+// process' --nats-inbox-prefix: a refused inbox is nearly always that flag
+// missing, and the log says so.
+func asyncErrors(logger *slog.Logger, inboxPrefix string) nats.ErrHandler {
 	return func(_ *nats.Conn, sub *nats.Subscription, err error) {
 		if errors.Is(err, nats.ErrPermissionViolation) {
 			op, subject := violation(err)
 			PermissionViolations.WithLabelValues(op).Inc()
-			logger.Error("NATS refused an operation to these credentials: permissions violation",
-				"operation", op, "subject", subject, "err", err)
+			attrs := []any{"operation", op, "subject", subject, "err", err}
+			if op == "subscribe" && inboxPrefix != "" && strings.HasPrefix(subject, inboxPrefix+".") {
+				attrs = append(attrs, "hint", "replies to this process are refused: give it the --nats-inbox-prefix "+
+					"zonestream nats-config printed for its identity")
+			}
+			logger.Error("NATS refused an operation to these credentials: permissions violation", attrs...)
 			return
 		}
 		attrs := []any{"err", err}
