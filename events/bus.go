@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,9 +24,23 @@ func Publish(ctx context.Context, js jetstream.JetStream, subject string, ev Eve
 		return "", nil, fmt.Errorf("publish %s: %w (%d bytes)", subject, ErrTooLarge, len(msg.Data))
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("publish %s: %w", subject, err)
+		return "", nil, fmt.Errorf("publish %s: %w", subject, Denied(js.Conn(), subject, err))
 	}
 	return msg.Header.Get(HeaderHash), ack, nil
+}
+
+// Denied returns err as ErrPermissionDenied when the server refused subject
+// to nc: the server drops a refused message and says so only out of band,
+// so the request itself just times out, which would read as a slow server.
+func Denied(nc *nats.Conn, subject string, err error) error {
+	if err == nil || nc == nil {
+		return err
+	}
+	last := nc.LastError()
+	if errors.Is(last, nats.ErrPermissionViolation) && strings.Contains(last.Error(), `"`+subject+`"`) {
+		return fmt.Errorf("%w: %v", ErrPermissionDenied, last)
+	}
+	return err
 }
 
 // Received is one message as a service sees it.

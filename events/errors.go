@@ -14,4 +14,8 @@ var (
 	// ErrTooLarge: the event does not fit in one NATS message
 	// (max_payload). Retrying cannot help until its content shrinks.
 	ErrTooLarge = errors.New("event too large for the bus")
+	// ErrPermissionDenied: the NATS server refused the subject to this
+	// connection's credentials. Retrying cannot help until an operator
+	// changes them (zonestream nats-config).
+	ErrPermissionDenied = errors.New("permission denied by the NATS server")
 )

@@ -148,6 +148,12 @@ func corednsFlags(s *corednsenv.Server, zone, owner string) []string {
 // provider's flags go to the planner and the applier, applierFlags to the
 // applier only.
 func startStages(t *testing.T, natsURL string, cluster *kube.Cluster, clusterName string, providerFlags []string, applierFlags ...string) *pipeline {
+	return startStagesWith(t, natsURL, cluster, clusterName, providerFlags, nil, applierFlags...)
+}
+
+// startStagesWith is startStages with extra flags for each stage, by
+// stage name: e.g. each stage's own NATS credentials.
+func startStagesWith(t *testing.T, natsURL string, cluster *kube.Cluster, clusterName string, providerFlags []string, extra map[string][]string, applierFlags ...string) *pipeline {
 	common := []string{"--nats-url=" + natsURL, "--metrics-address=127.0.0.1:0"}
 	pick := func(prefixes ...string) []string {
 		var out []string
@@ -171,6 +177,7 @@ func startStages(t *testing.T, natsURL string, cluster *kube.Cluster, clusterNam
 	p := &pipeline{}
 	for _, st := range stages {
 		a := append([]string{st.name}, append(slices.Clone(common), args[st.name]...)...)
+		a = append(a, extra[st.name]...)
 		p.stages = append(p.stages, startProcess(t, st.name, a...))
 	}
 	return p

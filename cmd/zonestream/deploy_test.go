@@ -45,7 +45,7 @@ func TestKubernetesManifests(t *testing.T) {
 	run("create", "namespace", "zonestream")
 	out := run("apply", "--dry-run=server", "-k", manifests)
 	for _, want := range []string{"deployment.apps/zonestream-collector", "deployment.apps/zonestream-applier",
-		"statefulset.apps/nats", "clusterrole.rbac.authorization.k8s.io/zonestream-collector",
+		"statefulset.apps/nats", "networkpolicy.networking.k8s.io/nats", "clusterrole.rbac.authorization.k8s.io/zonestream-collector",
 		"customresourcedefinition.apiextensions.k8s.io/dnsendpoints.externaldns.k8s.io"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl apply did not list %s:\n%s", want, out)
@@ -62,18 +62,37 @@ func TestKubernetesManifests(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		for _, doc := range strings.Split(string(data), "\n---\n") {
+			var sts appsv1.StatefulSet
+			if err := yaml.Unmarshal([]byte(doc), &sts); err == nil && sts.Kind == "StatefulSet" {
+				if sc := sts.Spec.Template.Spec.SecurityContext; sc == nil || sc.RunAsNonRoot == nil || !*sc.RunAsNonRoot {
+					t.Errorf("%s: StatefulSet %s may run as root", f, sts.Name)
+				}
+			}
+		}
 		var d appsv1.Deployment
 		if err := yaml.Unmarshal(data, &d); err != nil || d.Kind != "Deployment" {
 			continue
 		}
 		c := d.Spec.Template.Spec.Containers[0]
 		args := slices.Clone(c.Args)
-		// Kubelet expands $(VAR) from the container's environment; the
-		// secrets stand in as a base64 placeholder.
-		for i := range args {
-			for _, e := range c.Env {
-				args[i] = strings.ReplaceAll(args[i], "$("+e.Name+")", "cGxhY2Vob2xkZXI=")
+		// Secrets come from the environment (EXTERNAL_DNS_<FLAG>, from a
+		// Secret) or from mounted files, never from the arguments.
+		for _, a := range args {
+			for _, secret := range secretFlags {
+				if strings.HasPrefix(a, "--"+secret+"=") {
+					t.Errorf("%s passes %s as an argument: it shows in ps and the Pod spec", f, secret)
+				}
 			}
+		}
+		// The stage reads its env as kubelet sets it; a value from a
+		// Secret stands in as a base64 placeholder.
+		for _, e := range c.Env {
+			v := e.Value
+			if e.ValueFrom != nil {
+				v = "cGxhY2Vob2xkZXI="
+			}
+			t.Setenv(e.Name, v)
 		}
 		st, ok := findStage(args[0])
 		if !ok {
@@ -86,7 +105,12 @@ func TestKubernetesManifests(t *testing.T) {
 		var opts service.Options
 		opts.RegisterFlags(fs)
 		construct := st.standalone(fs)
-		if err := fs.Parse(args[1:]); err != nil {
+		if st.name != "collector" {
+			if a := d.Spec.Template.Spec.AutomountServiceAccountToken; a == nil || *a {
+				t.Errorf("%s: the %s stage does not talk to Kubernetes but gets a service-account token", f, st.name)
+			}
+		}
+		if err := service.Parse(fs, args[1:]); err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
 		}

@@ -10,6 +10,8 @@
 //	zonestream tail SUBJECT         events as JSON lines
 //	zonestream explain NAME         who wants a DNS name, and what holds it
 //	zonestream cluster retire NAME  remove a cluster that is gone from the bus
+//	zonestream nats-config          the NATS server's users and permissions, and their keys
+//	zonestream streams ensure       create the streams (operator credentials)
 package main
 
 import (
@@ -35,6 +37,10 @@ func main() {
 		err = explain(args)
 	case "cluster":
 		err = cluster(args)
+	case "streams":
+		err = streams(args)
+	case "nats-config":
+		err = natsConfigCommand(args, os.Stdout, os.Stderr)
 	case "demo":
 		err = demo(args)
 	case "webhook-server":
@@ -68,4 +74,7 @@ const usage = `usage:
   zonestream explain [--json] NAME        which objects want NAME, who lost, what providers hold
   zonestream cluster retire [--force] NAME
                                           remove a cluster that is gone: its records go, it holds no deletes back
+  zonestream nats-config --cluster NAME... --provider NAME... [--out-dir DIR]
+                                          print a nats-server config with a user per identity; write their NKey seeds
+  zonestream streams ensure               create or complete the streams, with the operator's credentials
 Run any of them with -h for its flags.`

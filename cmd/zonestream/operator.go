@@ -4,44 +4,56 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
+	"os"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zonestream/zonestream/events/service"
 )
 
-// operatorCommand is the plumbing of the read-only operator commands
-// (tail, explain): a --nats-url flag, one positional argument, and a
-// JetStream client.
+// operatorCommand is the plumbing of the operator commands (tail, explain,
+// cluster retire, streams ensure): --nats-url and the NATS credential
+// flags, one positional argument, and a JetStream client.
 type operatorCommand struct {
 	name, usage string
 	fs          *flag.FlagSet
 	url         *string
+	creds       service.Credentials
+	// nargs is how many positional arguments the command takes.
+	nargs int
 }
 
 func newOperatorCommand(name, usage string) *operatorCommand {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	return &operatorCommand{name: name, usage: usage, fs: fs,
+	c := &operatorCommand{name: name, usage: usage, fs: fs, nargs: 1,
 		url: fs.String("nats-url", envOr("ZS_NATS_URL", nats.DefaultURL), "NATS server URL")}
+	c.creds.RegisterFlags(fs)
+	return c
 }
 
-// parse parses args and returns the one positional argument; ok is false
-// when -h was asked for.
+// parse parses args (flags also from $EXTERNAL_DNS_<FLAG>) and returns the
+// positional argument, if the command takes one; ok is false when -h was
+// asked for.
 func (c *operatorCommand) parse(args []string) (arg string, ok bool, err error) {
-	if err := c.fs.Parse(args); err != nil {
+	if err := service.Parse(c.fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return "", false, nil
 		}
 		return "", false, err
 	}
-	if c.fs.NArg() != 1 {
+	if c.fs.NArg() != c.nargs {
 		return "", false, fmt.Errorf("usage: %s", c.usage)
 	}
 	return c.fs.Arg(0), true, nil
 }
 
 // connect returns a JetStream client; close the connection when done.
+// What the server refuses these credentials is logged to stderr.
 func (c *operatorCommand) connect() (*nats.Conn, jetstream.JetStream, error) {
-	nc, err := nats.Connect(*c.url, nats.Name("zonestream-"+c.name))
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("command", c.name)
+	nc, err := service.Dial(*c.url, "zonestream-"+c.name, c.creds, logger)
 	if err != nil {
 		return nil, nil, err
 	}

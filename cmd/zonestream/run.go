@@ -22,15 +22,20 @@ type allInOne struct {
 	opts       service.Options
 	dataDir    string
 	natsListen string
-	construct  []func(*slog.Logger) (service.Service, error)
-	fs         *flag.FlagSet
+	// natsListenBeyondLoopback lets the embedded NATS listen on a
+	// non-loopback address.
+	natsListenBeyondLoopback bool
+	construct                []func(*slog.Logger) (service.Service, error)
+	fs                       *flag.FlagSet
 }
 
 func newAllInOne() *allInOne {
 	a := &allInOne{fs: flag.NewFlagSet("zonestream", flag.ContinueOnError)}
 	a.opts.RegisterFlags(a.fs)
 	a.fs.StringVar(&a.dataDir, "data-dir", defaultDataDir(), "where the embedded NATS stores its streams")
-	a.fs.StringVar(&a.natsListen, "nats-listen", "127.0.0.1:4222", "address the embedded NATS listens on (port 0: any free port)")
+	a.fs.StringVar(&a.natsListen, "nats-listen", "127.0.0.1:4222", "address the embedded NATS listens on (port 0: any free port); loopback only, unless --nats-listen-beyond-loopback")
+	a.fs.BoolVar(&a.natsListenBeyondLoopback, "nats-listen-beyond-loopback", false,
+		"let the embedded NATS, which has no users, listen on a non-loopback --nats-listen: whoever reaches it can write your DNS")
 	shared := &sharedFlags{}
 	shared.register(a.fs)
 	for _, st := range stages {
@@ -42,7 +47,7 @@ func newAllInOne() *allInOne {
 // parse parses args; the embedded NATS is used unless --nats-url (or
 // $ZS_NATS_URL) names another.
 func (a *allInOne) parse(args []string) (embedded bool, err error) {
-	if err := a.fs.Parse(args); err != nil {
+	if err := service.Parse(a.fs, args); err != nil {
 		return false, err
 	}
 	if a.fs.NArg() > 0 {
@@ -89,6 +94,9 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 	}
 	url := a.opts.NatsURL
 	if embedded {
+		if err := checkEmbeddedListen(a.natsListen, a.natsListenBeyondLoopback, logger); err != nil {
+			return err
+		}
 		ns, err := startEmbeddedNATS(a.dataDir, a.natsListen)
 		if err != nil {
 			return err
@@ -110,7 +118,13 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 	if err := service.ServeOps(ctx, a.opts.MetricsAddress, ready, logger); err != nil {
 		return err
 	}
-	nc, js, err := service.Connect(ctx, url, "zonestream", logger, events.WithReplicas(a.opts.Replicas))
+	// The embedded NATS has no users: it listens on loopback only
+	// (embedded.go), and credentials are for an external server.
+	creds := a.opts.Credentials
+	if embedded {
+		creds = service.Credentials{}
+	}
+	nc, js, err := service.Connect(ctx, url, "zonestream", creds, logger, events.WithReplicas(a.opts.Replicas))
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func webhookServer(args []string) error {
 	fs.StringVar(&regexExclusion, "regex-domain-exclusion", "", "exclude domains matching this regular expression (with --regex-domain-filter)")
 	fs.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&opts.LogFormat, "log-format", "text", "log format: text or json")
-	if err := fs.Parse(args); err != nil {
+	if err := service.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}

@@ -40,6 +40,8 @@ type Options struct {
 	LogLevel       string
 	LogFormat      string
 	Replicas       int
+	// Credentials authenticate the process to NATS.
+	Credentials Credentials
 }
 
 // RegisterFlags adds the common flags.
@@ -49,6 +51,7 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&o.LogFormat, "log-format", "text", "log format: text or json")
 	fs.IntVar(&o.Replicas, "nats-stream-replicas", 1, "replicas of each JetStream stream (3 on a clustered NATS)")
+	o.Credentials.RegisterFlags(fs)
 }
 
 // Logger builds the process logger from the flags.
@@ -67,11 +70,11 @@ func (o *Options) Logger() (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format: %q is neither text nor json", o.LogFormat)
 }
 
-// Connect connects to NATS, retrying until it is there, and makes sure the
-// streams exist.
-func Connect(ctx context.Context, url, name string, logger *slog.Logger, opts ...events.StreamOption) (*nats.Conn, jetstream.JetStream, error) {
-	nc, err := nats.Connect(url,
-		nats.Name(name),
+// Connect connects to NATS with creds, retrying until it is there, and
+// makes sure the streams exist. What the server refuses to creds is
+// counted (PermissionViolations) and logged.
+func Connect(ctx context.Context, url, name string, creds Credentials, logger *slog.Logger, opts ...events.StreamOption) (*nats.Conn, jetstream.JetStream, error) {
+	nc, err := Dial(url, name, creds, logger,
 		nats.RetryOnFailedConnect(true),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(time.Second),
@@ -83,7 +86,7 @@ func Connect(ctx context.Context, url, name string, logger *slog.Logger, opts ..
 		nats.ReconnectHandler(func(c *nats.Conn) { logger.Info("reconnected to NATS", "url", c.ConnectedUrlRedacted()) }),
 	)
 	if err != nil {
-		return nil, nil, fmt.Errorf("connect %s: %w", url, err)
+		return nil, nil, err
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -95,7 +98,8 @@ func Connect(ctx context.Context, url, name string, logger *slog.Logger, opts ..
 		if err == nil {
 			return nc, js, nil
 		}
-		logger.Warn("waiting for JetStream", "url", url, "err", err)
+		logger.Warn("waiting for JetStream and its streams (where these credentials may not create them, "+
+			"an operator runs zonestream streams ensure)", "url", url, "err", err)
 		select {
 		case <-ctx.Done():
 			nc.Close()
@@ -103,6 +107,22 @@ func Connect(ctx context.Context, url, name string, logger *slog.Logger, opts ..
 		case <-time.After(2 * time.Second):
 		}
 	}
+}
+
+// Dial connects to NATS with creds and the extra options. What the server
+// refuses to creds is counted (PermissionViolations) and logged.
+func Dial(url, name string, creds Credentials, logger *slog.Logger, extra ...nats.Option) (*nats.Conn, error) {
+	auth, err := creds.Options()
+	if err != nil {
+		return nil, err
+	}
+	// A refused subscription fails its reads rather than staying silent.
+	opts := append(auth, nats.Name(name), nats.ErrorHandler(asyncErrors(logger, creds.InboxPrefix)), nats.PermissionErrOnSubscribe(true))
+	nc, err := nats.Connect(url, append(opts, extra...)...)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", url, err)
+	}
+	return nc, nil
 }
 
 // ServeOps serves /metrics, /healthz and /readyz until ctx ends.
@@ -156,7 +176,7 @@ func MainArgs(name string, args []string, build func(fs *flag.FlagSet) func(*slo
 	var opts Options
 	opts.RegisterFlags(fs)
 	construct := build(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
@@ -179,7 +199,7 @@ func run(name string, opts Options, construct func(*slog.Logger) (Service, error
 	if err := ServeOps(ctx, opts.MetricsAddress, svc.Ready, logger); err != nil {
 		return err
 	}
-	nc, js, err := Connect(ctx, opts.NatsURL, "zonestream-"+name, logger, events.WithReplicas(opts.Replicas))
+	nc, js, err := Connect(ctx, opts.NatsURL, "zonestream-"+name, opts.Credentials, logger, events.WithReplicas(opts.Replicas))
 	if err != nil {
 		return err
 	}

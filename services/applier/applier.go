@@ -288,7 +288,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	a.fullListing(ctx, js)
 
 	cons, err := js.CreateOrUpdateConsumer(ctx, events.StreamPlans, jetstream.ConsumerConfig{
-		Durable:       "applier-" + events.EscapeToken(a.name),
+		Durable:       events.ApplierDurable(a.name),
 		Description:   "applier of provider " + a.name + ": plans in order, one at a time",
 		FilterSubject: events.PlanFilter(a.name),
 		AckPolicy:     jetstream.AckExplicitPolicy,

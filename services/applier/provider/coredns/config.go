@@ -77,7 +77,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.TLSServerName, "coredns-etcd-tls-server-name", "", "when using the CoreDNS provider, the name etcd's certificate is checked against (default: $"+EnvTLSServerName+")")
 	fs.BoolVar(&c.TLSInsecure, "coredns-etcd-tls-insecure", false, "when using the CoreDNS provider, do not verify etcd's certificate (also on when $"+EnvTLSInsecure+" is true, yes or 1)")
 	fs.StringVar(&c.Username, "coredns-etcd-username", "", "when using the CoreDNS provider, the etcd user (default: $"+EnvUsername+")")
-	fs.StringVar(&c.Password, "coredns-etcd-password", "", "when using the CoreDNS provider, the etcd user's password (default: $"+EnvPassword+")")
+	service.SecretVar(fs, &c.Password, "coredns-etcd-password", "when using the CoreDNS provider, the etcd user's password (default: $"+EnvPassword+")")
 	fs.StringVar(&c.Prefix, "coredns-prefix", DefaultPrefix, "when using the CoreDNS provider, the etcd key prefix of the records (the etcd plugin's path)")
 	fs.Var(&c.Zones, "coredns-zone", "when using the CoreDNS provider, a zone to manage, as served by the etcd plugin (repeatable, or comma-separated; required)")
 	fs.IntVar(&c.MaxTxnOps, "coredns-max-txn-ops", DefaultMaxTxnOps, "when using the CoreDNS provider, the most operations in one etcd transaction (etcd's --max-txn-ops)")

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier/provider"
 )
 
@@ -60,7 +61,7 @@ type Config struct {
 // RegisterFlags registers the --pdns-* flags.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Server, "pdns-server", "http://localhost:8081", "when using the PowerDNS provider, the URL of its HTTP API (webserver)")
-	fs.StringVar(&c.APIKey, "pdns-api-key", "", "when using the PowerDNS provider, the API key (default: $"+APIKeyEnv+")")
+	service.SecretVar(fs, &c.APIKey, "pdns-api-key", "when using the PowerDNS provider, the API key (default: $"+APIKeyEnv+")")
 	fs.StringVar(&c.ServerID, "pdns-server-id", "localhost", "when using the PowerDNS provider, the server id in the API path (/api/v1/servers/<id>)")
 	fs.BoolVar(&c.SkipTLSVerify, "pdns-skip-tls-verify", false, "when using the PowerDNS provider, do not verify the API server's TLS certificate")
 }

@@ -1,0 +1,173 @@
+package events
+
+import "slices"
+
+// The permission model of the bus: what each identity may publish and
+// subscribe to, derived from the subjects and streams of the contract so
+// that the two cannot drift apart. zonestream nats-config renders it as a
+// nats-server configuration. Everything not listed is refused.
+//
+// JetStream is driven by requests published to $JS.API.<operation>.<stream>...
+// (and acks to $JS.ACK.<stream>.<consumer>...), so what an identity may do
+// to a stream is which of those subjects it may publish to. Replies (acks
+// of publishes, pulled messages) come to the identity's own inbox prefix
+// only, so no one reads the replies of another.
+//
+// Known limit: whoever may create a consumer on a stream may make it a push
+// consumer delivering to any subject, and the server stores what it
+// delivers in the stream holding that subject, if someone subscribes to
+// it. Only the operator identity may subscribe to the pipeline's subjects
+// (services read them through consumers), so an operator should follow
+// them with zonestream tail, never with a plain `nats sub zs.>`.
+
+// Identity roles.
+const (
+	RoleCollector = "collector"
+	RoleDedup     = "dedup"
+	RolePlanner   = "planner"
+	RoleApplier   = "applier"
+	// RoleOperator administers the streams (zonestream streams ensure,
+	// cluster retire, tail, explain): it may do anything.
+	RoleOperator = "operator"
+)
+
+// Permissions are what one identity may do on the bus.
+type Permissions struct {
+	// Identity names the holder: collector-<cluster>, dedup, planner,
+	// applier-<provider>, operator.
+	Identity string
+	Role     string
+	// Publish and Subscribe are the subjects allowed; wildcards as NATS'.
+	Publish, Subscribe []string
+	// InboxPrefix is the --nats-inbox-prefix the holder connects with.
+	InboxPrefix string
+}
+
+const (
+	jsAPI = "$JS.API."
+	jsAck = "$JS.ACK."
+)
+
+// every stream, for STREAM.INFO: EnsureStreams looks at each at start.
+var allStreams = []string{StreamSources, StreamDesired, StreamObserved, StreamPlans, StreamResults, StreamDeadLetter}
+
+// newPermissions starts the permissions of an identity: its inbox, the
+// stream lookups every service makes at start, and its dead-letter subject.
+func newPermissions(role, qualifier string) *Permissions {
+	id := role
+	if qualifier != "" {
+		id += "-" + EscapeToken(qualifier)
+	}
+	p := &Permissions{Identity: id, Role: role, InboxPrefix: "_INBOX." + id}
+	p.Subscribe = append(p.Subscribe, p.InboxPrefix+".>")
+	for _, s := range allStreams {
+		p.Publish = append(p.Publish, jsAPI+"STREAM.INFO."+s)
+	}
+	p.Publish = append(p.Publish, DeadLetterSubject(role))
+	return p
+}
+
+// publish allows publishing to subjects (which the streams store).
+func (p *Permissions) publish(subjects ...string) { p.Publish = append(p.Publish, subjects...) }
+
+// read allows reading stream through consumers of its own making (as
+// events.Watch makes them), filtered to filter; filter "" allows any
+// filter, which a consumer with several filters needs (their filters are
+// then not part of the request's subject).
+func (p *Permissions) read(stream, filter string) {
+	create := jsAPI + "CONSUMER.CREATE." + stream + ".*"
+	if filter == "" {
+		p.publish(create, create+".>")
+	} else {
+		p.publish(create + "." + filter)
+	}
+	for _, op := range []string{"MSG.NEXT", "INFO", "DELETE"} {
+		p.publish(jsAPI + "CONSUMER." + op + "." + stream + ".*")
+	}
+}
+
+// directGet allows reading the last message of the subjects matching
+// filter (jetstream.Stream.GetLastMsgForSubject on a stream with direct
+// gets, as every state stream has).
+func (p *Permissions) directGet(stream, filter string) {
+	p.publish(jsAPI + "DIRECT.GET." + stream + "." + filter)
+}
+
+// done sorts and deduplicates, so that the rendered configuration is
+// stable.
+func (p *Permissions) done() Permissions {
+	for _, l := range []*[]string{&p.Publish, &p.Subscribe} {
+		slices.Sort(*l)
+		*l = slices.Compact(*l)
+	}
+	return *p
+}
+
+// CollectorPermissions: a collector of cluster publishes under its own
+// cluster's subjects only (its objects, its marks, its claim), reads them
+// back, and reads the observed state for DNSEndpoint status.
+func CollectorPermissions(cluster string) Permissions {
+	p := newPermissions(RoleCollector, cluster)
+	own := SourceFilter(cluster)
+	p.publish(own)
+	p.read(StreamSources, own)
+	p.directGet(StreamSources, own)
+	p.read(StreamObserved, SubjectObserved+".>")
+	return p.done()
+}
+
+// DedupPermissions: dedup reads every source and publishes the desired
+// state (and its completeness mark).
+func DedupPermissions() Permissions {
+	p := newPermissions(RoleDedup, "")
+	p.publish(SubjectDesired + ".>")
+	p.read(StreamSources, SubjectSources+".>")
+	p.read(StreamDesired, SubjectDesired+".>")
+	p.directGet(StreamDesired, SubjectDesired+".>")
+	return p.done()
+}
+
+// PlannerPermissions: the planner reads desired and observed state and
+// results, publishes plans, and withdraws plans: it deletes superseded
+// ones and purges an earlier run's (services/planner/supersede.go), on
+// ZS_PLANS only.
+func PlannerPermissions() Permissions {
+	p := newPermissions(RolePlanner, "")
+	p.publish(SubjectPlans + ".>")
+	p.read(StreamDesired, SubjectDesired+".>")
+	p.read(StreamObserved, "") // observed names and zone lists: two filters
+	p.read(StreamResults, SubjectResults+".>")
+	p.publish(jsAPI+"STREAM.MSG.DELETE."+StreamPlans, jsAPI+"STREAM.PURGE."+StreamPlans)
+	return p.done()
+}
+
+// ApplierDurable is the durable consumer through which the applier of
+// provider takes its plans.
+func ApplierDurable(provider string) string { return "applier-" + EscapeToken(provider) }
+
+// ApplierPermissions: the applier of provider takes the plans for its
+// provider only, from its own durable consumer, and publishes what its
+// provider holds, its zones and the results of its plans.
+func ApplierPermissions(provider string) Permissions {
+	p := newPermissions(RoleApplier, provider)
+	observed, zones := ObservedFilter(provider), ZonesSubject(provider)
+	p.publish(observed, zones, join(SubjectResults, EscapeToken(provider), ">"))
+	p.read(StreamObserved, observed)
+	p.read(StreamObserved, zones)
+	p.directGet(StreamObserved, zones)
+	durable := ApplierDurable(provider)
+	p.publish(
+		jsAPI+"CONSUMER.CREATE."+StreamPlans+"."+durable+"."+PlanFilter(provider),
+		jsAPI+"CONSUMER.MSG.NEXT."+StreamPlans+"."+durable,
+		jsAPI+"CONSUMER.INFO."+StreamPlans+"."+durable,
+		jsAck+StreamPlans+"."+durable+".>",
+	)
+	return p.done()
+}
+
+// OperatorPermissions: the operator may do anything, streams included.
+func OperatorPermissions() Permissions {
+	p := &Permissions{Identity: RoleOperator, Role: RoleOperator, InboxPrefix: "_INBOX." + RoleOperator,
+		Publish: []string{">"}, Subscribe: []string{">"}}
+	return *p
+}
