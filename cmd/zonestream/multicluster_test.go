@@ -2,11 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -16,9 +22,11 @@ import (
 )
 
 // TestTwoClustersOneBus: two real clusters, a collector each, feed one
-// dedup, planner and applier. Names of both converge; a name both want is
-// served by both (--cluster-policy=merge); cluster b falls silent and its
-// records stay; once b is retired its records go and a's stay.
+// dedup, planner and applier. Cluster a's collector talks to the bus
+// directly; cluster b's through a NATS leaf node of its own, the topology
+// for remote clusters (README). Names of both converge; a name both want
+// is served by both (--cluster-policy=merge); cluster b falls silent and
+// its records stay; once b is retired its records go and a's stay.
 func TestTwoClustersOneBus(t *testing.T) {
 	const zone, owner = "multi.test", "multi"
 	a, b := kube.StartT(t), kube.StartT(t)
@@ -26,9 +34,13 @@ func TestTwoClustersOneBus(t *testing.T) {
 	if err := plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
 		t.Fatal(err)
 	}
-	bus := natsenv.StartT(t)
+	leafPort := freePort(t)
+	bus := natsenv.StartT(t, func(o *server.Options) {
+		o.JetStreamDomain, o.LeafNode.Host, o.LeafNode.Port = "hub", "127.0.0.1", leafPort
+	})
+	leaf := startLeaf(t, fmt.Sprintf("nats-leaf://127.0.0.1:%d", leafPort))
 	startStages(t, bus.ClientURL(), a, "a", rfc2136Flags(ns, zone, owner), "--interval=2s")
-	collectorB := startProcess(t, "collector-b", "collector", "--nats-url="+bus.ClientURL(), "--metrics-address=127.0.0.1:0",
+	collectorB := startProcess(t, "collector-b", "collector", "--nats-url="+leaf.ClientURL(), "--nats-js-domain=hub", "--metrics-address=127.0.0.1:0",
 		"--kubeconfig="+b.Kubeconfig, "--source=service", "--cluster-name=b", "--heartbeat-interval=1s")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -88,4 +100,40 @@ func TestTwoClustersOneBus(t *testing.T) {
 		"www A 192.0.2.10", txt("www", "service/default/web")))
 	waitZone(t, ns, zone, onlyA, time.Minute)
 	t.Logf("b retired; a alone %s after the start", time.Since(start).Round(time.Millisecond))
+}
+
+// startLeaf runs a NATS leaf node without JetStream of its own, connected
+// to the hub at remote: its clients reach the hub's streams through the
+// hub's JetStream domain.
+func startLeaf(t *testing.T, remote string) *server.Server {
+	t.Helper()
+	u, err := url.Parse(remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.NewServer(&server.Options{ServerName: "leaf", Host: "127.0.0.1", Port: server.RANDOM_PORT,
+		NoSigs: true, NoLog: true, LeafNode: server.LeafNodeOpts{Remotes: []*server.RemoteLeafOpts{{URLs: []*url.URL{u}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	waitUntil(t, "the leaf node connected to the hub", 20*time.Second, func() error {
+		if s.NumLeafNodes() == 0 {
+			return errors.New("not connected")
+		}
+		return nil
+	})
+	return s
+}
+
+// freePort is a loopback TCP port nothing listens on right now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	_, port, err := net.SplitHostPort(freeAddr(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := strconv.Atoi(port)
+	return n
 }

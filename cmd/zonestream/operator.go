@@ -57,7 +57,7 @@ func (c *operatorCommand) connect() (*nats.Conn, jetstream.JetStream, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	js, err := jetstream.New(nc)
+	js, err := c.creds.JetStream(nc)
 	if err != nil {
 		nc.Close()
 		return nil, nil, err

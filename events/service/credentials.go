@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // EnvNatsPassword holds the NATS password when --nats-password-file is not
@@ -35,6 +36,18 @@ type Credentials struct {
 	// each identity subscribe to its own prefix only, so that no one
 	// reads another's replies.
 	InboxPrefix string
+	// JSDomain is the JetStream domain of the bus, for a process connected
+	// to a NATS leaf node in its own cluster: the leaf passes the domain's
+	// API ($JS.<domain>.API) on to the hub that holds the streams.
+	JSDomain string
+}
+
+// JetStream returns the JetStream API of nc, in JSDomain if one is set.
+func (c *Credentials) JetStream(nc *nats.Conn) (jetstream.JetStream, error) {
+	if c.JSDomain != "" {
+		return jetstream.NewWithDomain(nc, c.JSDomain)
+	}
+	return jetstream.New(nc)
 }
 
 // RegisterFlags adds the credential flags.
@@ -46,6 +59,7 @@ func (c *Credentials) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.TLSCA, "nats-tls-ca", "", "CA certificate file to verify the NATS server with (turns TLS on)")
 	fs.StringVar(&c.TLSCert, "nats-tls-cert", "", "client certificate file for NATS (with --nats-tls-key)")
 	fs.StringVar(&c.TLSKey, "nats-tls-key", "", "client key file for NATS (with --nats-tls-cert)")
+	fs.StringVar(&c.JSDomain, "nats-js-domain", "", "JetStream domain of the bus, when connecting through a NATS leaf node (see README: several clusters)")
 	fs.StringVar(&c.InboxPrefix, "nats-inbox-prefix", "_INBOX",
 		"subject prefix of this process' reply inboxes; with generated permissions, the one printed for its identity")
 }

@@ -88,7 +88,7 @@ func Connect(ctx context.Context, url, name string, creds Credentials, logger *s
 	if err != nil {
 		return nil, nil, err
 	}
-	js, err := jetstream.New(nc)
+	js, err := creds.JetStream(nc)
 	if err != nil {
 		nc.Close()
 		return nil, nil, err
