@@ -87,57 +87,147 @@ func Watch(ctx context.Context, js jetstream.JetStream, stream string, filters [
 	for _, o := range opts {
 		o(&cfg)
 	}
-	// What is in the stream now is history; what comes after is live.
-	st, err := js.Stream(ctx, stream)
-	if err != nil {
-		return nil, fmt.Errorf("watch %s: %w", stream, err)
+	w := &watch{js: js, stream: stream, cfg: cfg, fn: fn, caughtUp: make(chan struct{})}
+	if err := w.start(ctx); err != nil {
+		return nil, err
 	}
-	history := st.CachedInfo().State.LastSeq
-	cons, err := js.OrderedConsumer(ctx, stream, cfg)
+	info, err := w.cons.Info(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("watch %s: %w", stream, err)
-	}
-	iter, err := cons.Messages()
-	if err != nil {
-		return nil, fmt.Errorf("watch %s: %w", stream, err)
-	}
-	caughtUp := make(chan struct{})
-	var once sync.Once
-	done := func() { once.Do(func() { close(caughtUp) }) }
-	info, err := cons.Info(ctx)
-	if err != nil {
-		iter.Stop()
+		w.iter.Stop()
 		return nil, fmt.Errorf("watch %s: %w", stream, err)
 	}
 	if info.NumPending == 0 && info.Delivered.Consumer == 0 {
-		done()
+		w.done()
 	}
+	go w.follow(ctx)
+	go w.guard(ctx)
+	return w.caughtUp, nil
+}
+
+// watch is one Watch: an ordered consumer, started again from the last
+// message of every subject when the stream went back in time.
+type watch struct {
+	js       jetstream.JetStream
+	stream   string
+	cfg      jetstream.OrderedConsumerConfig
+	fn       func(Received)
+	caughtUp chan struct{}
+	once     sync.Once
+
+	mu      sync.Mutex
+	cons    jetstream.Consumer
+	iter    jetstream.MessagesContext
+	history uint64 // the stream's last sequence when the consumer started
+	seen    uint64 // the highest sequence delivered
+	restart bool   // the iterator was stopped to start again
+}
+
+func (w *watch) done() { w.once.Do(func() { close(w.caughtUp) }) }
+
+// start creates the consumer: what is in the stream now is history, what
+// comes after is live.
+func (w *watch) start(ctx context.Context) error {
+	st, err := w.js.Stream(ctx, w.stream)
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", w.stream, err)
+	}
+	cons, err := w.js.OrderedConsumer(ctx, w.stream, w.cfg)
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", w.stream, err)
+	}
+	iter, err := cons.Messages()
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", w.stream, err)
+	}
+	w.mu.Lock()
+	w.cons, w.iter, w.history, w.seen, w.restart = cons, iter, st.CachedInfo().State.LastSeq, 0, false
+	w.mu.Unlock()
+	return nil
+}
+
+// follow hands every message to fn until ctx ends.
+func (w *watch) follow(ctx context.Context) {
 	go func() {
 		<-ctx.Done()
-		iter.Stop()
+		w.mu.Lock()
+		w.iter.Stop()
+		w.mu.Unlock()
 	}()
-	go func() {
-		for {
-			msg, err := iter.Next()
-			if err != nil {
-				if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
-					return
-				}
-				continue
-			}
-			meta, err := msg.Metadata()
-			if err != nil {
-				continue
-			}
-			fn(Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(),
-				Seq: meta.Sequence.Stream, Pending: meta.NumPending, Time: meta.Timestamp,
-				Live: meta.Sequence.Stream > history})
-			if meta.NumPending == 0 {
-				done()
-			}
+	for {
+		w.mu.Lock()
+		iter, history := w.iter, w.history
+		w.mu.Unlock()
+		msg, err := iter.Next()
+		if ctx.Err() != nil {
+			return
 		}
-	}()
-	return caughtUp, nil
+		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
+			w.mu.Lock()
+			again := w.restart
+			w.mu.Unlock()
+			if !again {
+				return
+			}
+			for w.start(ctx) != nil {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(time.Second):
+				}
+			}
+			continue
+		}
+		if err != nil {
+			continue
+		}
+		meta, err := msg.Metadata()
+		if err != nil {
+			continue
+		}
+		w.mu.Lock()
+		w.seen = max(w.seen, meta.Sequence.Stream)
+		w.mu.Unlock()
+		w.fn(Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(),
+			Seq: meta.Sequence.Stream, Pending: meta.NumPending, Time: meta.Timestamp,
+			Live: meta.Sequence.Stream > history})
+		if meta.NumPending == 0 {
+			w.done()
+		}
+	}
+}
+
+// guard notices, after NATS reconnected, that the stream's last sequence
+// is below one already delivered: the server restarted and lost messages
+// it had acknowledged, and new messages reuse those sequences, which the
+// ordered consumer, resuming after the highest it delivered, would skip.
+// The watch then starts again from the last message of every subject:
+// each is the whole state of its key, so reading one again is harmless.
+func (w *watch) guard(ctx context.Context) {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	reconnects := Reconnects(w.js)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		n := Reconnects(w.js)
+		if n == reconnects {
+			continue
+		}
+		st, err := w.js.Stream(ctx, w.stream)
+		if err != nil {
+			continue // asked again at the next tick
+		}
+		reconnects = n
+		w.mu.Lock()
+		if last := st.CachedInfo().State.LastSeq; last < w.seen {
+			w.restart = true
+			w.iter.Stop()
+		}
+		w.mu.Unlock()
+	}
 }
 
 // ReadLast calls fn for the last message of every subject of stream

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -134,5 +135,63 @@ func TestLastHashes(t *testing.T) {
 	}
 	if len(hashes) != 1 || hashes[DesiredSubject("a.example.com")] != last {
 		t.Fatalf("LastHashes = %v, want the hash of the last message %s", hashes, last)
+	}
+}
+
+// TestWatchReadsAgainWhenTheStreamWentBack: a server that restarts after
+// losing messages it had acknowledged hands their sequences out again; a
+// watch resuming after the highest sequence it saw would skip the new
+// messages. After the reconnect it reads every subject's last message again.
+func TestWatchReadsAgainWhenTheStreamWentBack(t *testing.T) {
+	js := startJetStream(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	publish := func(name, ip string) {
+		t.Helper()
+		ref := ObjectRef{Cluster: "c", Source: "service", Namespace: "ns", Name: name}
+		st := &SourceState{Object: ref, Endpoints: []Endpoint{NewEndpoint(name+".example.org", "A", 0, ip)}}
+		if _, _, err := Publish(ctx, js, ref.Subject(), st, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 5 {
+		publish(fmt.Sprint("old", i), "192.0.2.1")
+	}
+	var mu sync.Mutex
+	got := map[string]bool{}
+	caughtUp, err := Watch(ctx, js, StreamSources, []string{SubjectSources + ".>"}, func(r Received) {
+		mu.Lock()
+		got[r.Subject] = true
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-caughtUp
+	// The loss, as the server sees it after such a restart: the stream
+	// starts over, its sequences are handed out again.
+	if err := js.DeleteStream(ctx, StreamSources); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureStreams(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	publish("new", "192.0.2.9")
+	if err := js.Conn().ForceReconnect(); err != nil {
+		t.Fatal(err)
+	}
+	want := SourceSubject("c", "service", "ns", "new")
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		mu.Lock()
+		ok := got[want]
+		mu.Unlock()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the watch never saw the message published after the stream went back")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

@@ -287,6 +287,45 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 
 	a.fullListing(ctx, js)
 
+	plans := make(chan jetstream.Msg)
+	cons, stop, err := a.consumePlans(ctx, js, plans)
+	if err != nil {
+		return err
+	}
+	defer func() { stop() }()
+	reconnects := events.Reconnects(js)
+
+	ticker := time.NewTicker(a.cfg.Interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-ticker.C:
+			a.fullListing(ctx, js)
+			if n := events.Reconnects(js); n != reconnects && a.consumerAhead(ctx, js, cons) {
+				// The server restarted and lost plans it had acknowledged;
+				// new plans reuse their sequences, which the consumer
+				// would skip. Start it again from what the queue holds.
+				stop()
+				_ = js.DeleteConsumer(ctx, events.StreamPlans, events.ApplierDurable(a.name))
+				if cons, stop, err = a.consumePlans(ctx, js, plans); err != nil {
+					return err
+				}
+				a.log.Warn("the plans stream went back in time (NATS lost messages it had acknowledged); plan consumer started again")
+				reconnects = n
+			} else if n != reconnects {
+				reconnects = n
+			}
+		case msg := <-plans:
+			a.handlePlan(ctx, js, msg)
+		}
+	}
+}
+
+// consumePlans creates the applier's durable consumer of its provider's
+// plans and feeds them to plans until stop is called or ctx ends.
+func (a *Applier) consumePlans(ctx context.Context, js jetstream.JetStream, plans chan<- jetstream.Msg) (jetstream.Consumer, func(), error) {
 	cons, err := js.CreateOrUpdateConsumer(ctx, events.StreamPlans, jetstream.ConsumerConfig{
 		Durable:       events.ApplierDurable(a.name),
 		Description:   "applier of provider " + a.name + ": plans in order, one at a time",
@@ -298,14 +337,12 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 		MaxDeliver:    -1,
 	})
 	if err != nil {
-		return fmt.Errorf("applier: plan consumer: %w", err)
+		return nil, nil, fmt.Errorf("applier: plan consumer: %w", err)
 	}
 	iter, err := cons.Messages(jetstream.PullMaxMessages(1))
 	if err != nil {
-		return fmt.Errorf("applier: plan consumer: %w", err)
+		return nil, nil, fmt.Errorf("applier: plan consumer: %w", err)
 	}
-	defer iter.Stop()
-	plans := make(chan jetstream.Msg)
 	go func() {
 		for {
 			msg, err := iter.Next()
@@ -328,17 +365,19 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 			}
 		}
 	}()
+	return cons, iter.Stop, nil
+}
 
-	ticker := time.NewTicker(a.cfg.Interval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-ticker.C:
-			a.fullListing(ctx, js)
-		case msg := <-plans:
-			a.handlePlan(ctx, js, msg)
-		}
+// consumerAhead reports whether the plan consumer has delivered a sequence
+// beyond the last the plans stream holds: the stream went back in time.
+func (a *Applier) consumerAhead(ctx context.Context, js jetstream.JetStream, cons jetstream.Consumer) bool {
+	info, err := cons.Info(ctx)
+	if err != nil {
+		return false
 	}
+	st, err := js.Stream(ctx, events.StreamPlans)
+	if err != nil {
+		return false
+	}
+	return info.Delivered.Stream > st.CachedInfo().State.LastSeq
 }
