@@ -245,7 +245,12 @@ func TestJetStreamClusterNodeLoss(t *testing.T) {
 	}
 	killAt := make(chan struct{})
 	lost := make(chan lossReport, 1)
+	finished := make(chan struct{})
+	// A test that fails midway waits for the node to be handled, so that
+	// no server is started after the cleanup has stopped them all.
+	defer func() { cancel(); <-finished }()
 	go func() {
+		defer close(finished)
 		var r lossReport
 		defer func() { lost <- r }()
 		select {
@@ -277,13 +282,18 @@ func TestJetStreamClusterNodeLoss(t *testing.T) {
 				r.failover = time.Since(killed)
 				break
 			}
-			if time.Since(killed) > 30*time.Second {
+			if time.Since(killed) > 30*time.Second || ctx.Err() != nil {
 				r.err = fmt.Errorf("no failover 30s after %s was killed: %v %v", r.victim, l, err)
 				return
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		time.Sleep(*jscDown - min(*jscDown, time.Since(killed)))
+		select {
+		case <-time.After(*jscDown - min(*jscDown, time.Since(killed))):
+		case <-ctx.Done():
+			r.err = ctx.Err()
+			return
+		}
 		restarted := time.Now()
 		r.down = restarted.Sub(killed)
 		victim.launch()
@@ -295,7 +305,7 @@ func TestJetStreamClusterNodeLoss(t *testing.T) {
 				r.caught = time.Since(restarted)
 				return
 			}
-			if time.Since(restarted) > time.Minute {
+			if time.Since(restarted) > time.Minute || ctx.Err() != nil {
 				r.err = fmt.Errorf("%s not caught up a minute after its restart: %v", r.victim, err)
 				return
 			}
