@@ -90,7 +90,10 @@ func createServices(ctx context.Context, kc kubernetes.Interface, zone string, f
 			svc := &corev1.Service{
 				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: map[string]string{
 					"external-dns.alpha.kubernetes.io/hostname": name + "." + zone}},
-				Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 80}}},
+				// No node port: the apiserver's range holds 2768, and a
+				// burst may create more Services than that.
+				Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 80}},
+					AllocateLoadBalancerNodePorts: new(false)},
 			}
 			created, err := kc.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{})
 			if err != nil {

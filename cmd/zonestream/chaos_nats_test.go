@@ -40,6 +40,7 @@ type natsProcess struct {
 	bin  string
 	addr string // 127.0.0.1:port, kept across restarts
 	dir  string // JetStream store, kept across restarts
+	conf string // a configuration file, if any: then it gives the address and store
 	cmd  *exec.Cmd
 	log  *bytes.Buffer
 }
@@ -60,12 +61,29 @@ func startNATSProcess(t *testing.T, bin string) *natsProcess {
 // start runs the server and returns once JetStream answers (30s at most).
 func (n *natsProcess) start() {
 	n.t.Helper()
-	host, port, _ := net.SplitHostPort(n.addr)
-	n.cmd = exec.Command(n.bin, "-n", "zonestream-chaos", "-a", host, "-p", port, "-js", "-sd", n.dir)
+	n.launch()
+	n.waitReady()
+}
+
+// launch starts the server process without waiting for it: the nodes of
+// a cluster answer JetStream requests only once a quorum of them runs.
+func (n *natsProcess) launch() {
+	n.t.Helper()
+	if n.conf != "" {
+		n.cmd = exec.Command(n.bin, "-c", n.conf)
+	} else {
+		host, port, _ := net.SplitHostPort(n.addr)
+		n.cmd = exec.Command(n.bin, "-n", "zonestream-chaos", "-a", host, "-p", port, "-js", "-sd", n.dir)
+	}
 	n.cmd.Stdout, n.cmd.Stderr = n.log, n.log
 	if err := n.cmd.Start(); err != nil {
 		n.t.Fatalf("start nats-server: %v", err)
 	}
+}
+
+// waitReady returns once JetStream answers on the server (30s at most).
+func (n *natsProcess) waitReady() {
+	n.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		err := jetStreamAnswers(n.url())

@@ -21,6 +21,9 @@ import (
 
 const manifests = "../../deploy/kubernetes"
 
+// clusterManifests is the 3-node NATS option over manifests.
+const clusterManifests = "../../deploy/nats-cluster"
+
 // TestKubernetesManifests has a real kube-apiserver validate every object
 // of deploy/kubernetes (server-side dry run, so schemas and RBAC rules are
 // checked as a cluster would), and each Deployment's arguments with the
@@ -51,6 +54,14 @@ func TestKubernetesManifests(t *testing.T) {
 			t.Errorf("kubectl apply did not list %s:\n%s", want, out)
 		}
 	}
+
+	out = run("apply", "--dry-run=server", "-k", clusterManifests)
+	for _, want := range []string{"statefulset.apps/nats", "service/nats-cluster", "poddisruptionbudget.policy/nats"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("kubectl apply -k %s did not list %s:\n%s", clusterManifests, want, out)
+		}
+	}
+	checkClusterManifests(t, run("kustomize", clusterManifests))
 
 	files, err := filepath.Glob(filepath.Join(manifests, "*.yaml"))
 	if err != nil {
@@ -125,5 +136,53 @@ func TestKubernetesManifests(t *testing.T) {
 		if !seen[st.name] {
 			t.Errorf("no Deployment runs the %s stage", st.name)
 		}
+	}
+}
+
+// checkClusterManifests checks the rendered 3-node option: three NATS
+// servers routed to one another, and every stage knowing all three and
+// asking for streams at R3, as its own flag parsing reads it.
+func checkClusterManifests(t *testing.T, rendered string) {
+	t.Helper()
+	stagesSeen := 0
+	for _, doc := range strings.Split(rendered, "\n---\n") {
+		var d appsv1.Deployment
+		if err := yaml.Unmarshal([]byte(doc), &d); err != nil {
+			t.Fatal(err)
+		}
+		switch d.Kind {
+		case "StatefulSet":
+			var sts appsv1.StatefulSet
+			if err := yaml.Unmarshal([]byte(doc), &sts); err != nil {
+				t.Fatal(err)
+			}
+			args := strings.Join(sts.Spec.Template.Spec.Containers[0].Args, " ")
+			if sts.Spec.Replicas == nil || *sts.Spec.Replicas != 3 || !strings.Contains(args, "--routes=") || !strings.Contains(args, "--server_name=") {
+				t.Errorf("%s: NATS is not three routed servers: replicas %v, args %s", clusterManifests, sts.Spec.Replicas, args)
+			}
+		case "Deployment":
+			args := d.Spec.Template.Spec.Containers[0].Args
+			st, ok := findStage(args[0])
+			if !ok {
+				t.Errorf("%s runs unknown stage %q", clusterManifests, args[0])
+				continue
+			}
+			fs := flag.NewFlagSet(st.name, flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			var opts service.Options
+			opts.RegisterFlags(fs)
+			st.standalone(fs)
+			if err := service.Parse(fs, args[1:]); err != nil {
+				t.Errorf("%s: %s: %v", clusterManifests, st.name, err)
+				continue
+			}
+			if opts.Replicas != 3 || len(strings.Split(opts.NatsURL, ",")) != 3 {
+				t.Errorf("%s: %s has --nats-stream-replicas=%d, --nats-url=%s", clusterManifests, st.name, opts.Replicas, opts.NatsURL)
+			}
+			stagesSeen++
+		}
+	}
+	if stagesSeen != len(stages) {
+		t.Errorf("%s: %d stages, want %d", clusterManifests, stagesSeen, len(stages))
 	}
 }

@@ -162,7 +162,22 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	}
 	// Plans queued by an earlier run were computed by a run that is gone:
 	// nobody waits for their results, and this run plans afresh.
-	if n, err := purgeEarlierPlans(ctx, js); err != nil {
+	// On a clustered NATS the request may time out while the stream's
+	// leader is elected (just created, or a node lost): that is retried;
+	// any other refusal ends the run as before.
+	n, err := purgeEarlierPlans(ctx, js)
+	for attempt := 1; isTransient(err) && ctx.Err() == nil; attempt++ {
+		p.log.Warn("purging plans of earlier runs failed; retrying", "err", err, "attempt", attempt)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+		n, err = purgeEarlierPlans(ctx, js)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
 		return err
 	} else if n > 0 {
 		p.log.Info("dropped plans queued by an earlier run", "plans", n)

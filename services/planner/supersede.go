@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
@@ -66,4 +67,11 @@ func purgeEarlierPlans(ctx context.Context, js jetstream.JetStream) (uint64, err
 		return 0, fmt.Errorf("purge plans of earlier runs: %w", err)
 	}
 	return n, nil
+}
+
+// isTransient says whether a JetStream request failed for want of an
+// answer (a timeout, no responder), as while a stream elects its leader.
+func isTransient(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)
 }
