@@ -4,13 +4,11 @@ import (
 	"context"
 	"net"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/services/applier"
 	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
@@ -33,14 +31,7 @@ func TestAckedButLostIsPublishedAgain(t *testing.T) {
 	if err := events.EnsureStreams(ctx, js); err != nil {
 		t.Fatal(err)
 	}
-	cfg := applier.Config{Provider: applier.ProviderInMemory, Interval: 200 * time.Millisecond, DefaultTTL: 300}
-	cfg.InMemory.Zones = []string{zone}
-	r := start(t, js, cfg)
-	if err := r.a.Provider().Apply(ctx, zone, []events.Change{{New: ep("api.example.org", "A", "192.0.2.1")}}); err != nil {
-		t.Fatal(err)
-	}
-	observed := events.ObservedSubject("inmemory", "api.example.org")
-	waitFor(t, "api observed", func() bool { return lastMsg(t, js, events.StreamObserved, observed) != nil })
+	observed := observedAPI(t, js)
 
 	// The loss: the message is gone from the stream, and the server
 	// restarts (the client reconnects to the same address).
