@@ -51,9 +51,7 @@ func (c *CollectorState) subject() string   { return CollectorSubject(c.Cluster,
 func (c *CollectorState) IsTombstone() bool { return c.Phase == PhaseRetired }
 
 // Lease is how long the mark holds.
-func (c *CollectorState) Lease() time.Duration {
-	return time.Duration(c.LeaseMillis) * time.Millisecond
-}
+func (c *CollectorState) Lease() time.Duration { return millis(c.LeaseMillis) }
 
 // Covers reports whether the collector watches obj: same cluster, one of
 // its sources, and its namespace (cluster-scoped objects have none and are
@@ -113,9 +111,9 @@ func (d *DesiredComplete) canonicalize() {
 func (*DesiredComplete) subject() string { return DesiredCompleteSubject() }
 
 // Lease is how long the mark holds.
-func (d *DesiredComplete) Lease() time.Duration {
-	return time.Duration(d.LeaseMillis) * time.Millisecond
-}
+func (d *DesiredComplete) Lease() time.Duration { return millis(d.LeaseMillis) }
+
+func millis(ms int64) time.Duration { return time.Duration(ms) * time.Millisecond }
 
 // LeaseFor is the lease a mark renewed every interval carries: three
 // renewals may be missed before it lapses.

@@ -108,14 +108,7 @@ func TestLostStreamIsPublishedAgain(t *testing.T) {
 	createService(t, ns, lbService("a", "a.example.org", nil), ip("192.0.2.1"))
 	createService(t, ns, lbService("b", "b.example.org", nil), ip("192.0.2.2"))
 	lost := testutil.ToFloat64(collector.StreamLostMetric())
-	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config,
-		Sources: []string{"service"}, Heartbeat: 200 * time.Millisecond}, testLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCollectorOn(t, c, bus)
-	mark := events.CollectorSubject(ns, events.CollectorID([]string{"service"}, ns))
-	waitPhase(t, bus, mark, events.PhaseSynced)
+	mark := startSynced(t, bus, ns)
 	st, _ := bus.Stream(t.Context(), events.StreamSources)
 	if err := st.Purge(t.Context()); err != nil {
 		t.Fatal(err)
@@ -188,14 +181,7 @@ func TestRetiredWhileRunningPublishesAgain(t *testing.T) {
 	bus := ownBus(t)
 	ns := newNamespace(t)
 	createService(t, ns, lbService("a", "a.example.org", nil), ip("192.0.2.1"))
-	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config,
-		Sources: []string{"service"}, Heartbeat: 200 * time.Millisecond}, testLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCollectorOn(t, c, bus)
-	mark := events.CollectorSubject(ns, events.CollectorID([]string{"service"}, ns))
-	waitPhase(t, bus, mark, events.PhaseSynced)
+	mark := startSynced(t, bus, ns)
 	// What zonestream cluster retire --force does.
 	ref := events.ObjectRef{Cluster: ns, Source: "service", Namespace: ns, Name: "a"}
 	if _, _, err := events.Publish(t.Context(), bus, ref.Subject(), &events.SourceState{Object: ref}, ""); err != nil {
@@ -220,4 +206,20 @@ func TestRetiredWhileRunningPublishesAgain(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	waitPhase(t, bus, mark, events.PhaseSynced)
+}
+
+// startSynced runs a service collector of cluster and namespace ns on bus,
+// renewing its mark every 200ms, and returns the mark's subject once it
+// says synced.
+func startSynced(t *testing.T, bus jetstream.JetStream, ns string) string {
+	t.Helper()
+	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config,
+		Sources: []string{"service"}, Heartbeat: 200 * time.Millisecond}, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runCollectorOn(t, c, bus)
+	mark := events.CollectorSubject(ns, events.CollectorID([]string{"service"}, ns))
+	waitPhase(t, bus, mark, events.PhaseSynced)
+	return mark
 }

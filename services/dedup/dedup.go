@@ -215,8 +215,7 @@ func (r *run) apply(ctx context.Context, m events.Received) {
 		if _, known := r.state.objects[m.Subject]; !known && ref.Name != "" {
 			// Skipped, not forgotten: an object this run knows keeps its
 			// state; one it does not is unknown, never "wants nothing".
-			r.unknown[m.Subject] = ref
-			r.holdNamesOf(ref)
+			r.unknown[m.Subject] = ref // its names are held at flush (held)
 		}
 		return
 	}

@@ -28,16 +28,6 @@ func (r *run) reject(ctx context.Context, m events.Received, err error) {
 	}
 }
 
-// holdNamesOf keeps the published state of every name whose RRsets ref
-// owned, while ref is unknown.
-func (r *run) holdNamesOf(ref events.ObjectRef) {
-	for name, owners := range r.published.owners {
-		if ownedBy(owners, ref) {
-			delete(r.dirty, name)
-		}
-	}
-}
-
 // markNamesOf recomputes the names ref owned.
 func (r *run) markNamesOf(ref events.ObjectRef, cause string) {
 	for name, owners := range r.published.owners {
