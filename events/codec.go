@@ -97,6 +97,9 @@ func Unmarshal(header nats.Header, data []byte, ev Event) error {
 	if s := header.Get(HeaderSchema); s != "" && s != ev.Schema().String() {
 		return fmt.Errorf("%w: schema %q, want %q", ErrUndecodable, s, ev.Schema())
 	}
+	if err := checkShape(data); err != nil {
+		return fmt.Errorf("%w: %s: %w", ErrUndecodable, ev.Schema(), err)
+	}
 	if err := msgpack.Unmarshal(data, ev); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrUndecodable, ev.Schema(), err)
 	}
@@ -120,6 +123,9 @@ func Decode(r Received, ev Event) error {
 // ToJSON turns any msgpack payload into JSON without knowing its schema:
 // the operator's view of a message (`zonestream decode`, `nats --translate`).
 func ToJSON(payload []byte) ([]byte, error) {
+	if err := checkShape(payload); err != nil {
+		return nil, fmt.Errorf("not a msgpack payload: %w", err)
+	}
 	var v any
 	dec := msgpack.NewDecoder(bytes.NewReader(payload))
 	dec.SetMapDecoder(func(d *msgpack.Decoder) (any, error) { return d.DecodeMap() })

@@ -1,8 +1,10 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -143,4 +145,39 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("error of no known kind: %v", err)
 		}
 	})
+}
+
+// TestDecodeCostsNoMoreThanThePayload: a small payload whose headers claim
+// millions of elements, or nests without end, is rejected before msgpack
+// preallocates for it. Found by FuzzDecode: a few hundred such bytes made
+// a reader allocate gigabytes.
+func TestDecodeCostsNoMoreThanThePayload(t *testing.T) {
+	ref := ObjectRef{Cluster: "c", Source: "service", Namespace: "ns", Name: "web"}
+	good, err := Message(ref.Subject(), &SourceState{Object: ref}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	huge := []byte("\x82\xa6object\x84\xa7cluster\xa1c\xa6source\xa7service\xa9namespace\xa2ns\xa4name\xa3web\xa9endpoints")
+	for range 8 {
+		huge = append(huge, "\xdd\xff\xff\xff\xff\x8f\xa7targets"...) // 4 Gi endpoints, 4 Gi targets
+	}
+	deep := bytes.Repeat([]byte{0x91}, 100_000)
+	for name, data := range map[string][]byte{"huge counts": huge, "deep nesting": deep} {
+		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			var st SourceState
+			err := Decode(Received{Subject: ref.Subject(), Header: good.Header, Data: data}, &st)
+			runtime.ReadMemStats(&after)
+			if !errors.Is(err, ErrUndecodable) {
+				t.Fatalf("got %v, want ErrUndecodable", err)
+			}
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+				t.Errorf("decoding %d bytes allocated %d bytes", len(data), alloc)
+			}
+			if _, err := ToJSON(data); err == nil {
+				t.Error("ToJSON accepted it")
+			}
+		})
+	}
 }
