@@ -38,6 +38,9 @@ const (
 	DefaultMaxTxnOps = 128
 )
 
+// Name is the provider's --provider value and subject token.
+const Name = "coredns"
+
 // Config holds the provider's flags.
 type Config struct {
 	EtcdURLs      service.StringList

@@ -15,6 +15,9 @@ import (
 	"github.com/zonestream/zonestream/services/applier/provider"
 )
 
+// Name is the provider's --provider value and subject token.
+const Name = "inmemory"
+
 // Config holds the provider's flags.
 type Config struct {
 	Zones service.StringList

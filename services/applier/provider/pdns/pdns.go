@@ -41,6 +41,9 @@ import (
 // key off the command line.
 const APIKeyEnv = "EXTERNAL_DNS_PDNS_API_KEY"
 
+// Name is the provider's --provider value and subject token.
+const Name = "pdns"
+
 // Config holds the provider's flags, named as ExternalDNS' pdns flags.
 type Config struct {
 	Server        string

@@ -31,6 +31,9 @@ import (
 	"github.com/zonestream/zonestream/services/applier/provider"
 )
 
+// Name is the provider's --provider value and subject token.
+const Name = "rfc2136"
+
 // Config holds the provider's flags, named as ExternalDNS' rfc2136 flags.
 type Config struct {
 	Host            string

@@ -26,6 +26,9 @@ import (
 // on the loopback interface.
 const DefaultURL = "http://localhost:8888"
 
+// Name is the provider's --provider value and subject token.
+const Name = "webhook"
+
 // Config holds the provider's flags: ExternalDNS' --webhook-provider-*
 // flags, and --webhook-zone, which the protocol has no equivalent of.
 type Config struct {
