@@ -147,7 +147,7 @@ type Applier struct {
 	cfg  Config
 	name string
 	raw  provider.Provider // as built
-	prov provider.Provider // raw, rate limited and zone-cached: every call goes here
+	prov provider.Provider // raw, rate limited, zone-cached and checked: every call goes here
 	log  *slog.Logger
 
 	mu       sync.Mutex
@@ -214,9 +214,10 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 		limiter = rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst)
 	}
 	waited := rateLimitWaitSeconds.WithLabelValues(name)
-	// The cache is outside the limiter: a cached zone list takes no token.
-	calls := provider.CacheZones(provider.RateLimit(p, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
-		cfg.ZonesCacheDuration)
+	// The cache is outside the limiter: a cached zone list takes no token;
+	// so are the checks: a batch refused by them takes none either.
+	calls := provider.Checked(provider.CacheZones(provider.RateLimit(p, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
+		cfg.ZonesCacheDuration))
 	return &Applier{cfg: cfg, name: name, raw: p, prov: calls, log: logger.With("provider", name)}, nil
 }
 

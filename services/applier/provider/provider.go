@@ -15,7 +15,9 @@ import (
 	"github.com/zonestream/zonestream/events"
 )
 
-// Provider is a DNS provider as the applier sees it.
+// Provider is a DNS provider as the applier sees it. The applier calls it
+// through Checked: zone arguments come normalized, and Apply gets only
+// non-empty batches that passed CheckChanges.
 type Provider interface {
 	// Zones returns the zones the provider manages, normalized with
 	// events.NormalizeName.

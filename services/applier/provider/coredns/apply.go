@@ -28,10 +28,6 @@ const conflicts = 5
 // operations is written in several transactions, in order; if a later one
 // fails, the error is a *provider.PartialError.
 func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Change) error {
-	zone = events.NormalizeName(zone)
-	if err := provider.CheckChanges(zone, changes); err != nil {
-		return err
-	}
 	for i, c := range changes {
 		if c.New != nil {
 			if err := checkNew(*c.New); err != nil {

@@ -89,7 +89,6 @@ func (p *Provider) Zones(context.Context) ([]string, error) {
 // of --coredns-zone are left to that zone. Entries that are not SkyDNS
 // records are skipped, logged and counted.
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
-	zone = events.NormalizeName(zone)
 	var kvs []kv
 	err := p.retry(ctx, "list "+zone, func(ctx context.Context) error {
 		r, err := p.client.Get(ctx, namePath(p.cfg.Prefix, zone), clientv3.WithPrefix())

@@ -267,7 +267,7 @@ func TestStaleAfterOutOfBandChange(t *testing.T) {
 // it; the valid changes then go through alone.
 func TestBatchWithInvalidChange(t *testing.T) {
 	s := corednsenv.StartT(t, "example.org")
-	p := newProvider(t, s, nil)
+	p := provider.Checked(newProvider(t, s, nil))
 	ctx := context.Background()
 	good := events.Change{New: ep("good.example.org", "A", 0, "192.0.2.8")}
 	for name, bad := range map[string]events.Change{

@@ -175,7 +175,6 @@ var skipped = []string{"SOA", "RRSIG", "NSEC", "NSEC3", "NSEC3PARAM"}
 // Records lists zone (GET /zones/<id>): every RRset with an enabled record
 // except the SOA, one endpoint per name and type.
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
-	zone = events.NormalizeName(zone)
 	var z zoneJSON
 	if err := p.do(ctx, http.MethodGet, zonePath(zone), nil, nil, &z); err != nil {
 		return nil, fmt.Errorf("pdns: list zone %s: %w", zone, err)
@@ -187,7 +186,6 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 // RecordsAt reads a few names one by one (GET with rrset_name), more with
 // one GET of the zone, and returns every RRset at names.
 func (p *Provider) RecordsAt(ctx context.Context, zone string, names []string) ([]events.Endpoint, error) {
-	zone = events.NormalizeName(zone)
 	if !p.byName(zone, len(names)) {
 		eps, err := p.Records(ctx, zone)
 		return provider.AtNames(eps, names), err
@@ -418,13 +416,6 @@ func (p *Provider) byName(zone string, n int) bool {
 // When a precondition fails, nothing is written and the error wraps
 // provider.ErrStale.
 func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Change) error {
-	zone = events.NormalizeName(zone)
-	if err := provider.CheckChanges(zone, changes); err != nil {
-		return err
-	}
-	if len(changes) == 0 {
-		return nil
-	}
 	var names []string
 	for _, c := range changes {
 		if n := fqdn(c.Key().DNSName); !slices.Contains(names, n) {

@@ -206,7 +206,7 @@ func TestChangesInOrder(t *testing.T) {
 
 func TestPermanentErrors(t *testing.T) {
 	s := pdnsenv.StartT(t, "example.org")
-	p := newProvider(t, s, nil)
+	p := provider.Checked(newProvider(t, s, nil))
 	ctx := context.Background()
 	if err := p.Apply(ctx, "example.org", []events.Change{{New: ep("host.example.org", "A", 0, "192.0.2.1")}}); err != nil {
 		t.Fatal(err)

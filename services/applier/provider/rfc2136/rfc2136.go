@@ -173,12 +173,12 @@ func New(cfg Config, opts provider.Options) (*Provider, error) {
 // Zones returns the configured zones.
 func (p *Provider) Zones(context.Context) ([]string, error) { return slices.Clone(p.zones), nil }
 
-func (p *Provider) managed(zone string) (string, error) {
-	zone = events.NormalizeName(zone)
+// managed fails permanently for a zone not in --rfc2136-zone.
+func (p *Provider) managed(zone string) error {
 	if !slices.Contains(p.zones, zone) {
-		return "", provider.Permanentf("rfc2136: zone %q is not configured (--rfc2136-zone)", zone)
+		return provider.Permanentf("rfc2136: zone %q is not configured (--rfc2136-zone)", zone)
 	}
-	return zone, nil
+	return nil
 }
 
 // tsig is a TSIG provider for every algorithm of --rfc2136-tsig-secret-alg,
@@ -240,8 +240,7 @@ func (p *Provider) sign(m *dns.Msg) {
 // DNSSEC signing adds), one endpoint per name and type. It keeps what it
 // got, for RecordsAt to bring up to date by IXFR.
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
-	zone, err := p.managed(zone)
-	if err != nil {
+	if err := p.managed(zone); err != nil {
 		return nil, err
 	}
 	m := new(dns.Msg)
@@ -469,11 +468,7 @@ func (p *Provider) ttl(ep events.Endpoint) uint32 {
 // for an update or delete. The server applies a message entirely or not
 // at all.
 func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Change) error {
-	zone, err := p.managed(zone)
-	if err != nil {
-		return err
-	}
-	if err := provider.CheckChanges(zone, changes); err != nil {
+	if err := p.managed(zone); err != nil {
 		return err
 	}
 	msgs := make([]*dns.Msg, 0, len(changes)/p.cfg.BatchChangeSize+1)

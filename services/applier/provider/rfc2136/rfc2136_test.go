@@ -123,7 +123,7 @@ func TestLifecycle(t *testing.T) {
 
 func TestBatchesAndPermanentErrors(t *testing.T) {
 	s := bind.StartT(t, "example.org")
-	p := newProvider(t, s, func(c *rfc2136.Config) { c.BatchChangeSize = 2; c.MinTTL = 60 * time.Second })
+	p := provider.Checked(newProvider(t, s, func(c *rfc2136.Config) { c.BatchChangeSize = 2; c.MinTTL = 60 * time.Second }))
 	ctx := context.Background()
 	var changes []events.Change
 	for _, n := range []string{"a", "b", "c", "d", "e"} {

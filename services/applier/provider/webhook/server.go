@@ -53,9 +53,10 @@ type server struct {
 // grouped per zone (the longest zone of p that a name falls in) and
 // applied with p.Apply, each zone's changes in one batch, in the order
 // deletes, updates, creates; Old is taken from Delete and UpdateOld, so p
-// checks that the records are still what the client saw.
+// checks that the records are still what the client saw. p is called
+// through provider.Checked.
 func NewServer(p provider.Provider, opts ServerOptions) http.Handler {
-	s := &server{p: p, filter: opts.DomainFilter, log: opts.Logger}
+	s := &server{p: provider.Checked(p), filter: opts.DomainFilter, log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

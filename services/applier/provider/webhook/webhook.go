@@ -270,7 +270,6 @@ func newListing(eps []events.Endpoint) *listing {
 // names in zone and in no longer zone of Zones, admitted by the domain
 // filter, one endpoint per name, type and set identifier.
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
-	zone = events.NormalizeName(zone)
 	f, zones, err := p.state(ctx)
 	if err != nil {
 		return nil, err
@@ -309,13 +308,6 @@ type touched struct {
 // with provider.ErrStale before anything is sent. See README.md for the
 // window between the check and the POST.
 func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Change) error {
-	zone = events.NormalizeName(zone)
-	if err := provider.CheckChanges(zone, changes); err != nil {
-		return err
-	}
-	if len(changes) == 0 {
-		return nil
-	}
 	f, _, err := p.state(ctx)
 	if err != nil {
 		return err
