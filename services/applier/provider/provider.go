@@ -144,6 +144,18 @@ func InZone(name, zone string) bool {
 	return zone == "" || name == zone || strings.HasSuffix(name, "."+zone)
 }
 
+// ZoneOf returns the most specific of zones that name is in (the longest),
+// or "" when it is in none; names and zones are compared normalized.
+func ZoneOf(name string, zones []string) string {
+	best := ""
+	for _, z := range zones {
+		if z = events.NormalizeName(z); z != "" && InZone(name, z) && len(z) > len(best) {
+			best = z
+		}
+	}
+	return best
+}
+
 // CheckChanges validates the shape of changes for zone: each has an Old or
 // a New, Old and New name the same RRset, the name is inside zone. The
 // error wraps ErrPermanent.

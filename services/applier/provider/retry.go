@@ -10,9 +10,10 @@ import (
 
 // RetryDefaults fills unset retry settings: 10s per attempt, 3 retries
 // after the first attempt (a negative count means none) and 250ms before
-// the first retry.
+// the first retry. timeout may be nil, for a provider with timeouts of its
+// own.
 func RetryDefaults(timeout *time.Duration, retries *int, backoff *time.Duration) {
-	if *timeout <= 0 {
+	if timeout != nil && *timeout <= 0 {
 		*timeout = 10 * time.Second
 	}
 	if *retries < 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/services/applier/provider"
 )
 
 // DefaultURL is where ExternalDNS expects its webhook provider: a sidecar
@@ -73,14 +74,7 @@ func (c *Config) Validate() error {
 			return errors.New("webhook: empty --webhook-zone")
 		}
 	}
-	if c.Retries < 0 {
-		c.Retries = 0
-	} else if c.Retries == 0 {
-		c.Retries = 3
-	}
-	if c.RetryBackoff <= 0 {
-		c.RetryBackoff = 250 * time.Millisecond
-	}
+	provider.RetryDefaults(nil, &c.Retries, &c.RetryBackoff)
 	return nil
 }
 

@@ -129,7 +129,7 @@ func (s *server) records(w http.ResponseWriter, r *http.Request) {
 			k := key(ep)
 			// A parent zone's listing may hold a child zone's delegation:
 			// each name is reported by its own (longest) zone only.
-			if seen[k] || ZoneOf(k.DNSName, zones) != events.NormalizeName(z) || !s.filter.Match(k.DNSName) {
+			if seen[k] || provider.ZoneOf(k.DNSName, zones) != events.NormalizeName(z) || !s.filter.Match(k.DNSName) {
 				continue
 			}
 			seen[k] = true
@@ -180,7 +180,7 @@ func (s *server) applyChanges(w http.ResponseWriter, r *http.Request) {
 	perZone := map[string][]events.Change{}
 	for _, c := range changes {
 		name := events.NormalizeName(c.Key().DNSName)
-		z := ZoneOf(name, zones)
+		z := provider.ZoneOf(name, zones)
 		if z == "" {
 			s.fail(w, r, http.StatusInternalServerError, ReasonRejected, fmt.Errorf("change %s: %s is in none of the zones %v", c, name, zones))
 			return

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -204,7 +202,7 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 	l := newListing(eps)
 	out := make([]events.Endpoint, 0, len(l.keys))
 	for _, k := range l.keys {
-		if ZoneOf(k.DNSName, zones) == zone && f.Match(k.DNSName) {
+		if provider.ZoneOf(k.DNSName, zones) == zone && f.Match(k.DNSName) {
 			out = append(out, l.view[k])
 		}
 	}
@@ -232,40 +230,24 @@ func (e *statusError) Error() string {
 // retry, again (when set) says whether the request is already done, or
 // must not be sent again (its error).
 func (p *Provider) do(ctx context.Context, method, path string, body []byte, timeout time.Duration, out any, again func(context.Context) (bool, error)) (http.Header, error) {
-	var last error
-	for attempt := 0; attempt <= p.cfg.Retries; attempt++ {
-		if attempt > 0 {
-			d := p.cfg.RetryBackoff << (attempt - 1)
-			d += time.Duration(rand.Int64N(int64(d)/2 + 1))
-			p.log.Warn("webhook: retrying request", "method", method, "path", path, "attempt", attempt+1, "after", d, "err", last)
-			select {
-			case <-ctx.Done():
-				return nil, errors.Join(ctx.Err(), last)
-			case <-time.After(d):
-			}
-			if again != nil {
-				done, err := again(ctx)
-				switch {
-				case err == nil && done:
-					return nil, nil
-				case errors.Is(err, provider.ErrStale) || errors.Is(err, provider.ErrPermanent):
-					return nil, err
-				case err != nil:
-					last = err
-					continue
+	var h http.Header
+	first := true
+	err := provider.Retry(ctx, p.cfg.Retries, p.cfg.RetryBackoff,
+		func(attempt int, wait time.Duration, last error) {
+			p.log.Warn("webhook: retrying request", "method", method, "path", path, "attempt", attempt, "after", wait, "err", last)
+		},
+		func() error {
+			if !first && again != nil {
+				if done, err := again(ctx); done || err != nil {
+					return err
 				}
 			}
-		}
-		h, err := p.once(ctx, method, path, body, timeout, out)
-		if err == nil || errors.Is(err, provider.ErrPermanent) || errors.Is(err, provider.ErrStale) {
-			return h, err
-		}
-		if ctx.Err() != nil {
-			return nil, errors.Join(ctx.Err(), err)
-		}
-		last = err
-	}
-	return nil, fmt.Errorf("giving up after %d attempts: %w", p.cfg.Retries+1, last)
+			first = false
+			var err error
+			h, err = p.once(ctx, method, path, body, timeout, out)
+			return err
+		})
+	return h, err
 }
 
 func (p *Provider) once(ctx context.Context, method, path string, body []byte, timeout time.Duration, out any) (http.Header, error) {
