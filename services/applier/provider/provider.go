@@ -106,6 +106,18 @@ func (o Options) WithDefaults() Options {
 // DefaultTTL is the TTL of records whose endpoint has none.
 const DefaultTTL = 300
 
+// MaxTTL is the largest TTL DNS allows (RFC 2181).
+const MaxTTL = 1<<31 - 1
+
+// TTL is the TTL ep is written with: its own, at most MaxTTL, or else
+// defaultTTL (--default-ttl).
+func TTL(ep events.Endpoint, defaultTTL int64) int64 {
+	if ep.RecordTTL > 0 {
+		return min(ep.RecordTTL, MaxTTL)
+	}
+	return defaultTTL
+}
+
 // NameTargetTypes are the record types whose targets are DNS names.
 var NameTargetTypes = []string{"CNAME", "NS", "PTR", "DNAME"}
 
@@ -154,6 +166,23 @@ func ZoneOf(name string, zones []string) string {
 		}
 	}
 	return best
+}
+
+// CheckOld checks change c's precondition against what the provider holds
+// for its RRset (have, when exists): Old nil wants no RRset, else one with
+// Old's targets, TTL not compared. The error wraps ErrStale.
+func CheckOld(c events.Change, have events.Endpoint, exists bool) error {
+	k := c.Key()
+	switch {
+	case c.Old == nil && exists:
+		return fmt.Errorf("%w: %s: %s %s exists (%s)", ErrStale, c, k.DNSName, k.RecordType, strings.Join(have.Targets, ", "))
+	case c.Old != nil && !exists:
+		return fmt.Errorf("%w: %s: %s %s does not exist", ErrStale, c, k.DNSName, k.RecordType)
+	case c.Old != nil && !SameTargets(*c.Old, have):
+		return fmt.Errorf("%w: %s: %s %s holds [%s], the plan expected [%s]", ErrStale, c, k.DNSName, k.RecordType,
+			strings.Join(have.Targets, ", "), strings.Join(NormalizeEndpoint(*c.Old).Targets, ", "))
+	}
+	return nil
 }
 
 // CheckChanges validates the shape of changes for zone: each has an Old or

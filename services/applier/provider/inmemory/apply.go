@@ -43,13 +43,8 @@ func (p *Provider) Apply(_ context.Context, zone string, changes []events.Change
 			k = key(*c.New)
 		}
 		have, exists := current(k)
-		switch {
-		case c.Old == nil && exists:
-			return fmt.Errorf("%w: %s: %s %s exists", provider.ErrStale, c, k.DNSName, k.RecordType)
-		case c.Old != nil && !exists:
-			return fmt.Errorf("%w: %s: %s %s does not exist", provider.ErrStale, c, k.DNSName, k.RecordType)
-		case c.Old != nil && !provider.SameTargets(*c.Old, have):
-			return fmt.Errorf("%w: %s: holds %v, plan expected %v", provider.ErrStale, c, have.Targets, c.Old.Targets)
+		if err := provider.CheckOld(c, have, exists); err != nil {
+			return fmt.Errorf("inmemory: %w", err)
 		}
 		if c.New == nil {
 			next[k] = nil

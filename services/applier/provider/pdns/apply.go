@@ -61,7 +61,7 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 	for _, k := range order {
 		rs := rrsetJSON{Name: k.name, Type: k.rtype, ChangeType: "DELETE"}
 		if ep := final[k]; ep != nil {
-			rs.ChangeType, rs.TTL = "REPLACE", p.ttl(*ep)
+			rs.ChangeType, rs.TTL = "REPLACE", provider.TTL(*ep, p.defaultTTL)
 			for _, c := range contents(k.rtype, ep.Targets) {
 				rs.Records = append(rs.Records, recordJSON{Content: c})
 			}

@@ -5,7 +5,6 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/zonestream/zonestream/events"
@@ -118,35 +117,11 @@ func Content(rtype, target string) string {
 func fqdn(name string) string { return events.NormalizeName(name) + "." }
 
 // QuoteTXT writes a TXT value as PowerDNS content: character-strings of at
-// most 255 bytes, each in double quotes, '"' and '\' escaped with a
-// backslash and bytes outside printable ASCII as \DDD. (miekg/dns keeps TXT
-// strings already escaped, so it cannot do this for a raw value.)
+// most 255 bytes (provider.SplitTXT), each in double quotes.
+// (miekg/dns keeps TXT strings already escaped, so it cannot do this for a
+// raw value.)
 func QuoteTXT(v string) string {
-	if v == "" {
-		return `""`
-	}
-	var b strings.Builder
-	for len(v) > 0 {
-		n := min(255, len(v))
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteByte('"')
-		for i := 0; i < n; i++ {
-			switch c := v[i]; {
-			case c == '"' || c == '\\':
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			case c < ' ' || c > '~':
-				fmt.Fprintf(&b, "\\%03d", c)
-			default:
-				b.WriteByte(c)
-			}
-		}
-		b.WriteByte('"')
-		v = v[n:]
-	}
-	return b.String()
+	return `"` + strings.Join(provider.SplitTXT(v), `" "`) + `"`
 }
 
 // ParseTXT reads TXT content in presentation form — character-strings,
@@ -156,44 +131,30 @@ func ParseTXT(content string) string {
 	var b strings.Builder
 	s := content
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+		if isBlank(s[i]) {
 			i++
 			continue
 		}
-		quoted := c == '"'
+		quoted := s[i] == '"'
 		if quoted {
 			i++
 		}
-		for i < len(s) {
-			c = s[i]
-			if quoted && c == '"' {
-				i++
-				break
+		start := i
+		for i < len(s) && !(quoted && s[i] == '"') && !(!quoted && isBlank(s[i])) {
+			if s[i] == '\\' && i+1 < len(s) {
+				i++ // an escaped quote or blank ends nothing
 			}
-			if !quoted && (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-				break
-			}
-			if c == '\\' && i+1 < len(s) {
-				if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
-					if v, err := strconv.Atoi(s[i+1 : i+4]); err == nil && v < 256 {
-						b.WriteByte(byte(v))
-						i += 4
-						continue
-					}
-				}
-				b.WriteByte(s[i+1])
-				i += 2
-				continue
-			}
-			b.WriteByte(c)
 			i++
+		}
+		b.WriteString(provider.UnescapeTXT(s[start:i]))
+		if quoted && i < len(s) {
+			i++ // the closing quote
 		}
 	}
 	return b.String()
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // contents is the sorted, de-duplicated PowerDNS content of ep's targets:
 // the form preconditions are compared in.

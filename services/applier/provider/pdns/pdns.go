@@ -115,13 +115,6 @@ func (p *Provider) RecordsAt(ctx context.Context, zone string, names []string) (
 	return provider.AtNames(endpointsOf(zone, rrsets), names), nil
 }
 
-func (p *Provider) ttl(ep events.Endpoint) int64 {
-	if ep.RecordTTL > 0 {
-		return min(ep.RecordTTL, 1<<31-1)
-	}
-	return p.defaultTTL
-}
-
 // Apply and RecordsAt read a few names one by one (GET with rrset_name),
 // more with one GET of the whole zone. Measured with BenchmarkApply on
 // PowerDNS 4.7 (SQLite), one GET of a zone of 10,000 RRsets costs about as

@@ -15,14 +15,7 @@ import (
 )
 
 func (p *Provider) ttl(ep events.Endpoint) uint32 {
-	ttl := ep.RecordTTL
-	if ttl <= 0 {
-		ttl = p.defaultTTL
-	}
-	if ttl < p.minTTL {
-		ttl = p.minTTL
-	}
-	return uint32(min(ttl, 1<<31-1))
+	return uint32(min(max(provider.TTL(ep, p.defaultTTL), p.minTTL), provider.MaxTTL))
 }
 
 // Apply sends the changes as UPDATE messages of at most

@@ -2,7 +2,6 @@ package rfc2136
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/miekg/dns"
@@ -69,7 +68,7 @@ func Target(rr dns.RR) string {
 	case *dns.TXT:
 		var b strings.Builder
 		for _, s := range r.Txt {
-			b.WriteString(unescapeTXT(s))
+			b.WriteString(provider.UnescapeTXT(s))
 		}
 		return b.String()
 	}
@@ -88,7 +87,7 @@ func RRs(ep events.Endpoint, ttl uint32) ([]dns.RR, error) {
 	for _, t := range ep.Targets {
 		switch rtype {
 		case dns.TypeTXT:
-			rrs = append(rrs, &dns.TXT{Hdr: hdr, Txt: splitTXT(t)})
+			rrs = append(rrs, &dns.TXT{Hdr: hdr, Txt: provider.SplitTXT(t)})
 			continue
 		case dns.TypeCNAME, dns.TypeNS, dns.TypePTR, dns.TypeDNAME:
 			t = dns.Fqdn(events.NormalizeName(t))
@@ -104,61 +103,3 @@ func RRs(ep events.Endpoint, ttl uint32) ([]dns.RR, error) {
 	}
 	return rrs, nil
 }
-
-// splitTXT cuts a TXT value into character-strings of at most 255 bytes,
-// escaped as miekg/dns holds them.
-func splitTXT(v string) []string {
-	if v == "" {
-		return []string{""}
-	}
-	var out []string
-	for len(v) > 0 {
-		n := min(255, len(v))
-		out = append(out, escapeTXT(v[:n]))
-		v = v[n:]
-	}
-	return out
-}
-
-func escapeTXT(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			b.WriteByte('\\')
-			b.WriteByte(c)
-		case c < ' ' || c > '~':
-			fmt.Fprintf(&b, "\\%03d", c)
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return b.String()
-}
-
-func unescapeTXT(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			b.WriteByte(c)
-			continue
-		}
-		if i+3 < len(s) && isDigit(s[i+1]) && isDigit(s[i+2]) && isDigit(s[i+3]) {
-			if v, err := strconv.Atoi(s[i+1 : i+4]); err == nil && v < 256 {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i+1])
-		i++
-	}
-	return b.String()
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }

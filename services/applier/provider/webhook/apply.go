@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier/provider"
@@ -58,14 +57,8 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 			k = key(*c.New)
 		}
 		have, exists := state[k]
-		switch {
-		case c.Old == nil && exists:
-			return fmt.Errorf("%w: webhook: %s: %s %s exists (%s)", provider.ErrStale, c, k.DNSName, k.RecordType, strings.Join(have.Targets, ", "))
-		case c.Old != nil && !exists:
-			return fmt.Errorf("%w: webhook: %s: %s %s does not exist", provider.ErrStale, c, k.DNSName, k.RecordType)
-		case c.Old != nil && !provider.SameTargets(*c.Old, have):
-			return fmt.Errorf("%w: webhook: %s: %s %s holds [%s], the plan expected [%s]", provider.ErrStale, c, k.DNSName, k.RecordType,
-				strings.Join(have.Targets, ", "), strings.Join(provider.NormalizeEndpoint(*c.Old).Targets, ", "))
+		if err := provider.CheckOld(c, have, exists); err != nil {
+			return fmt.Errorf("webhook: %w", err)
 		}
 		if c.New != nil {
 			state[k] = provider.NormalizeEndpoint(*c.New)
