@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/providertest"
 
 	"github.com/miekg/dns"
@@ -23,7 +24,7 @@ func pdnsConfig(s *pdnsenv.Server, interval time.Duration) applier.Config {
 		Provider: applier.ProviderPDNS, Interval: interval, DefaultTTL: 300,
 		PDNS: pdns.Config{
 			Server: s.APIURL, APIKey: s.APIKey, ServerID: pdnsenv.ServerID,
-			Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond,
+			RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond},
 		},
 	}
 }

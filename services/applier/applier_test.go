@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/providertest"
 
 	"github.com/miekg/dns"
@@ -59,7 +60,7 @@ func rfcConfig(s *bind.Server, interval time.Duration) applier.Config {
 		RFC2136: rfc2136.Config{
 			Host: s.Host, Port: s.Port, Zones: []string{zone},
 			TSIGKeyName: s.KeyName, TSIGSecret: s.Secret, TSIGSecretAlg: s.Algorithm, TSIGAXFR: true,
-			BatchChangeSize: 50, Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond,
+			BatchChangeSize: 50, RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond},
 		},
 	}
 }

@@ -168,6 +168,24 @@ func ZoneOf(name string, zones []string) string {
 	return best
 }
 
+// KeyOf is ep's RRset, normalized: the name by events.NormalizeName, the
+// type upper-cased.
+func KeyOf(ep events.Endpoint) events.RRsetKey {
+	return events.RRsetKey{
+		DNSName:       events.NormalizeName(ep.DNSName),
+		RecordType:    strings.ToUpper(strings.TrimSpace(ep.RecordType)),
+		SetIdentifier: ep.SetIdentifier,
+	}
+}
+
+// ChangeKey is the RRset c replaces: KeyOf its Old, else of its New.
+func ChangeKey(c events.Change) events.RRsetKey {
+	if c.Old != nil {
+		return KeyOf(*c.Old)
+	}
+	return KeyOf(*c.New)
+}
+
 // CheckOld checks change c's precondition against what the provider holds
 // for its RRset (have, when exists): Old nil wants no RRset, else one with
 // Old's targets, TTL not compared. The error wraps ErrStale.

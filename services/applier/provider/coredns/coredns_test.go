@@ -22,7 +22,7 @@ func newProvider(t *testing.T, s *corednsenv.Server, mod func(*coredns.Config)) 
 	t.Helper()
 	cfg := coredns.Config{
 		EtcdURLs: []string{s.EtcdURL}, Zones: s.Zones,
-		Timeout: 2 * time.Second, RetryBackoff: 10 * time.Millisecond,
+		RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, RetryBackoff: 10 * time.Millisecond},
 	}
 	if mod != nil {
 		mod(&cfg)

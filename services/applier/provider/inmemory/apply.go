@@ -8,11 +8,6 @@ import (
 	"github.com/zonestream/zonestream/services/applier/provider"
 )
 
-func key(ep events.Endpoint) events.RRsetKey {
-	ep = provider.NormalizeEndpoint(ep)
-	return events.RRsetKey{DNSName: ep.DNSName, RecordType: ep.RecordType, SetIdentifier: ep.SetIdentifier}
-}
-
 // Apply applies the batch atomically: all preconditions are checked
 // first, and nothing is changed when one fails.
 func (p *Provider) Apply(_ context.Context, zone string, changes []events.Change) error {
@@ -36,12 +31,7 @@ func (p *Provider) Apply(_ context.Context, zone string, changes []events.Change
 		return ep, ok
 	}
 	for _, c := range changes {
-		var k events.RRsetKey
-		if c.Old != nil {
-			k = key(*c.Old)
-		} else {
-			k = key(*c.New)
-		}
+		k := provider.ChangeKey(c)
 		have, exists := current(k)
 		if err := provider.CheckOld(c, have, exists); err != nil {
 			return fmt.Errorf("inmemory: %w", err)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"os"
-	"time"
 
 	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier/provider"
@@ -27,14 +26,8 @@ type Config struct {
 	ServerID      string
 	SkipTLSVerify bool
 
-	// Timeout bounds one HTTP request (default 10s).
-	Timeout time.Duration
-	// Retries is how often a transient failure of a request is retried
-	// (default 3; negative: none).
-	Retries int
-	// RetryBackoff is the first retry's delay, doubled each time, with
-	// jitter (default 250ms).
-	RetryBackoff time.Duration
+	// Its Timeout bounds one HTTP request.
+	provider.RetryConfig
 }
 
 // RegisterFlags registers the --pdns-* flags.
@@ -66,6 +59,6 @@ func (c *Config) Validate() error {
 	if c.ServerID == "" {
 		c.ServerID = "localhost"
 	}
-	provider.RetryDefaults(&c.Timeout, &c.Retries, &c.RetryBackoff)
+	c.RetryConfig.Defaults()
 	return nil
 }

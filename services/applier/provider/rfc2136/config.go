@@ -31,13 +31,8 @@ type Config struct {
 	MinTTL          time.Duration
 	BatchChangeSize int
 
-	// Timeout bounds one DNS exchange (default 10s).
-	Timeout time.Duration
-	// Retries is how often a transient failure is retried (default 3).
-	Retries int
-	// RetryBackoff is the first retry's delay, doubled each time, with
-	// jitter (default 250ms).
-	RetryBackoff time.Duration
+	// Its Timeout bounds one DNS exchange.
+	provider.RetryConfig
 }
 
 // RegisterFlags registers the --rfc2136-* flags.
@@ -109,6 +104,6 @@ func (c *Config) Validate() error {
 	if c.BatchChangeSize <= 0 {
 		return fmt.Errorf("rfc2136: --rfc2136-batch-change-size must be positive, got %d", c.BatchChangeSize)
 	}
-	provider.RetryDefaults(&c.Timeout, &c.Retries, &c.RetryBackoff)
+	c.RetryConfig.Defaults()
 	return nil
 }

@@ -23,8 +23,8 @@ func newProvider(t *testing.T, s *bind.Server, mod func(*rfc2136.Config)) *rfc21
 	cfg := rfc2136.Config{
 		Host: s.Host, Port: s.Port, Zones: s.Zones,
 		TSIGKeyName: s.KeyName, TSIGSecret: s.Secret, TSIGSecretAlg: s.Algorithm,
-		TSIGAXFR: true, BatchChangeSize: 50, Timeout: 2 * time.Second,
-		RetryBackoff: 10 * time.Millisecond,
+		TSIGAXFR: true, BatchChangeSize: 50,
+		RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, RetryBackoff: 10 * time.Millisecond},
 	}
 	if mod != nil {
 		mod(&cfg)

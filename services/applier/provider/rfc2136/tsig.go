@@ -18,6 +18,16 @@ import (
 // hmac-md5 included, which miekg/dns no longer signs with by itself.
 type tsig struct{ name, secret string }
 
+// hashes are the hash functions of the TSIG algorithms.
+var hashes = map[string]func() hash.Hash{
+	dns.HmacMD5:    md5.New,
+	dns.HmacSHA1:   sha1.New,
+	dns.HmacSHA224: sha256.New224,
+	dns.HmacSHA256: sha256.New,
+	dns.HmacSHA384: sha512.New384,
+	dns.HmacSHA512: sha512.New,
+}
+
 func (t tsig) mac(msg []byte, rr *dns.TSIG) ([]byte, error) {
 	if dns.CanonicalName(rr.Hdr.Name) != t.name {
 		return nil, dns.ErrSecret
@@ -26,21 +36,8 @@ func (t tsig) mac(msg []byte, rr *dns.TSIG) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var h func() hash.Hash
-	switch dns.CanonicalName(rr.Algorithm) {
-	case dns.HmacMD5:
-		h = md5.New
-	case dns.HmacSHA1:
-		h = sha1.New
-	case dns.HmacSHA224:
-		h = sha256.New224
-	case dns.HmacSHA256:
-		h = sha256.New
-	case dns.HmacSHA384:
-		h = sha512.New384
-	case dns.HmacSHA512:
-		h = sha512.New
-	default:
+	h, ok := hashes[dns.CanonicalName(rr.Algorithm)]
+	if !ok {
 		return nil, dns.ErrKeyAlg
 	}
 	m := hmac.New(h, raw)

@@ -50,12 +50,7 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 	var order []*touched
 	byKey := map[events.RRsetKey]*touched{}
 	for _, c := range changes {
-		var k events.RRsetKey
-		if c.Old != nil {
-			k = key(*c.Old)
-		} else {
-			k = key(*c.New)
-		}
+		k := provider.ChangeKey(c)
 		have, exists := state[k]
 		if err := provider.CheckOld(c, have, exists); err != nil {
 			return fmt.Errorf("webhook: %w", err)

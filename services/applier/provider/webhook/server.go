@@ -126,7 +126,7 @@ func (s *server) records(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, ep := range eps {
-			k := key(ep)
+			k := provider.KeyOf(ep)
 			// A parent zone's listing may hold a child zone's delegation:
 			// each name is reported by its own (longest) zone only.
 			if seen[k] || provider.ZoneOf(k.DNSName, zones) != events.NormalizeName(z) || !s.filter.Match(k.DNSName) {
@@ -239,12 +239,12 @@ func ToChanges(ch Changes) ([]events.Change, error) {
 	}
 	used := make([]bool, len(ch.UpdateOld))
 	for i := range ch.UpdateNew {
-		k, j := key(ch.UpdateNew[i]), -1
-		if i < len(ch.UpdateOld) && !used[i] && key(ch.UpdateOld[i]) == k {
+		k, j := provider.KeyOf(ch.UpdateNew[i]), -1
+		if i < len(ch.UpdateOld) && !used[i] && provider.KeyOf(ch.UpdateOld[i]) == k {
 			j = i
 		} else {
 			for o := range ch.UpdateOld {
-				if !used[o] && key(ch.UpdateOld[o]) == k {
+				if !used[o] && provider.KeyOf(ch.UpdateOld[o]) == k {
 					j = o
 					break
 				}

@@ -146,15 +146,6 @@ func (p *Provider) list(ctx context.Context, retry bool) ([]events.Endpoint, err
 	return eps, nil
 }
 
-// key is the normalized RRset of ep.
-func key(ep events.Endpoint) events.RRsetKey {
-	return events.RRsetKey{
-		DNSName:       events.NormalizeName(ep.DNSName),
-		RecordType:    strings.ToUpper(strings.TrimSpace(ep.RecordType)),
-		SetIdentifier: ep.SetIdentifier,
-	}
-}
-
 // listing is what the webhook holds: per RRset, the endpoints as listed
 // (raw) and one merged, normalized endpoint (view). A webhook may list an
 // RRset as several endpoints (one per target); zonestream sees one.
@@ -167,7 +158,7 @@ type listing struct {
 func newListing(eps []events.Endpoint) *listing {
 	l := &listing{raw: map[events.RRsetKey][]events.Endpoint{}, view: map[events.RRsetKey]events.Endpoint{}}
 	for _, ep := range eps {
-		k := key(ep)
+		k := provider.KeyOf(ep)
 		if k.DNSName == "" || k.RecordType == "" {
 			continue
 		}
