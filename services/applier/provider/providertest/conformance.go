@@ -21,6 +21,8 @@ type Server interface {
 	// Plant replaces name's RRset of type typ with value, behind the
 	// provider's back, as an operator would.
 	Plant(name, typ string, ttl int, value string) error
+	// Remove deletes name's RRset of type typ behind the provider's back.
+	Remove(name, typ string) error
 	// Stop takes the server down: the provider's calls must then fail
 	// transiently.
 	Stop() error
