@@ -48,6 +48,10 @@ type Options struct {
 	// ApexNS says the zone's apex NS RRset is listed (servers with real
 	// zones; etcd has none).
 	ApexNS bool
+	// UpdateKeepsTTL says an update without a TTL keeps the record's
+	// (the webhook, as ExternalDNS' plan does) rather than taking
+	// --default-ttl.
+	UpdateKeepsTTL bool
 	// ZonesFromServer says Zones asks the server (and fails while it is
 	// down) rather than answering from flags.
 	ZonesFromServer bool
@@ -195,8 +199,12 @@ func lifecycle(t *testing.T, p provider.Provider, s Server, o Options) {
 		t.Fatal(err)
 	}
 	wantAnswers(t, s, "www.example.org", dns.TypeA, "192.0.2.2", "192.0.2.3")
-	if rrs, _ := s.Query("www.example.org", dns.TypeA); len(rrs) != 2 || rrs[0].Header().Ttl != 300 {
-		t.Fatalf("updated A without TTL: want the default TTL, got %v", rrs)
+	wantTTL := uint32(300)
+	if o.UpdateKeepsTTL {
+		wantTTL = 120
+	}
+	if rrs, _ := s.Query("www.example.org", dns.TypeA); len(rrs) != 2 || rrs[0].Header().Ttl != wantTTL {
+		t.Fatalf("updated A without TTL: want TTL %d, got %v", wantTTL, rrs)
 	}
 	wantAnswers(t, s, "long.example.org", dns.TypeTXT, "short")
 
