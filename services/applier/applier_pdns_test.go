@@ -76,7 +76,7 @@ func waitResultOf(t *testing.T, js jetstream.JetStream, prov, planID string) (ev
 
 func TestEndToEndPDNS(t *testing.T) {
 	s := pdnsenv.StartT(t, zone)
-	endToEnd(t, applier.ProviderPDNS, providertest.PowerDNS{Server: s}, func(interval time.Duration) applier.Config { return pdnsConfig(s, interval) })
+	endToEnd(t, applier.ProviderPDNS, providertest.PowerDNS{Server: s}, true, func(interval time.Duration) applier.Config { return pdnsConfig(s, interval) })
 }
 
 func TestConfigPDNS(t *testing.T) {

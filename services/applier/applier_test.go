@@ -165,7 +165,7 @@ func ep(name, typ string, targets ...string) *events.Endpoint {
 
 func TestEndToEnd(t *testing.T) {
 	b := bind.StartT(t, zone)
-	endToEnd(t, applier.ProviderRFC2136, providertest.BIND{Server: b}, func(interval time.Duration) applier.Config { return rfcConfig(b, interval) })
+	endToEnd(t, applier.ProviderRFC2136, providertest.BIND{Server: b}, true, func(interval time.Duration) applier.Config { return rfcConfig(b, interval) })
 }
 
 func TestInMemoryProvider(t *testing.T) {

@@ -10,14 +10,18 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier"
+	"github.com/zonestream/zonestream/services/applier/provider"
+	"github.com/zonestream/zonestream/services/applier/provider/coredns"
 	"github.com/zonestream/zonestream/services/applier/provider/providertest"
+	corednsenv "github.com/zonestream/zonestream/testenv/coredns"
 )
 
 // endToEnd runs the applier for provider prov (built by config, listing
 // every interval) against the real server s, serving example.org, through
 // its whole cycle: the first listing, plans applied, stale and partly bad
-// plans, garbage, a restart, drift, and the server going down.
-func endToEnd(t *testing.T, prov string, s providertest.Server, config func(interval time.Duration) applier.Config) {
+// plans, garbage, a restart, drift, and the server going down. apexNS says
+// the zone has NS records at ns.example.org (not in etcd).
+func endToEnd(t *testing.T, prov string, s providertest.Server, apexNS bool, config func(interval time.Duration) applier.Config) {
 	js := bus(t)
 	if err := s.Plant("planted.example.org", "A", 60, "192.0.2.50"); err != nil {
 		t.Fatal(err)
@@ -30,7 +34,7 @@ func endToEnd(t *testing.T, prov string, s providertest.Server, config func(inte
 	if st == nil || len(st.Records) != 1 || st.Records[0].Targets[0] != "192.0.2.50" || st.Zone != zone || st.Provider != prov {
 		t.Fatalf("planted record not observed: %+v", st)
 	}
-	if ns, _ := observedAt(t, js, prov, "ns.example.org"); ns == nil {
+	if ns, _ := observedAt(t, js, prov, "ns.example.org"); apexNS && ns == nil {
 		t.Fatal("ns.example.org not observed")
 	}
 	zm := lastMsg(t, js, events.StreamObserved, events.ZonesSubject(prov))
@@ -177,4 +181,17 @@ func endToEnd(t *testing.T, prov string, s providertest.Server, config func(inte
 	if after, _ := lastSeq(t, js, events.StreamObserved); after != before {
 		t.Fatalf("failed plan published observed state: %d -> %d", before, after)
 	}
+}
+
+func TestEndToEndCoreDNS(t *testing.T) {
+	s := corednsenv.StartT(t, zone)
+	endToEnd(t, applier.ProviderCoreDNS, providertest.CoreDNS{Server: s}, false, func(interval time.Duration) applier.Config {
+		return applier.Config{
+			Provider: applier.ProviderCoreDNS, Interval: interval, DefaultTTL: 300,
+			CoreDNS: coredns.Config{
+				EtcdURLs: []string{s.EtcdURL}, Zones: []string{zone},
+				RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond},
+			},
+		}
+	})
 }
