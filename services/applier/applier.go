@@ -9,6 +9,9 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,15 +30,46 @@ import (
 
 // Provider names accepted by --provider.
 const (
-	ProviderInMemory = "inmemory"
-	ProviderRFC2136  = "rfc2136"
-	ProviderPDNS     = "pdns"
-	ProviderWebhook  = "webhook"
-	ProviderCoreDNS  = "coredns"
+	ProviderInMemory = inmemory.Name
+	ProviderRFC2136  = rfc2136.Name
+	ProviderPDNS     = pdns.Name
+	ProviderWebhook  = webhook.Name
+	ProviderCoreDNS  = coredns.Name
 )
 
+// constructor builds one provider from its flags.
+type constructor func(Config, provider.Options) (provider.Provider, error)
+
+// constructors build each provider, by --provider name.
+var constructors = map[string]constructor{
+	inmemory.Name: func(c Config, o provider.Options) (provider.Provider, error) {
+		return built(inmemory.New(c.InMemory, o))
+	},
+	rfc2136.Name: func(c Config, o provider.Options) (provider.Provider, error) {
+		return built(rfc2136.New(c.RFC2136, o))
+	},
+	pdns.Name: func(c Config, o provider.Options) (provider.Provider, error) {
+		return built(pdns.New(c.PDNS, o))
+	},
+	coredns.Name: func(c Config, o provider.Options) (provider.Provider, error) {
+		return built(coredns.New(c.CoreDNS, o))
+	},
+	webhook.Name: func(c Config, o provider.Options) (provider.Provider, error) {
+		return built(webhook.New(c.Webhook, o))
+	},
+}
+
+// built returns p as a provider.Provider, or nil with err: a failed
+// constructor must not leave a typed nil behind.
+func built[P provider.Provider](p P, err error) (provider.Provider, error) {
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 // providerNames lists --provider's values, for help and errors.
-const providerNames = "inmemory, rfc2136, pdns, coredns or webhook"
+var providerNames = strings.Join(slices.Sorted(maps.Keys(constructors)), ", ")
 
 // Service is the name the applier uses for dead letters and logs.
 const Service = "applier"
@@ -113,7 +147,7 @@ type Applier struct {
 	cfg  Config
 	name string
 	raw  provider.Provider // as built
-	prov provider.Provider // raw, rate limited and zone-cached: every call goes here
+	prov provider.Provider // raw, rate limited, zone-cached and checked: every call goes here
 	log  *slog.Logger
 
 	mu       sync.Mutex
@@ -152,48 +186,14 @@ func NewProvider(cfg Config, logger *slog.Logger) (provider.Provider, error) {
 	if cfg.DefaultTTL <= 0 {
 		return nil, fmt.Errorf("--default-ttl must be positive, got %d", cfg.DefaultTTL)
 	}
-	opts := provider.Options{DefaultTTL: cfg.DefaultTTL, Logger: logger.With("provider", cfg.Provider)}
-	var (
-		p   provider.Provider
-		err error
-	)
-	// Each case assigns only a non-nil provider, so that a failed
-	// constructor does not leave a typed nil in p.
-	switch cfg.Provider {
-	case ProviderInMemory:
-		var q *inmemory.Provider
-		if q, err = inmemory.New(cfg.InMemory, opts); err == nil {
-			p = q
-		}
-	case ProviderRFC2136:
-		var q *rfc2136.Provider
-		if q, err = rfc2136.New(cfg.RFC2136, opts); err == nil {
-			p = q
-		}
-	case ProviderPDNS:
-		var q *pdns.Provider
-		if q, err = pdns.New(cfg.PDNS, opts); err == nil {
-			p = q
-		}
-	case ProviderCoreDNS:
-		var q *coredns.Provider
-		if q, err = coredns.New(cfg.CoreDNS, opts); err == nil {
-			p = q
-		}
-	case ProviderWebhook:
-		var q *webhook.Provider
-		if q, err = webhook.New(cfg.Webhook, opts); err == nil {
-			p = q
-		}
-	case "":
+	build, ok := constructors[cfg.Provider]
+	switch {
+	case cfg.Provider == "":
 		return nil, errors.New("--provider is required (" + providerNames + ")")
-	default:
-		return nil, fmt.Errorf("--provider %q: unknown provider, want %s", cfg.Provider, providerNames)
+	case !ok:
+		return nil, fmt.Errorf("--provider %q: unknown provider, want one of %s", cfg.Provider, providerNames)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return p, nil
+	return build(cfg, provider.Options{DefaultTTL: cfg.DefaultTTL, Logger: logger.With("provider", cfg.Provider)})
 }
 
 // NewWithProvider builds an applier around an already built provider,
@@ -214,9 +214,10 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 		limiter = rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst)
 	}
 	waited := rateLimitWaitSeconds.WithLabelValues(name)
-	// The cache is outside the limiter: a cached zone list takes no token.
-	calls := provider.CacheZones(provider.RateLimit(p, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
-		cfg.ZonesCacheDuration)
+	// The cache is outside the limiter: a cached zone list takes no token;
+	// so are the checks: a batch refused by them takes none either.
+	calls := provider.Checked(provider.CacheZones(provider.RateLimit(p, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
+		cfg.ZonesCacheDuration))
 	return &Applier{cfg: cfg, name: name, raw: p, prov: calls, log: logger.With("provider", name)}, nil
 }
 

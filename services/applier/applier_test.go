@@ -6,14 +6,13 @@ import (
 	"flag"
 	"log/slog"
 	"os"
-	"slices"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/providertest"
 
-	"github.com/miekg/dns"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -59,7 +58,7 @@ func rfcConfig(s *bind.Server, interval time.Duration) applier.Config {
 		RFC2136: rfc2136.Config{
 			Host: s.Host, Port: s.Port, Zones: []string{zone},
 			TSIGKeyName: s.KeyName, TSIGSecret: s.Secret, TSIGSecretAlg: s.Algorithm, TSIGAXFR: true,
-			BatchChangeSize: 50, Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond,
+			BatchChangeSize: 50, RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond},
 		},
 	}
 }
@@ -166,145 +165,7 @@ func ep(name, typ string, targets ...string) *events.Endpoint {
 
 func TestEndToEnd(t *testing.T) {
 	b := bind.StartT(t, zone)
-	js := bus(t)
-	planted, _ := dns.NewRR("planted.example.org. 60 IN A 192.0.2.50")
-	if err := b.Update(zone, []dns.RR{planted}, nil); err != nil {
-		t.Fatal(err)
-	}
-
-	r := start(t, js, rfcConfig(b, time.Hour))
-
-	// The first listing: every name, then the zone list.
-	st, pm := observed(t, js, "planted.example.org")
-	if st == nil || len(st.Records) != 1 || st.Records[0].Targets[0] != "192.0.2.50" || st.Zone != zone {
-		t.Fatalf("planted record not observed: %+v", st)
-	}
-	if ns, _ := observed(t, js, "ns.example.org"); ns == nil {
-		t.Fatal("ns.example.org not observed")
-	}
-	zm := lastMsg(t, js, events.StreamObserved, events.ZonesSubject("rfc2136"))
-	if zm == nil {
-		t.Fatal("no zone list")
-	}
-	var zl events.ZoneList
-	if err := events.Unmarshal(zm.Header, zm.Data, &zl); err != nil || !slices.Equal(zl.Zones, []string{zone}) {
-		t.Fatalf("zone list %+v %v", zl, err)
-	}
-	if zm.Sequence < pm.Sequence {
-		t.Fatal("zone list published before the zone's records")
-	}
-
-	// A plan creates records.
-	owner := "heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/web"
-	id1 := sendPlan(t, js, &events.Plan{ID: "p1", Provider: "rfc2136", Zone: zone, Changes: []events.Change{
-		{New: ep("www.example.org", "TXT", owner)},
-		{New: ep("www.example.org", "A", "192.0.2.1")},
-	}})
-	res, raw := waitResult(t, js, "p1")
-	if res.Status != events.ResultApplied || res.Applied != 2 || res.ObservedSeq == 0 {
-		t.Fatalf("p1: %+v", res)
-	}
-	if raw.Header.Get(events.HeaderCausation) != id1 {
-		t.Fatalf("result causation %q, want %q", raw.Header.Get(events.HeaderCausation), id1)
-	}
-	if got := providertest.Answers(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
-		t.Fatalf("BIND answers %v", got)
-	}
-	www, wm := observed(t, js, "www.example.org")
-	if www == nil || len(www.Records) != 2 || wm.Header.Get(events.HeaderCausation) != id1 || wm.Sequence > res.ObservedSeq {
-		t.Fatalf("observed www after p1: %+v", www)
-	}
-
-	// A plan computed from the old state is stale and changes nothing.
-	sendPlan(t, js, &events.Plan{ID: "p2", Provider: "rfc2136", Zone: zone, Changes: []events.Change{
-		{New: ep("www.example.org", "A", "192.0.2.99")},
-	}})
-	res, _ = waitResult(t, js, "p2")
-	if res.Status != events.ResultStale || res.Applied != 0 {
-		t.Fatalf("p2: %+v", res)
-	}
-	if got := providertest.Answers(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
-		t.Fatalf("stale plan changed BIND: %v", got)
-	}
-
-	// One bad change does not block the others.
-	sendPlan(t, js, &events.Plan{ID: "p3", Provider: "rfc2136", Zone: zone, Changes: []events.Change{
-		{New: ep("good1.example.org", "A", "192.0.2.7")},
-		{New: ep("bad.example.org", "A", "not-an-ip")},
-		{New: ep("good2.example.org", "A", "192.0.2.8")},
-	}})
-	res, _ = waitResult(t, js, "p3")
-	if res.Status != events.ResultPartial || res.Applied != 2 || len(res.Failed) != 1 || res.Failed[0].Change.New.DNSName != "bad.example.org" {
-		t.Fatalf("p3: %+v", res)
-	}
-	if got := providertest.Answers(t, b, "good2.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.8"}) {
-		t.Fatalf("good2: %v", got)
-	}
-
-	// Garbage goes to the dead-letter subject; the applier keeps working.
-	if _, err := js.Publish(context.Background(), events.PlanSubject("rfc2136", zone), []byte("\xc1 not msgpack")); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "dead letter", func() bool {
-		return lastMsg(t, js, events.StreamDeadLetter, events.DeadLetterSubject(applier.Service)) != nil
-	})
-	sendPlan(t, js, &events.Plan{ID: "p4", Provider: "rfc2136", Zone: zone, Changes: []events.Change{
-		{Old: ep("www.example.org", "A", "192.0.2.1"), New: ep("www.example.org", "A", "192.0.2.2")},
-	}})
-	res, _ = waitResult(t, js, "p4")
-	if res.Status != events.ResultApplied {
-		t.Fatalf("p4: %+v", res)
-	}
-	if got := providertest.Answers(t, b, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2"}) {
-		t.Fatalf("after p4: %v", got)
-	}
-	if _, msgs := lastSeq(t, js, events.StreamPlans); msgs != 0 {
-		t.Fatalf("%d plans left unacked", msgs)
-	}
-
-	// Restart: nothing unchanged is published again.
-	r.stop()
-	before, _ := lastSeq(t, js, events.StreamObserved)
-	r = start(t, js, rfcConfig(b, 200*time.Millisecond))
-	time.Sleep(500 * time.Millisecond) // a few periodic listings
-	if after, _ := lastSeq(t, js, events.StreamObserved); after != before {
-		t.Fatalf("restart republished: observed seq %d -> %d", before, after)
-	}
-
-	// Drift: an out-of-band change becomes observed state; a removed name a tombstone.
-	drift, _ := dns.NewRR("drift.example.org. 60 IN A 192.0.2.60")
-	if err := b.Update(zone, []dns.RR{drift}, []dns.RR{planted}); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "drift observed", func() bool { st, _ := observed(t, js, "drift.example.org"); return st != nil })
-	waitFor(t, "tombstone", func() bool {
-		st, _ := observed(t, js, "planted.example.org")
-		return st != nil && len(st.Records) == 0
-	})
-
-	// BIND down: listings fail, no tombstones, not ready.
-	before, _ = lastSeq(t, js, events.StreamObserved)
-	if err := b.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "not ready", func() bool { return r.a.Ready() != nil })
-	if after, _ := lastSeq(t, js, events.StreamObserved); after != before {
-		t.Fatalf("failed listings published: observed seq %d -> %d", before, after)
-	}
-	if www, _ := observed(t, js, "www.example.org"); www == nil || len(www.Records) != 2 {
-		t.Fatalf("www lost while BIND was down: %+v", www)
-	}
-	// A plan while BIND is down fails, is acked, and the applier goes on.
-	sendPlan(t, js, &events.Plan{ID: "p5", Provider: "rfc2136", Zone: zone, Changes: []events.Change{
-		{New: ep("down.example.org", "A", "192.0.2.9")},
-	}})
-	res, _ = waitResult(t, js, "p5")
-	if res.Status != events.ResultFailed || res.Error == "" {
-		t.Fatalf("p5: %+v", res)
-	}
-	if after, _ := lastSeq(t, js, events.StreamObserved); after != before {
-		t.Fatalf("failed plan published observed state: %d -> %d", before, after)
-	}
+	endToEnd(t, applier.ProviderRFC2136, providertest.BIND{Server: b}, true, func(interval time.Duration) applier.Config { return rfcConfig(b, interval) })
 }
 
 func TestInMemoryProvider(t *testing.T) {

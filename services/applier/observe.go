@@ -118,17 +118,6 @@ func (a *Applier) publishZoneList(ctx context.Context, js jetstream.JetStream, z
 	return nil
 }
 
-// zoneOf returns the most specific of zones that name is in.
-func zoneOf(name string, zones []string) string {
-	best := ""
-	for _, z := range zones {
-		if provider.InZone(name, z) && len(z) > len(best) {
-			best = z
-		}
-	}
-	return best
-}
-
 // syncZone lists zone and publishes the observed state of every name
 // whose content changed, tombstones for names that are gone included. A
 // failed listing publishes nothing: no deletes from ignorance.
@@ -193,7 +182,7 @@ func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone 
 	byName := map[string][]events.Endpoint{}
 	for _, ep := range eps {
 		name := events.NormalizeName(ep.DNSName)
-		if zoneOf(name, zones) != zone || only != nil && !only[name] {
+		if provider.ZoneOf(name, zones) != zone || only != nil && !only[name] {
 			continue
 		}
 		byName[name] = append(byName[name], ep)
@@ -229,7 +218,7 @@ func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone 
 	}
 	slices.Sort(gone)
 	for _, name := range gone {
-		if _, ok := byName[name]; ok || zoneOf(name, zones) != zone {
+		if _, ok := byName[name]; ok || provider.ZoneOf(name, zones) != zone {
 			continue
 		}
 		st := &events.ObservedState{Provider: a.name, Zone: zone, DNSName: name}

@@ -15,7 +15,9 @@ import (
 	"github.com/zonestream/zonestream/events"
 )
 
-// Provider is a DNS provider as the applier sees it.
+// Provider is a DNS provider as the applier sees it. The applier calls it
+// through Checked: zone arguments come normalized, and Apply gets only
+// non-empty batches that passed CheckChanges.
 type Provider interface {
 	// Zones returns the zones the provider manages, normalized with
 	// events.NormalizeName.
@@ -104,6 +106,18 @@ func (o Options) WithDefaults() Options {
 // DefaultTTL is the TTL of records whose endpoint has none.
 const DefaultTTL = 300
 
+// MaxTTL is the largest TTL DNS allows (RFC 2181).
+const MaxTTL = 1<<31 - 1
+
+// TTL is the TTL ep is written with: its own, at most MaxTTL, or else
+// defaultTTL (--default-ttl).
+func TTL(ep events.Endpoint, defaultTTL int64) int64 {
+	if ep.RecordTTL > 0 {
+		return min(ep.RecordTTL, MaxTTL)
+	}
+	return defaultTTL
+}
+
 // NameTargetTypes are the record types whose targets are DNS names.
 var NameTargetTypes = []string{"CNAME", "NS", "PTR", "DNAME"}
 
@@ -140,6 +154,53 @@ func SameTargets(a, b events.Endpoint) bool {
 func InZone(name, zone string) bool {
 	name, zone = events.NormalizeName(name), events.NormalizeName(zone)
 	return zone == "" || name == zone || strings.HasSuffix(name, "."+zone)
+}
+
+// ZoneOf returns the most specific of zones that name is in (the longest),
+// or "" when it is in none; names and zones are compared normalized.
+func ZoneOf(name string, zones []string) string {
+	best := ""
+	for _, z := range zones {
+		if z = events.NormalizeName(z); z != "" && InZone(name, z) && len(z) > len(best) {
+			best = z
+		}
+	}
+	return best
+}
+
+// KeyOf is ep's RRset, normalized: the name by events.NormalizeName, the
+// type upper-cased.
+func KeyOf(ep events.Endpoint) events.RRsetKey {
+	return events.RRsetKey{
+		DNSName:       events.NormalizeName(ep.DNSName),
+		RecordType:    strings.ToUpper(strings.TrimSpace(ep.RecordType)),
+		SetIdentifier: ep.SetIdentifier,
+	}
+}
+
+// ChangeKey is the RRset c replaces: KeyOf its Old, else of its New.
+func ChangeKey(c events.Change) events.RRsetKey {
+	if c.Old != nil {
+		return KeyOf(*c.Old)
+	}
+	return KeyOf(*c.New)
+}
+
+// CheckOld checks change c's precondition against what the provider holds
+// for its RRset (have, when exists): Old nil wants no RRset, else one with
+// Old's targets, TTL not compared. The error wraps ErrStale.
+func CheckOld(c events.Change, have events.Endpoint, exists bool) error {
+	k := c.Key()
+	switch {
+	case c.Old == nil && exists:
+		return fmt.Errorf("%w: %s: %s %s exists (%s)", ErrStale, c, k.DNSName, k.RecordType, strings.Join(have.Targets, ", "))
+	case c.Old != nil && !exists:
+		return fmt.Errorf("%w: %s: %s %s does not exist", ErrStale, c, k.DNSName, k.RecordType)
+	case c.Old != nil && !SameTargets(*c.Old, have):
+		return fmt.Errorf("%w: %s: %s %s holds [%s], the plan expected [%s]", ErrStale, c, k.DNSName, k.RecordType,
+			strings.Join(have.Targets, ", "), strings.Join(NormalizeEndpoint(*c.Old).Targets, ", "))
+	}
+	return nil
 }
 
 // CheckChanges validates the shape of changes for zone: each has an Old or

@@ -4,8 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/zonestream/zonestream/events"
 	"golang.org/x/time/rate"
+
+	"github.com/zonestream/zonestream/events"
 )
 
 // RateLimit returns p with every call (Zones, Records, Apply, RecordsAt) waiting for

@@ -8,11 +8,28 @@ import (
 	"time"
 )
 
+// RetryConfig is how a provider bounds and retries its exchanges with the
+// server; every provider's Config embeds it.
+type RetryConfig struct {
+	// Timeout bounds one exchange with the server (default 10s).
+	Timeout time.Duration
+	// Retries is how often a transient failure is retried (default 3;
+	// negative: none).
+	Retries int
+	// RetryBackoff is the first retry's delay, doubled each time, with
+	// jitter (default 250ms).
+	RetryBackoff time.Duration
+}
+
+// Defaults fills what is unset (RetryDefaults).
+func (r *RetryConfig) Defaults() { RetryDefaults(&r.Timeout, &r.Retries, &r.RetryBackoff) }
+
 // RetryDefaults fills unset retry settings: 10s per attempt, 3 retries
 // after the first attempt (a negative count means none) and 250ms before
-// the first retry.
+// the first retry. timeout may be nil, for a provider with timeouts of its
+// own.
 func RetryDefaults(timeout *time.Duration, retries *int, backoff *time.Duration) {
-	if *timeout <= 0 {
+	if timeout != nil && *timeout <= 0 {
 		*timeout = 10 * time.Second
 	}
 	if *retries < 0 {

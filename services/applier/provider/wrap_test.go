@@ -189,3 +189,55 @@ func TestRateLimit(t *testing.T) {
 		}
 	})
 }
+
+// reading is counting that can read names, as rfc2136 and pdns can.
+type reading struct{ *counting }
+
+func (r reading) RecordsAt(ctx context.Context, zone string, names []string) ([]events.Endpoint, error) {
+	eps, err := r.Records(ctx, zone)
+	return provider.AtNames(eps, names), err
+}
+
+func TestCheckedStartsEveryApplyOnce(t *testing.T) {
+	ctx := context.Background()
+	c := newCounting(t)
+	p := provider.Checked(c)
+	if provider.Checked(p) != p {
+		t.Fatal("Checked of a checked provider wraps it again")
+	}
+	a := events.NewEndpoint("www.example.org", "A", 0, "192.0.2.1")
+	for name, changes := range map[string][]events.Change{
+		"neither old nor new": {{}},
+		"out of zone":         {{New: &events.Endpoint{DNSName: "www.example.net", RecordType: "A", Targets: []string{"192.0.2.1"}}}},
+		"no targets":          {{New: &events.Endpoint{DNSName: "x.example.org", RecordType: "A"}}},
+		"two RRsets":          {{Old: &a, New: &events.Endpoint{DNSName: "www.example.org", RecordType: "AAAA", Targets: []string{"2001:db8::1"}}}},
+	} {
+		if err := p.Apply(ctx, "example.org", changes); !errors.Is(err, provider.ErrPermanent) {
+			t.Errorf("%s: want a permanent error, got %v", name, err)
+		}
+	}
+	if err := p.Apply(ctx, "example.org", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.applies.Load(); n != 0 {
+		t.Fatalf("%d refused or empty batch(es) reached the provider", n)
+	}
+	// The zone reaches the provider normalized.
+	if err := p.Apply(ctx, "Example.ORG.", []events.Change{{New: &a}}); err != nil {
+		t.Fatal(err)
+	}
+	if eps, err := p.Records(ctx, "EXAMPLE.org."); err != nil || len(eps) != 1 {
+		t.Fatalf("records %v %v", eps, err)
+	}
+	// Only a provider that reads names claims to.
+	if _, ok := p.(provider.NameReader); ok {
+		t.Fatal("a checked provider that cannot read names claims to")
+	}
+	r := provider.Checked(reading{c})
+	if _, ok := r.(provider.NameReader); !ok {
+		t.Fatal("a checked NameReader lost RecordsAt")
+	}
+	if eps, err := provider.RecordsAt(ctx, r, "Example.org.", []string{"www.example.org"}); err != nil || len(eps) != 1 {
+		t.Fatalf("records at %v %v", eps, err)
+	}
+}

@@ -28,10 +28,6 @@ const conflicts = 5
 // operations is written in several transactions, in order; if a later one
 // fails, the error is a *provider.PartialError.
 func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Change) error {
-	zone = events.NormalizeName(zone)
-	if err := provider.CheckChanges(zone, changes); err != nil {
-		return err
-	}
 	for i, c := range changes {
 		if c.New != nil {
 			if err := checkNew(*c.New); err != nil {
@@ -269,7 +265,7 @@ func (st *state) plan(p *Provider, changes []events.Change) (*txn, error) {
 					return nil, provider.Permanentf("%s: no free key for %s", c, target)
 				}
 			}
-			svc := record{TTL: uint32(p.ttl(ep)), TargetStrip: strip, Group: groupOf(ep), SetIdentifier: k.SetIdentifier}
+			svc := record{TTL: uint32(provider.TTL(ep, p.defaultTTL)), TargetStrip: strip, Group: groupOf(ep), SetIdentifier: k.SetIdentifier}
 			if field == fieldText {
 				svc.Text = target
 			} else {
@@ -357,11 +353,4 @@ func same(a, b []byte) bool {
 	ra, _ := json.Marshal(x)
 	rb, _ := json.Marshal(y)
 	return bytes.Equal(ra, rb)
-}
-
-func (p *Provider) ttl(ep events.Endpoint) int64 {
-	if ep.RecordTTL > 0 {
-		return min(ep.RecordTTL, 1<<31-1)
-	}
-	return p.defaultTTL
 }

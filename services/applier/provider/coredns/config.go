@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/service"
@@ -38,6 +37,9 @@ const (
 	DefaultMaxTxnOps = 128
 )
 
+// Name is the provider's --provider value and subject token.
+const Name = "coredns"
+
 // Config holds the provider's flags.
 type Config struct {
 	EtcdURLs      service.StringList
@@ -58,14 +60,8 @@ type Config struct {
 	// server's --max-txn-ops); larger plans are applied in several.
 	MaxTxnOps int
 
-	// Timeout bounds one etcd request (default 10s).
-	Timeout time.Duration
-	// Retries is how often a transient failure is retried (default 3;
-	// negative: none).
-	Retries int
-	// RetryBackoff is the first retry's delay, doubled each time, with
-	// jitter (default 250ms).
-	RetryBackoff time.Duration
+	// Its Timeout bounds one etcd request.
+	provider.RetryConfig
 }
 
 // RegisterFlags registers the --coredns-* flags.
@@ -146,7 +142,7 @@ func (c *Config) Validate() error {
 	if c.MaxTxnOps <= 0 {
 		c.MaxTxnOps = DefaultMaxTxnOps
 	}
-	provider.RetryDefaults(&c.Timeout, &c.Retries, &c.RetryBackoff)
+	c.RetryConfig.Defaults()
 	return nil
 }
 

@@ -89,7 +89,6 @@ func (p *Provider) Zones(context.Context) ([]string, error) {
 // of --coredns-zone are left to that zone. Entries that are not SkyDNS
 // records are skipped, logged and counted.
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
-	zone = events.NormalizeName(zone)
 	var kvs []kv
 	err := p.retry(ctx, "list "+zone, func(ctx context.Context) error {
 		r, err := p.client.Get(ctx, namePath(p.cfg.Prefix, zone), clientv3.WithPrefix())
@@ -105,7 +104,8 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 	sets := map[events.RRsetKey]*events.Endpoint{}
 	var keys []events.RRsetKey
 	for _, e := range p.parse(kvs) {
-		if p.zoneOf(e.name, zone) != zone {
+		// A name of a more specific zone of --coredns-zone is left to it.
+		if provider.ZoneOf(e.name, append([]string{zone}, p.cfg.Zones...)) != zone {
 			continue
 		}
 		for _, pt := range e.parts {
@@ -127,18 +127,6 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 	}
 	events.SortEndpoints(eps)
 	return eps, nil
-}
-
-// zoneOf is the most specific zone of --coredns-zone (or zone itself) that
-// holds name; "" when none does.
-func (p *Provider) zoneOf(name, zone string) string {
-	best := ""
-	for _, z := range append([]string{zone}, p.cfg.Zones...) {
-		if provider.InZone(name, z) && len(z) > len(best) {
-			best = z
-		}
-	}
-	return best
 }
 
 // kv is one etcd key as read, with the revision it was last changed at.

@@ -22,7 +22,7 @@ func newProvider(t *testing.T, s *corednsenv.Server, mod func(*coredns.Config)) 
 	t.Helper()
 	cfg := coredns.Config{
 		EtcdURLs: []string{s.EtcdURL}, Zones: s.Zones,
-		Timeout: 2 * time.Second, RetryBackoff: 10 * time.Millisecond,
+		RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, RetryBackoff: 10 * time.Millisecond},
 	}
 	if mod != nil {
 		mod(&cfg)
@@ -43,118 +43,6 @@ func ep(name, typ string, ttl int64, targets ...string) *events.Endpoint {
 func answers(t *testing.T, s *corednsenv.Server, name string, qtype uint16) []string {
 	t.Helper()
 	return providertest.Answers(t, s, name, qtype)
-}
-
-func TestLifecycle(t *testing.T) {
-	s := corednsenv.StartT(t, "example.org", "example.net")
-	p := newProvider(t, s, nil)
-	ctx := context.Background()
-
-	zones, err := p.Zones(ctx)
-	if err != nil || !slices.Equal(zones, []string{"example.net", "example.org"}) {
-		t.Fatalf("zones %v %v", zones, err)
-	}
-	owner := "heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/web"
-	long := strings.Repeat("x", 300) + " and some words"
-	create := []events.Change{
-		{New: ep("a-www.example.org", "TXT", 0, owner)},
-		{New: ep("www.example.org", "A", 120, "192.0.2.1", "192.0.2.2")},
-		{New: ep("long.example.org", "TXT", 60, long)},
-		{New: ep("alias.example.org", "CNAME", 0, "www.example.net.")},
-		{New: ep("v6.example.org", "AAAA", 0, "2001:db8:0:0::1")},
-	}
-	if err := p.Apply(ctx, "example.org", create); err != nil {
-		t.Fatal(err)
-	}
-	if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1", "192.0.2.2"}) {
-		t.Fatalf("A: %v", got)
-	}
-	if rrs, _ := s.Query("www.example.org", dns.TypeA); len(rrs) == 0 || rrs[0].Header().Ttl != 120 {
-		t.Fatalf("A TTL: %v", rrs)
-	}
-	if got := answers(t, s, "a-www.example.org", dns.TypeTXT); !slices.Equal(got, []string{owner}) {
-		t.Fatalf("TXT: %v", got)
-	}
-	if got := answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{long}) {
-		t.Fatalf("long TXT: %q", got)
-	}
-	if got := answers(t, s, "alias.example.org", dns.TypeCNAME); !slices.Equal(got, []string{"www.example.net"}) {
-		t.Fatalf("CNAME: %v", got)
-	}
-	if got := answers(t, s, "v6.example.org", dns.TypeAAAA); !slices.Equal(got, []string{"2001:db8::1"}) {
-		t.Fatalf("AAAA: %v", got)
-	}
-	// The layout: one key per record, under an id below the name.
-	keys, err := s.Keys(s.Key("www.example.org", ""))
-	if err != nil || len(keys) != 2 {
-		t.Fatalf("keys of www: %v %v", keys, err)
-	}
-	for k, v := range keys {
-		if !strings.HasPrefix(k, "/skydns/org/example/www/") || !strings.Contains(v, `"targetstrip":1`) || !strings.Contains(v, `"host":"192.0.2.`) {
-			t.Fatalf("layout: %s = %s", k, v)
-		}
-	}
-
-	eps, err := p.Records(ctx, "example.org")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a := providertest.Find(eps, "www.example.org", "A"); a == nil || a.RecordTTL != 120 || !slices.Equal(a.Targets, []string{"192.0.2.1", "192.0.2.2"}) {
-		t.Fatalf("listing A: %+v", a)
-	}
-	if txt := providertest.Find(eps, "a-www.example.org", "TXT"); txt == nil || txt.RecordTTL != 300 || !slices.Equal(txt.Targets, []string{owner}) {
-		t.Fatalf("listing TXT: %+v", txt)
-	}
-	if c := providertest.Find(eps, "alias.example.org", "CNAME"); c == nil || !slices.Equal(c.Targets, []string{"www.example.net"}) {
-		t.Fatalf("listing CNAME: %+v", c)
-	}
-	if v6 := providertest.Find(eps, "v6.example.org", "AAAA"); v6 == nil || !slices.Equal(v6.Targets, []string{"2001:db8::1"}) {
-		t.Fatalf("listing AAAA: %+v", v6)
-	}
-	if len(eps) != 5 || !slices.IsSortedFunc(eps, events.CompareEndpoints) {
-		t.Fatalf("listing: %+v", eps)
-	}
-	if net, err := p.Records(ctx, "example.net"); err != nil || len(net) != 0 {
-		t.Fatalf("example.net: %+v %v", net, err)
-	}
-
-	// Update: one target kept, one replaced; the TXT rewritten.
-	old := providertest.Find(eps, "www.example.org", "A")
-	if err := p.Apply(ctx, "example.org", []events.Change{
-		{Old: old, New: ep("www.example.org", "A", 0, "192.0.2.2", "192.0.2.3")},
-		{Old: providertest.Find(eps, "long.example.org", "TXT"), New: ep("long.example.org", "TXT", 0, "short")},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if got := answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.2", "192.0.2.3"}) {
-		t.Fatalf("after update: %v", got)
-	}
-	if rrs, _ := s.Query("www.example.org", dns.TypeA); len(rrs) != 2 || rrs[0].Header().Ttl != 300 {
-		t.Fatalf("updated A without TTL: want the default TTL, got %v", rrs)
-	}
-	if got := answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{"short"}) {
-		t.Fatalf("after TXT update: %q", got)
-	}
-
-	providertest.RefusesStalePlans(t, p, s, old, []string{"192.0.2.2", "192.0.2.3"})
-
-	// Delete: the precondition ignores the TTL; the keys go.
-	if err := p.Apply(ctx, "example.org", []events.Change{
-		{Old: ep("www.example.org", "A", 999, "192.0.2.2", "192.0.2.3")},
-		{Old: ep("a-www.example.org", "TXT", 0, owner)},
-		{Old: ep("alias.example.org", "CNAME", 0, "WWW.example.net")},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if got := answers(t, s, "www.example.org", dns.TypeA); len(got) != 0 {
-		t.Fatalf("after delete: %v", got)
-	}
-	if got := answers(t, s, "a-www.example.org", dns.TypeTXT); len(got) != 0 {
-		t.Fatalf("TXT after delete: %v", got)
-	}
-	if keys, _ := s.Keys(s.Key("www.example.org", "")); len(keys) != 0 {
-		t.Fatalf("keys left: %v", keys)
-	}
 }
 
 // TestExternalDNSEntries: records as ExternalDNS writes them (random ids,
@@ -245,29 +133,12 @@ func TestExternalDNSEntries(t *testing.T) {
 	}
 }
 
-// TestStaleAfterOutOfBandChange: a record edited by hand after the plan
-// was computed makes the plan stale; nothing of it is written.
-func TestStaleAfterOutOfBandChange(t *testing.T) {
-	s := corednsenv.StartT(t, "example.org")
-	providertest.StaleAfterOutOfBandChange(t, newProvider(t, s, nil), s, func() {
-		keys, _ := s.Keys(s.Key("web.example.org", ""))
-		for k := range keys {
-			if err := s.Put(k, `{"host":"192.0.2.77","targetstrip":1}`); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := s.Put(s.Key("txt.example.org", ""), `{"text":"planted"}`); err != nil {
-			t.Fatal(err)
-		}
-	})
-}
-
 // TestBatchWithInvalidChange: one change the layout cannot hold rejects the
 // batch as permanent before anything is written, so the applier can split
 // it; the valid changes then go through alone.
 func TestBatchWithInvalidChange(t *testing.T) {
 	s := corednsenv.StartT(t, "example.org")
-	p := newProvider(t, s, nil)
+	p := provider.Checked(newProvider(t, s, nil))
 	ctx := context.Background()
 	good := events.Change{New: ep("good.example.org", "A", 0, "192.0.2.8")}
 	for name, bad := range map[string]events.Change{
@@ -341,22 +212,6 @@ func TestLargePlanInSeveralTransactions(t *testing.T) {
 	if got := answers(t, s, "k.example.org", dns.TypeA); len(got) != 0 {
 		t.Fatalf("k: %v", got)
 	}
-}
-
-func TestUnreachableEtcdIsTransient(t *testing.T) {
-	s := corednsenv.StartT(t, "example.org")
-	p := newProvider(t, s, func(c *coredns.Config) { c.Retries = 2; c.Timeout = 500 * time.Millisecond })
-	ctx := context.Background()
-	if _, err := p.Records(ctx, "example.org"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.StopEtcd(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Records(ctx, "example.org"); err == nil || errors.Is(err, provider.ErrPermanent) {
-		t.Fatalf("listing a stopped etcd: %v", err)
-	}
-	providertest.ApplyFailsTransiently(t, p, 10*time.Second)
 }
 
 func TestConfig(t *testing.T) {

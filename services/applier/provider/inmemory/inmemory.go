@@ -4,39 +4,12 @@ package inmemory
 
 import (
 	"context"
-	"errors"
-	"flag"
-	"fmt"
 	"slices"
 	"sync"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier/provider"
 )
-
-// Config holds the provider's flags.
-type Config struct {
-	Zones service.StringList
-}
-
-// RegisterFlags registers --inmemory-zone.
-func (c *Config) RegisterFlags(fs *flag.FlagSet) {
-	fs.Var(&c.Zones, "inmemory-zone", "a zone the inmemory provider manages (repeatable, or comma-separated)")
-}
-
-// Validate checks the configuration.
-func (c *Config) Validate() error {
-	if len(c.Zones) == 0 {
-		return errors.New("inmemory: at least one --inmemory-zone is required")
-	}
-	for _, z := range c.Zones {
-		if events.NormalizeName(z) == "" {
-			return fmt.Errorf("inmemory: empty --inmemory-zone")
-		}
-	}
-	return nil
-}
 
 // Provider is a thread-safe in-memory DNS provider.
 type Provider struct {
@@ -76,7 +49,7 @@ func (p *Provider) Zones(context.Context) ([]string, error) {
 func (p *Provider) Records(_ context.Context, zone string) ([]events.Endpoint, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	z, ok := p.zones[events.NormalizeName(zone)]
+	z, ok := p.zones[zone]
 	if !ok {
 		return nil, provider.Permanentf("inmemory: unknown zone %q", zone)
 	}
@@ -87,71 +60,4 @@ func (p *Provider) Records(_ context.Context, zone string) ([]events.Endpoint, e
 	}
 	events.SortEndpoints(eps)
 	return eps, nil
-}
-
-func key(ep events.Endpoint) events.RRsetKey {
-	ep = provider.NormalizeEndpoint(ep)
-	return events.RRsetKey{DNSName: ep.DNSName, RecordType: ep.RecordType, SetIdentifier: ep.SetIdentifier}
-}
-
-// Apply applies the batch atomically: all preconditions are checked
-// first, and nothing is changed when one fails.
-func (p *Provider) Apply(_ context.Context, zone string, changes []events.Change) error {
-	zone = events.NormalizeName(zone)
-	if err := provider.CheckChanges(zone, changes); err != nil {
-		return err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	z, ok := p.zones[zone]
-	if !ok {
-		return provider.Permanentf("inmemory: unknown zone %q", zone)
-	}
-	// Preconditions are checked against the state as the batch proceeds,
-	// so that a batch touching one RRset twice behaves as applied in order.
-	next := make(map[events.RRsetKey]*events.Endpoint)
-	current := func(k events.RRsetKey) (events.Endpoint, bool) {
-		if ep, ok := next[k]; ok {
-			if ep == nil {
-				return events.Endpoint{}, false
-			}
-			return *ep, true
-		}
-		ep, ok := z[k]
-		return ep, ok
-	}
-	for _, c := range changes {
-		var k events.RRsetKey
-		if c.Old != nil {
-			k = key(*c.Old)
-		} else {
-			k = key(*c.New)
-		}
-		have, exists := current(k)
-		switch {
-		case c.Old == nil && exists:
-			return fmt.Errorf("%w: %s: %s %s exists", provider.ErrStale, c, k.DNSName, k.RecordType)
-		case c.Old != nil && !exists:
-			return fmt.Errorf("%w: %s: %s %s does not exist", provider.ErrStale, c, k.DNSName, k.RecordType)
-		case c.Old != nil && !provider.SameTargets(*c.Old, have):
-			return fmt.Errorf("%w: %s: holds %v, plan expected %v", provider.ErrStale, c, have.Targets, c.Old.Targets)
-		}
-		if c.New == nil {
-			next[k] = nil
-			continue
-		}
-		ep := provider.NormalizeEndpoint(*c.New)
-		if ep.RecordTTL <= 0 {
-			ep.RecordTTL = p.defaultTTL
-		}
-		next[k] = &ep
-	}
-	for k, ep := range next {
-		if ep == nil {
-			delete(z, k)
-		} else {
-			z[k] = *ep
-		}
-	}
-	return nil
 }

@@ -55,10 +55,11 @@ func TestPreconditions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
-			p, err := inmemory.New(inmemory.Config{Zones: []string{"example.org"}}, provider.Options{DefaultTTL: 300})
+			mem, err := inmemory.New(inmemory.Config{Zones: []string{"example.org"}}, provider.Options{DefaultTTL: 300})
 			if err != nil {
 				t.Fatal(err)
 			}
+			p := provider.Checked(mem)
 			if err := p.Apply(ctx, "example.org", seed); err != nil {
 				t.Fatal(err)
 			}

@@ -22,7 +22,7 @@ func newProvider(t *testing.T, s *pdnsenv.Server, mod func(*pdns.Config)) *pdns.
 	t.Helper()
 	cfg := pdns.Config{
 		Server: s.APIURL, APIKey: s.APIKey, ServerID: pdnsenv.ServerID,
-		Timeout: 2 * time.Second, RetryBackoff: 10 * time.Millisecond,
+		RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, RetryBackoff: 10 * time.Millisecond},
 	}
 	if mod != nil {
 		mod(&cfg)
@@ -37,140 +37,6 @@ func newProvider(t *testing.T, s *pdnsenv.Server, mod func(*pdns.Config)) *pdns.
 func ep(name, typ string, ttl int64, targets ...string) *events.Endpoint {
 	e := events.NewEndpoint(name, typ, ttl, targets...)
 	return &e
-}
-
-func TestLifecycle(t *testing.T) {
-	s := pdnsenv.StartT(t, "example.org", "example.net")
-	t.Logf("PowerDNS %s", s.Version)
-	p := newProvider(t, s, nil)
-	ctx := context.Background()
-
-	zones, err := p.Zones(ctx)
-	if err != nil || !slices.Equal(zones, []string{"example.net", "example.org"}) {
-		t.Fatalf("zones %v %v", zones, err)
-	}
-
-	long := strings.Repeat("x", 300) + `"quoted" \back`
-	odd := "tab\there, caf\u00e9, \"q\" \\ \x01"
-	owner := "heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/web"
-	create := []events.Change{
-		{New: ep("www.example.org", "TXT", 0, owner)},
-		{New: ep("www.example.org", "A", 120, "192.0.2.1", "192.0.2.2")},
-		{New: ep("long.example.org", "TXT", 60, long, odd)},
-		{New: ep("alias.example.org", "CNAME", 0, "www.example.org.")},
-		{New: ep("v6.example.org", "AAAA", 0, "2001:db8:0:0::1")},
-	}
-	if err := p.Apply(ctx, "example.org", create); err != nil {
-		t.Fatal(err)
-	}
-	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1", "192.0.2.2"}) {
-		t.Fatalf("A: %v", got)
-	}
-	if got := providertest.Answers(t, s, "www.example.org", dns.TypeTXT); !slices.Equal(got, []string{owner}) {
-		t.Fatalf("TXT: %v", got)
-	}
-	if got := providertest.Answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{long, odd}) && !slices.Equal(got, []string{odd, long}) {
-		t.Fatalf("long TXT: %q", got)
-	}
-	if got := providertest.Answers(t, s, "alias.example.org", dns.TypeCNAME); !slices.Equal(got, []string{"www.example.org"}) {
-		t.Fatalf("CNAME: %v", got)
-	}
-	if got := providertest.Answers(t, s, "v6.example.org", dns.TypeAAAA); !slices.Equal(got, []string{"2001:db8::1"}) {
-		t.Fatalf("AAAA: %v", got)
-	}
-
-	eps, err := p.Records(ctx, "example.org")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a := providertest.Find(eps, "www.example.org", "A"); a == nil || a.RecordTTL != 120 || !slices.Equal(a.Targets, []string{"192.0.2.1", "192.0.2.2"}) {
-		t.Fatalf("listing A: %+v", a)
-	}
-	if txt := providertest.Find(eps, "www.example.org", "TXT"); txt == nil || txt.RecordTTL != 300 || !slices.Equal(txt.Targets, []string{owner}) {
-		t.Fatalf("listing TXT: %+v", txt)
-	}
-	if l := providertest.Find(eps, "long.example.org", "TXT"); l == nil || !slices.Equal(l.Targets, events.NewEndpoint("x", "TXT", 0, long, odd).Targets) {
-		t.Fatalf("listing long TXT: %+v", l)
-	}
-	if c := providertest.Find(eps, "alias.example.org", "CNAME"); c == nil || !slices.Equal(c.Targets, []string{"www.example.org"}) {
-		t.Fatalf("listing CNAME: %+v", c)
-	}
-	if v6 := providertest.Find(eps, "v6.example.org", "AAAA"); v6 == nil || !slices.Equal(v6.Targets, []string{"2001:db8::1"}) {
-		t.Fatalf("listing AAAA: %+v", v6)
-	}
-	if ns := providertest.Find(eps, "example.org", "NS"); ns == nil || !slices.Equal(ns.Targets, []string{"ns.example.org"}) {
-		t.Fatalf("listing NS: %+v", ns)
-	}
-	if providertest.Find(eps, "example.org", "SOA") != nil {
-		t.Fatal("SOA listed")
-	}
-	if !slices.IsSortedFunc(eps, events.CompareEndpoints) {
-		t.Fatal("listing not sorted")
-	}
-	// The other zone is untouched.
-	if net, err := p.Records(ctx, "example.net"); err != nil || len(net) != 2 {
-		t.Fatalf("example.net: %+v %v", net, err)
-	}
-
-	// Update: Old is the listed state (the TXT's precondition holds as
-	// listed, escapes and all).
-	old := providertest.Find(eps, "www.example.org", "A")
-	oldLong := providertest.Find(eps, "long.example.org", "TXT")
-	if err := p.Apply(ctx, "example.org", []events.Change{
-		{Old: old, New: ep("www.example.org", "A", 0, "192.0.2.3")},
-		{Old: oldLong, New: ep("long.example.org", "TXT", 0, "short")},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
-		t.Fatalf("after update: %v", got)
-	}
-	if rrs, _ := s.Query("www.example.org", dns.TypeA); len(rrs) != 1 || rrs[0].Header().Ttl != 300 {
-		t.Fatalf("updated A without TTL: want the default TTL, got %v", rrs)
-	}
-	if got := providertest.Answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{"short"}) {
-		t.Fatalf("after TXT update: %q", got)
-	}
-
-	providertest.RefusesStalePlans(t, p, s, old, []string{"192.0.2.3"})
-
-	// Delete: the precondition ignores the TTL.
-	del := []events.Change{
-		{Old: ep("www.example.org", "A", 999, "192.0.2.3")},
-		{Old: ep("www.example.org", "TXT", 0, owner)},
-		{Old: ep("alias.example.org", "CNAME", 0, "WWW.example.org")},
-	}
-	if err := p.Apply(ctx, "example.org", del); err != nil {
-		t.Fatal(err)
-	}
-	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); len(got) != 0 {
-		t.Fatalf("after delete: %v", got)
-	}
-	if got := providertest.Answers(t, s, "alias.example.org", dns.TypeCNAME); len(got) != 0 {
-		t.Fatalf("CNAME after delete: %v", got)
-	}
-	eps, err = p.Records(ctx, "example.org")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if providertest.Find(eps, "www.example.org", "A") != nil || providertest.Find(eps, "www.example.org", "TXT") != nil || providertest.Find(eps, "alias.example.org", "CNAME") != nil {
-		t.Fatalf("deleted RRsets still listed: %+v", eps)
-	}
-}
-
-// TestStaleAfterOutOfBandChange: someone changes a record behind the
-// planner's back; the plan computed before is rejected and changes nothing.
-func TestStaleAfterOutOfBandChange(t *testing.T) {
-	s := pdnsenv.StartT(t, "example.org")
-	providertest.StaleAfterOutOfBandChange(t, newProvider(t, s, nil), s, func() {
-		// Out of band: an operator edits the RRset and plants a TXT.
-		if err := s.Plant("example.org", "web.example.org", "A", 60, "192.0.2.77"); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Plant("example.org", "txt.example.org", "TXT", 60, `"planted"`); err != nil {
-			t.Fatal(err)
-		}
-	})
 }
 
 // TestChangesInOrder: several changes to one RRset in one plan apply in
@@ -206,7 +72,7 @@ func TestChangesInOrder(t *testing.T) {
 
 func TestPermanentErrors(t *testing.T) {
 	s := pdnsenv.StartT(t, "example.org")
-	p := newProvider(t, s, nil)
+	p := provider.Checked(newProvider(t, s, nil))
 	ctx := context.Background()
 	if err := p.Apply(ctx, "example.org", []events.Change{{New: ep("host.example.org", "A", 0, "192.0.2.1")}}); err != nil {
 		t.Fatal(err)
@@ -269,25 +135,6 @@ func TestPermanentErrors(t *testing.T) {
 	if _, err := wrongID.Zones(ctx); !errors.Is(err, provider.ErrPermanent) {
 		t.Fatalf("wrong server id: %v", err)
 	}
-}
-
-func TestUnreachableServerIsTransient(t *testing.T) {
-	s := pdnsenv.StartT(t, "example.org")
-	p := newProvider(t, s, func(c *pdns.Config) { c.Retries = 2 })
-	ctx := context.Background()
-	if _, err := p.Zones(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Zones(ctx); err == nil || errors.Is(err, provider.ErrPermanent) {
-		t.Fatalf("listing zones of a stopped server: %v", err)
-	}
-	if _, err := p.Records(ctx, "example.org"); err == nil || errors.Is(err, provider.ErrPermanent) {
-		t.Fatalf("listing a stopped server: %v", err)
-	}
-	providertest.ApplyFailsTransiently(t, p, 5*time.Second)
 }
 
 func TestTXTContent(t *testing.T) {

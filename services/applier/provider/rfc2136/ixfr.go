@@ -159,8 +159,7 @@ var errNoCopy = errors.New("no copy of the zone yet")
 // holds at names. Without a copy, or when the IXFR fails, it lists the
 // zone by AXFR instead: the answer is exact either way.
 func (p *Provider) RecordsAt(ctx context.Context, zone string, names []string) ([]events.Endpoint, error) {
-	zone, err := p.managed(zone)
-	if err != nil {
+	if err := p.managed(zone); err != nil {
 		return nil, err
 	}
 	eps, err := p.ixfr(ctx, zone, names)

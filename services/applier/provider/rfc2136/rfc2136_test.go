@@ -23,8 +23,8 @@ func newProvider(t *testing.T, s *bind.Server, mod func(*rfc2136.Config)) *rfc21
 	cfg := rfc2136.Config{
 		Host: s.Host, Port: s.Port, Zones: s.Zones,
 		TSIGKeyName: s.KeyName, TSIGSecret: s.Secret, TSIGSecretAlg: s.Algorithm,
-		TSIGAXFR: true, BatchChangeSize: 50, Timeout: 2 * time.Second,
-		RetryBackoff: 10 * time.Millisecond,
+		TSIGAXFR: true, BatchChangeSize: 50,
+		RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, RetryBackoff: 10 * time.Millisecond},
 	}
 	if mod != nil {
 		mod(&cfg)
@@ -41,89 +41,9 @@ func ep(name, typ string, ttl int64, targets ...string) *events.Endpoint {
 	return &e
 }
 
-func TestLifecycle(t *testing.T) {
-	s := bind.StartT(t, "example.org")
-	p := newProvider(t, s, nil)
-	ctx := context.Background()
-
-	long := strings.Repeat("x", 300) + `"quoted" \back`
-	owner := "heritage=external-dns,external-dns/owner=default,external-dns/resource=service/default/web"
-	create := []events.Change{
-		{New: ep("www.example.org", "TXT", 0, owner)},
-		{New: ep("www.example.org", "A", 120, "192.0.2.1", "192.0.2.2")},
-		{New: ep("long.example.org", "TXT", 60, long)},
-		{New: ep("alias.example.org", "CNAME", 0, "www.example.org.")},
-	}
-	if err := p.Apply(ctx, "example.org", create); err != nil {
-		t.Fatal(err)
-	}
-	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1", "192.0.2.2"}) {
-		t.Fatalf("A: %v", got)
-	}
-	if got := providertest.Answers(t, s, "www.example.org", dns.TypeTXT); !slices.Equal(got, []string{owner}) {
-		t.Fatalf("TXT: %v", got)
-	}
-	if got := providertest.Answers(t, s, "long.example.org", dns.TypeTXT); !slices.Equal(got, []string{long}) {
-		t.Fatalf("long TXT: %q", got)
-	}
-
-	eps, err := p.Records(ctx, "example.org")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a := providertest.Find(eps, "www.example.org", "A"); a == nil || a.RecordTTL != 120 || !slices.Equal(a.Targets, []string{"192.0.2.1", "192.0.2.2"}) {
-		t.Fatalf("listing A: %+v", a)
-	}
-	if txt := providertest.Find(eps, "www.example.org", "TXT"); txt == nil || txt.RecordTTL != 300 || txt.Targets[0] != owner {
-		t.Fatalf("listing TXT: %+v", txt)
-	}
-	if l := providertest.Find(eps, "long.example.org", "TXT"); l == nil || l.Targets[0] != long {
-		t.Fatalf("listing long TXT: %+v", l)
-	}
-	if c := providertest.Find(eps, "alias.example.org", "CNAME"); c == nil || c.Targets[0] != "www.example.org" {
-		t.Fatalf("listing CNAME: %+v", c)
-	}
-	if ns := providertest.Find(eps, "example.org", "NS"); ns == nil || ns.Targets[0] != "ns.example.org" {
-		t.Fatalf("listing NS: %+v", ns)
-	}
-	if providertest.Find(eps, "example.org", "SOA") != nil {
-		t.Fatal("SOA listed")
-	}
-
-	// Update: Old is the listed state.
-	old := providertest.Find(eps, "www.example.org", "A")
-	if err := p.Apply(ctx, "example.org", []events.Change{{Old: old, New: ep("www.example.org", "A", 0, "192.0.2.3")}}); err != nil {
-		t.Fatal(err)
-	}
-	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.3"}) {
-		t.Fatalf("after update: %v", got)
-	}
-
-	providertest.RefusesStalePlans(t, p, s, old, []string{"192.0.2.3"})
-
-	// Delete: precondition ignores the TTL.
-	del := []events.Change{
-		{Old: ep("www.example.org", "A", 999, "192.0.2.3")},
-		{Old: ep("www.example.org", "TXT", 0, owner)},
-	}
-	if err := p.Apply(ctx, "example.org", del); err != nil {
-		t.Fatal(err)
-	}
-	if got := providertest.Answers(t, s, "www.example.org", dns.TypeA); len(got) != 0 {
-		t.Fatalf("after delete: %v", got)
-	}
-	eps, err = p.Records(ctx, "example.org")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if providertest.Find(eps, "www.example.org", "A") != nil || providertest.Find(eps, "www.example.org", "TXT") != nil {
-		t.Fatalf("deleted RRsets still listed: %+v", eps)
-	}
-}
-
 func TestBatchesAndPermanentErrors(t *testing.T) {
 	s := bind.StartT(t, "example.org")
-	p := newProvider(t, s, func(c *rfc2136.Config) { c.BatchChangeSize = 2; c.MinTTL = 60 * time.Second })
+	p := provider.Checked(newProvider(t, s, func(c *rfc2136.Config) { c.BatchChangeSize = 2; c.MinTTL = 60 * time.Second }))
 	ctx := context.Background()
 	var changes []events.Change
 	for _, n := range []string{"a", "b", "c", "d", "e"} {
@@ -174,26 +94,6 @@ func TestBatchesAndPermanentErrors(t *testing.T) {
 	err = p.Apply(ctx, "example.org", mixed)
 	if !errors.Is(err, provider.ErrStale) || provider.AppliedCount(err) != 2 {
 		t.Fatalf("mixed: %v (applied %d)", err, provider.AppliedCount(err))
-	}
-}
-
-func TestUnreachableServerIsTransient(t *testing.T) {
-	s := bind.StartT(t, "example.org")
-	p := newProvider(t, s, func(c *rfc2136.Config) { c.Retries = 2 })
-	if err := s.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if _, err := p.Records(ctx, "example.org"); err == nil {
-		t.Fatal("listing a stopped server succeeded")
-	}
-	start := time.Now()
-	err := p.Apply(ctx, "example.org", []events.Change{{New: ep("x.example.org", "A", 0, "192.0.2.1")}})
-	if err == nil || errors.Is(err, provider.ErrStale) || errors.Is(err, provider.ErrPermanent) {
-		t.Fatalf("want a transient error, got %v", err)
-	}
-	if time.Since(start) > 5*time.Second {
-		t.Fatalf("retries not bounded: %s", time.Since(start))
 	}
 }
 

@@ -53,9 +53,10 @@ type server struct {
 // grouped per zone (the longest zone of p that a name falls in) and
 // applied with p.Apply, each zone's changes in one batch, in the order
 // deletes, updates, creates; Old is taken from Delete and UpdateOld, so p
-// checks that the records are still what the client saw.
+// checks that the records are still what the client saw. p is called
+// through provider.Checked.
 func NewServer(p provider.Provider, opts ServerOptions) http.Handler {
-	s := &server{p: p, filter: opts.DomainFilter, log: opts.Logger}
+	s := &server{p: provider.Checked(p), filter: opts.DomainFilter, log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -125,10 +126,10 @@ func (s *server) records(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		for _, ep := range eps {
-			k := key(ep)
+			k := provider.KeyOf(ep)
 			// A parent zone's listing may hold a child zone's delegation:
 			// each name is reported by its own (longest) zone only.
-			if seen[k] || ZoneOf(k.DNSName, zones) != events.NormalizeName(z) || !s.filter.Match(k.DNSName) {
+			if seen[k] || provider.ZoneOf(k.DNSName, zones) != events.NormalizeName(z) || !s.filter.Match(k.DNSName) {
 				continue
 			}
 			seen[k] = true
@@ -179,7 +180,7 @@ func (s *server) applyChanges(w http.ResponseWriter, r *http.Request) {
 	perZone := map[string][]events.Change{}
 	for _, c := range changes {
 		name := events.NormalizeName(c.Key().DNSName)
-		z := ZoneOf(name, zones)
+		z := provider.ZoneOf(name, zones)
 		if z == "" {
 			s.fail(w, r, http.StatusInternalServerError, ReasonRejected, fmt.Errorf("change %s: %s is in none of the zones %v", c, name, zones))
 			return
@@ -238,12 +239,12 @@ func ToChanges(ch Changes) ([]events.Change, error) {
 	}
 	used := make([]bool, len(ch.UpdateOld))
 	for i := range ch.UpdateNew {
-		k, j := key(ch.UpdateNew[i]), -1
-		if i < len(ch.UpdateOld) && !used[i] && key(ch.UpdateOld[i]) == k {
+		k, j := provider.KeyOf(ch.UpdateNew[i]), -1
+		if i < len(ch.UpdateOld) && !used[i] && provider.KeyOf(ch.UpdateOld[i]) == k {
 			j = i
 		} else {
 			for o := range ch.UpdateOld {
-				if !used[o] && key(ch.UpdateOld[o]) == k {
+				if !used[o] && provider.KeyOf(ch.UpdateOld[o]) == k {
 					j = o
 					break
 				}

@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -18,84 +15,8 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier/provider"
 )
-
-// DefaultURL is where ExternalDNS expects its webhook provider: a sidecar
-// on the loopback interface.
-const DefaultURL = "http://localhost:8888"
-
-// Config holds the provider's flags: ExternalDNS' --webhook-provider-*
-// flags, and --webhook-zone, which the protocol has no equivalent of.
-type Config struct {
-	URL string
-	// ReadTimeout bounds a GET (negotiation, listing); WriteTimeout a
-	// POST of changes. As ExternalDNS' flags of the same name, they are
-	// also the read and write timeouts of `zonestream webhook-server`.
-	ReadTimeout  time.Duration
-	WriteTimeout time.Duration
-	// Zones are the zones the applier manages through the webhook. Empty:
-	// the include list of the domain filter the webhook negotiates.
-	Zones service.StringList
-
-	// Retries is how often a transient failure of a request is retried
-	// (default 3; negative: none).
-	Retries int
-	// RetryBackoff is the first retry's delay, doubled each time, with
-	// jitter (default 250ms).
-	RetryBackoff time.Duration
-}
-
-// RegisterFlags registers --webhook-provider-url,
-// --webhook-provider-read-timeout, --webhook-provider-write-timeout and
-// --webhook-zone.
-func (c *Config) RegisterFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.URL, "webhook-provider-url", DefaultURL, "when using the webhook provider, the URL of the webhook provider (ExternalDNS' webhook protocol)")
-	fs.DurationVar(&c.ReadTimeout, "webhook-provider-read-timeout", 5*time.Second, "when using the webhook provider, the timeout of a GET to it (negotiation, listing); the read timeout of webhook-server")
-	fs.DurationVar(&c.WriteTimeout, "webhook-provider-write-timeout", 10*time.Second, "when using the webhook provider, the timeout of a POST of changes to it; the write timeout of webhook-server")
-	fs.Var(&c.Zones, "webhook-zone", "when using the webhook provider, a zone to manage (repeatable, or comma-separated; default: the include list of the domain filter the webhook negotiates)")
-}
-
-// Validate checks the configuration and fills in defaults.
-func (c *Config) Validate() error {
-	if c.URL == "" {
-		c.URL = DefaultURL
-	}
-	u, err := url.Parse(c.URL)
-	if err != nil {
-		return fmt.Errorf("webhook: --webhook-provider-url %q: %w", c.URL, err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("webhook: --webhook-provider-url %q: want http://host:port or https://host:port", c.URL)
-	}
-	if c.ReadTimeout <= 0 {
-		c.ReadTimeout = 5 * time.Second
-	}
-	if c.WriteTimeout <= 0 {
-		c.WriteTimeout = 10 * time.Second
-	}
-	for _, z := range c.Zones {
-		if zoneName(z) == "" {
-			return errors.New("webhook: empty --webhook-zone")
-		}
-	}
-	if c.Retries < 0 {
-		c.Retries = 0
-	} else if c.Retries == 0 {
-		c.Retries = 3
-	}
-	if c.RetryBackoff <= 0 {
-		c.RetryBackoff = 250 * time.Millisecond
-	}
-	return nil
-}
-
-// zoneName turns a domain filter entry into a zone name (".example.org",
-// "subdomains only" in a filter, is the zone example.org).
-func zoneName(s string) string {
-	return events.NormalizeName(strings.TrimPrefix(strings.TrimSpace(s), "."))
-}
 
 // Provider drives an ExternalDNS webhook provider.
 type Provider struct {
@@ -225,15 +146,6 @@ func (p *Provider) list(ctx context.Context, retry bool) ([]events.Endpoint, err
 	return eps, nil
 }
 
-// key is the normalized RRset of ep.
-func key(ep events.Endpoint) events.RRsetKey {
-	return events.RRsetKey{
-		DNSName:       events.NormalizeName(ep.DNSName),
-		RecordType:    strings.ToUpper(strings.TrimSpace(ep.RecordType)),
-		SetIdentifier: ep.SetIdentifier,
-	}
-}
-
 // listing is what the webhook holds: per RRset, the endpoints as listed
 // (raw) and one merged, normalized endpoint (view). A webhook may list an
 // RRset as several endpoints (one per target); zonestream sees one.
@@ -246,7 +158,7 @@ type listing struct {
 func newListing(eps []events.Endpoint) *listing {
 	l := &listing{raw: map[events.RRsetKey][]events.Endpoint{}, view: map[events.RRsetKey]events.Endpoint{}}
 	for _, ep := range eps {
-		k := key(ep)
+		k := provider.KeyOf(ep)
 		if k.DNSName == "" || k.RecordType == "" {
 			continue
 		}
@@ -267,7 +179,6 @@ func newListing(eps []events.Endpoint) *listing {
 // names in zone and in no longer zone of Zones, admitted by the domain
 // filter, one endpoint per name, type and set identifier.
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
-	zone = events.NormalizeName(zone)
 	f, zones, err := p.state(ctx)
 	if err != nil {
 		return nil, err
@@ -282,176 +193,12 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 	l := newListing(eps)
 	out := make([]events.Endpoint, 0, len(l.keys))
 	for _, k := range l.keys {
-		if ZoneOf(k.DNSName, zones) == zone && f.Match(k.DNSName) {
+		if provider.ZoneOf(k.DNSName, zones) == zone && f.Match(k.DNSName) {
 			out = append(out, l.view[k])
 		}
 	}
 	events.SortEndpoints(out)
 	return out, nil
-}
-
-// touched is one RRset a batch changes: what the webhook listed for it
-// before (orig, as listed; none when absent) and what it must hold after
-// the whole batch (final; nil: nothing).
-type touched struct {
-	key   events.RRsetKey
-	orig  []events.Endpoint
-	final *events.Endpoint
-}
-
-// Apply checks every change's Old against a fresh GET /records (the
-// protocol has no preconditions), then POSTs the batch to /records as
-// ExternalDNS' Changes. A change whose Old is not what the webhook holds
-// (targets; TTLs are not compared; nil: no such RRset) fails the batch
-// with provider.ErrStale before anything is sent. See README.md for the
-// window between the check and the POST.
-func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Change) error {
-	zone = events.NormalizeName(zone)
-	if err := provider.CheckChanges(zone, changes); err != nil {
-		return err
-	}
-	if len(changes) == 0 {
-		return nil
-	}
-	f, _, err := p.state(ctx)
-	if err != nil {
-		return err
-	}
-	for _, c := range changes {
-		if n := c.Key().DNSName; !f.Match(n) {
-			return provider.Permanentf("webhook: change %s: %s is outside the webhook's domain filter %s", c, n, describe(f))
-		}
-	}
-	eps, err := p.list(ctx, true)
-	if err != nil {
-		return err
-	}
-	before := newListing(eps)
-
-	// Play the changes in order against the listing, checking each
-	// precondition; the POST states each RRset's final content once.
-	state := map[events.RRsetKey]events.Endpoint{}
-	for k, v := range before.view {
-		state[k] = v
-	}
-	var order []*touched
-	byKey := map[events.RRsetKey]*touched{}
-	for _, c := range changes {
-		var k events.RRsetKey
-		if c.Old != nil {
-			k = key(*c.Old)
-		} else {
-			k = key(*c.New)
-		}
-		have, exists := state[k]
-		switch {
-		case c.Old == nil && exists:
-			return fmt.Errorf("%w: webhook: %s: %s %s exists (%s)", provider.ErrStale, c, k.DNSName, k.RecordType, strings.Join(have.Targets, ", "))
-		case c.Old != nil && !exists:
-			return fmt.Errorf("%w: webhook: %s: %s %s does not exist", provider.ErrStale, c, k.DNSName, k.RecordType)
-		case c.Old != nil && !provider.SameTargets(*c.Old, have):
-			return fmt.Errorf("%w: webhook: %s: %s %s holds [%s], the plan expected [%s]", provider.ErrStale, c, k.DNSName, k.RecordType,
-				strings.Join(have.Targets, ", "), strings.Join(provider.NormalizeEndpoint(*c.Old).Targets, ", "))
-		}
-		if c.New != nil {
-			state[k] = provider.NormalizeEndpoint(*c.New)
-		} else {
-			delete(state, k)
-		}
-		t, ok := byKey[k]
-		if !ok {
-			t = &touched{key: k, orig: before.raw[k]}
-			byKey[k] = t
-			order = append(order, t)
-		}
-		t.final = c.New
-	}
-
-	batch := p.batch(order)
-	if batch.Len() == 0 {
-		return nil
-	}
-	body, err := json.Marshal(batch)
-	if err != nil {
-		return provider.Permanent(err)
-	}
-	// Before a retry, look again: a POST whose answer was lost may have
-	// been applied; one that was not is sent again only while the
-	// preconditions still hold.
-	again := func(ctx context.Context) (bool, error) {
-		eps, err := p.list(ctx, false)
-		if err != nil {
-			return false, err
-		}
-		now := newListing(eps)
-		allFinal, allOrig := true, true
-		for _, t := range order {
-			have, exists := now.view[t.key]
-			if t.final == nil && exists || t.final != nil && (!exists || !provider.SameTargets(*t.final, have)) {
-				allFinal = false
-			}
-			was, existed := before.view[t.key]
-			if existed != exists || exists && !provider.SameTargets(was, have) {
-				allOrig = false
-			}
-		}
-		switch {
-		case allFinal:
-			p.log.Info("webhook: the changes of a POST whose answer was lost are in place", "zone", zone)
-			return true, nil
-		case allOrig:
-			return false, nil
-		}
-		return false, fmt.Errorf("%w: webhook: after a failed POST the records are neither as before nor as planned (partly applied, or changed by someone else)", provider.ErrStale)
-	}
-	if _, err := p.do(ctx, http.MethodPost, PathRecords, body, p.cfg.WriteTimeout, nil, again); err != nil {
-		return fmt.Errorf("webhook: apply %d change(s) to zone %s: %w", len(changes), zone, err)
-	}
-	return nil
-}
-
-// batch turns the touched RRsets into ExternalDNS' Changes. UpdateOld and
-// Delete carry the endpoints exactly as the webhook listed them (labels,
-// TTL, provider-specific properties), since webhooks look records up by
-// them. An RRset the webhook listed as several endpoints is replaced by
-// deleting them all and creating the new one.
-func (p *Provider) batch(order []*touched) Changes {
-	var ch Changes
-	for _, t := range order {
-		switch {
-		case len(t.orig) == 0 && t.final == nil:
-			// created and deleted within the batch: nothing to send
-		case len(t.orig) == 0:
-			ch.Create = append(ch.Create, p.outgoing(*t.final, nil))
-		case t.final == nil:
-			ch.Delete = append(ch.Delete, t.orig...)
-		case len(t.orig) == 1:
-			ch.UpdateOld = append(ch.UpdateOld, t.orig[0])
-			ch.UpdateNew = append(ch.UpdateNew, p.outgoing(*t.final, &t.orig[0]))
-		default:
-			ch.Delete = append(ch.Delete, t.orig...)
-			ch.Create = append(ch.Create, p.outgoing(*t.final, nil))
-		}
-	}
-	return ch
-}
-
-// outgoing is the endpoint sent for a new RRset content: normalized, with
-// a TTL (the endpoint's; else, for an update, the record's; else
-// --default-ttl) and, when it has none, the labels of the record it
-// replaces (as ExternalDNS' plan keeps the owner label on updates).
-func (p *Provider) outgoing(ep events.Endpoint, old *events.Endpoint) events.Endpoint {
-	ep = provider.NormalizeEndpoint(ep)
-	if ep.RecordTTL <= 0 {
-		ep.RecordTTL = p.defaultTTL
-		if old != nil && old.RecordTTL > 0 {
-			ep.RecordTTL = old.RecordTTL
-		}
-	}
-	if len(ep.Labels) == 0 && old != nil && len(old.Labels) > 0 {
-		ep.Labels = old.Labels
-	}
-	return ep
 }
 
 // statusError is an HTTP answer other than 2xx.
@@ -474,40 +221,24 @@ func (e *statusError) Error() string {
 // retry, again (when set) says whether the request is already done, or
 // must not be sent again (its error).
 func (p *Provider) do(ctx context.Context, method, path string, body []byte, timeout time.Duration, out any, again func(context.Context) (bool, error)) (http.Header, error) {
-	var last error
-	for attempt := 0; attempt <= p.cfg.Retries; attempt++ {
-		if attempt > 0 {
-			d := p.cfg.RetryBackoff << (attempt - 1)
-			d += time.Duration(rand.Int64N(int64(d)/2 + 1))
-			p.log.Warn("webhook: retrying request", "method", method, "path", path, "attempt", attempt+1, "after", d, "err", last)
-			select {
-			case <-ctx.Done():
-				return nil, errors.Join(ctx.Err(), last)
-			case <-time.After(d):
-			}
-			if again != nil {
-				done, err := again(ctx)
-				switch {
-				case err == nil && done:
-					return nil, nil
-				case errors.Is(err, provider.ErrStale) || errors.Is(err, provider.ErrPermanent):
-					return nil, err
-				case err != nil:
-					last = err
-					continue
+	var h http.Header
+	first := true
+	err := provider.Retry(ctx, p.cfg.Retries, p.cfg.RetryBackoff,
+		func(attempt int, wait time.Duration, last error) {
+			p.log.Warn("webhook: retrying request", "method", method, "path", path, "attempt", attempt, "after", wait, "err", last)
+		},
+		func() error {
+			if !first && again != nil {
+				if done, err := again(ctx); done || err != nil {
+					return err
 				}
 			}
-		}
-		h, err := p.once(ctx, method, path, body, timeout, out)
-		if err == nil || errors.Is(err, provider.ErrPermanent) || errors.Is(err, provider.ErrStale) {
-			return h, err
-		}
-		if ctx.Err() != nil {
-			return nil, errors.Join(ctx.Err(), err)
-		}
-		last = err
-	}
-	return nil, fmt.Errorf("giving up after %d attempts: %w", p.cfg.Retries+1, last)
+			first = false
+			var err error
+			h, err = p.once(ctx, method, path, body, timeout, out)
+			return err
+		})
+	return h, err
 }
 
 func (p *Provider) once(ctx context.Context, method, path string, body []byte, timeout time.Duration, out any) (http.Header, error) {

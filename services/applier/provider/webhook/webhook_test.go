@@ -522,7 +522,7 @@ func TestAgainstBIND(t *testing.T) {
 	rp, err := rfc2136.New(rfc2136.Config{
 		Host: b.Host, Port: b.Port, Zones: []string{"example.org"},
 		TSIGKeyName: b.KeyName, TSIGSecret: b.Secret, TSIGSecretAlg: b.Algorithm, TSIGAXFR: true,
-		BatchChangeSize: 50, Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond,
+		BatchChangeSize: 50, RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond},
 	}, provider.Options{DefaultTTL: 300})
 	if err != nil {
 		t.Fatal(err)

@@ -153,20 +153,6 @@ func matchDomains(filters []string, name string, empty bool) bool {
 	return false
 }
 
-// ZoneOf returns the zone of zones that name falls in, the longest
-// suffix, or "" when it is in none.
-func ZoneOf(name string, zones []string) string {
-	name = events.NormalizeName(name)
-	best := ""
-	for _, z := range zones {
-		z = events.NormalizeName(z)
-		if z != "" && (name == z || strings.HasSuffix(name, "."+z)) && len(z) > len(best) {
-			best = z
-		}
-	}
-	return best
-}
-
 // errorBody is the JSON body of an error answer of NewServer. Reason is
 // "stale" when the provider's state no longer matched the changes, so
 // that Provider tells a stale apply from a failure.

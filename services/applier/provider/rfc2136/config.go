@@ -1,0 +1,109 @@
+package rfc2136
+
+import (
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/services/applier/provider"
+)
+
+// Name is the provider's --provider value and subject token.
+const Name = "rfc2136"
+
+// Config holds the provider's flags, named as ExternalDNS' rfc2136 flags.
+type Config struct {
+	Host            string
+	Port            int
+	Zones           service.StringList
+	TSIGKeyName     string
+	TSIGSecret      string
+	TSIGSecretAlg   string
+	TSIGAXFR        bool
+	Insecure        bool
+	MinTTL          time.Duration
+	BatchChangeSize int
+
+	// Its Timeout bounds one DNS exchange.
+	provider.RetryConfig
+}
+
+// RegisterFlags registers the --rfc2136-* flags.
+func (c *Config) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Host, "rfc2136-host", "", "when using the RFC2136 provider, the host of the DNS server")
+	fs.IntVar(&c.Port, "rfc2136-port", 0, "when using the RFC2136 provider, the port of the DNS server (0: 53)")
+	fs.Var(&c.Zones, "rfc2136-zone", "when using the RFC2136 provider, a zone to manage (repeatable, or comma-separated)")
+	fs.StringVar(&c.TSIGKeyName, "rfc2136-tsig-keyname", "", "when using the RFC2136 provider, the TSIG key name")
+	service.SecretVar(fs, &c.TSIGSecret, "rfc2136-tsig-secret", "when using the RFC2136 provider, the TSIG secret (base64)")
+	fs.StringVar(&c.TSIGSecretAlg, "rfc2136-tsig-secret-alg", "hmac-sha256", "when using the RFC2136 provider, the TSIG algorithm: hmac-md5, hmac-sha1, hmac-sha224, hmac-sha256, hmac-sha384, hmac-sha512")
+	fs.BoolVar(&c.TSIGAXFR, "rfc2136-tsig-axfr", false, "when using the RFC2136 provider, sign zone transfers (AXFR) with TSIG")
+	fs.BoolVar(&c.Insecure, "rfc2136-insecure", false, "when using the RFC2136 provider, send updates without TSIG")
+	fs.DurationVar(&c.MinTTL, "rfc2136-min-ttl", 0, "when using the RFC2136 provider, the lowest TTL written (records with a lower TTL get this one)")
+	fs.IntVar(&c.BatchChangeSize, "rfc2136-batch-change-size", 50, "when using the RFC2136 provider, the most changes sent in one UPDATE message")
+}
+
+var algorithms = map[string]string{
+	"hmac-md5":    dns.HmacMD5,
+	"hmac-sha1":   dns.HmacSHA1,
+	"hmac-sha224": dns.HmacSHA224,
+	"hmac-sha256": dns.HmacSHA256,
+	"hmac-sha384": dns.HmacSHA384,
+	"hmac-sha512": dns.HmacSHA512,
+}
+
+// Validate checks the configuration and fills in defaults.
+func (c *Config) Validate() error {
+	if c.Host == "" {
+		return errors.New("rfc2136: --rfc2136-host is required")
+	}
+	if c.Port == 0 {
+		c.Port = 53
+	}
+	if c.Port < 0 || c.Port > 65535 {
+		return fmt.Errorf("rfc2136: --rfc2136-port %d out of range", c.Port)
+	}
+	if len(c.Zones) == 0 {
+		return errors.New("rfc2136: at least one --rfc2136-zone is required")
+	}
+	for _, z := range c.Zones {
+		if events.NormalizeName(z) == "" {
+			return errors.New("rfc2136: empty --rfc2136-zone")
+		}
+	}
+	if c.TSIGSecretAlg == "" {
+		c.TSIGSecretAlg = "hmac-sha256"
+	}
+	alg := strings.TrimSuffix(strings.ToLower(c.TSIGSecretAlg), ".")
+	if alg == "hmac-md5.sig-alg.reg.int" {
+		alg = "hmac-md5"
+	}
+	if _, ok := algorithms[alg]; !ok {
+		return fmt.Errorf("rfc2136: --rfc2136-tsig-secret-alg %q: want one of hmac-md5, hmac-sha1, hmac-sha224, hmac-sha256, hmac-sha384, hmac-sha512", c.TSIGSecretAlg)
+	}
+	c.TSIGSecretAlg = alg
+	if !c.Insecure {
+		if c.TSIGKeyName == "" || c.TSIGSecret == "" {
+			return errors.New("rfc2136: --rfc2136-tsig-keyname and --rfc2136-tsig-secret are required unless --rfc2136-insecure")
+		}
+		if _, err := base64.StdEncoding.DecodeString(c.TSIGSecret); err != nil {
+			return fmt.Errorf("rfc2136: --rfc2136-tsig-secret is not base64: %w", err)
+		}
+	} else if c.TSIGAXFR {
+		return errors.New("rfc2136: --rfc2136-tsig-axfr needs TSIG, but --rfc2136-insecure is set")
+	}
+	if c.MinTTL < 0 {
+		return errors.New("rfc2136: --rfc2136-min-ttl must not be negative")
+	}
+	if c.BatchChangeSize <= 0 {
+		return fmt.Errorf("rfc2136: --rfc2136-batch-change-size must be positive, got %d", c.BatchChangeSize)
+	}
+	c.RetryConfig.Defaults()
+	return nil
+}
