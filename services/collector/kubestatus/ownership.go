@@ -65,8 +65,10 @@ func registryOwner(txt string) string {
 	if heritage {
 		return owner
 	}
-	if !strings.ContainsAny(txt, " ,=") && len(txt) >= 24 {
+	if len(txt) >= 24 && strings.Trim(txt, base64Alphabet) == "" {
 		return unparsable // base64 of an encrypted string
 	}
 	return ""
 }
+
+const base64Alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/="
