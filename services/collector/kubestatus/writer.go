@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -56,7 +57,13 @@ type Kube struct {
 
 	events     chan pendingEvent
 	conditions workqueue.TypedRateLimitingInterface[events.ObjectRef]
+	// uids remembers the UID of objects found (written by emit only), so
+	// that the Event about an object already deleted still names it.
+	uids map[events.ObjectRef]types.UID
 }
+
+// maxUIDs bounds the UIDs remembered.
+const maxUIDs = 1 << 16
 
 type pendingEvent struct {
 	obj     events.ObjectRef
@@ -80,6 +87,7 @@ func NewKube(rc *rest.Config, client kubernetes.Interface, reference func(events
 		mapper:  restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(client.Discovery())),
 		limiter: flowcontrol.NewTokenBucketRateLimiter(eventQPS, eventBurst),
 		events:  make(chan pendingEvent, eventQueue),
+		uids:    map[events.ObjectRef]types.UID{},
 		conditions: workqueue.NewTypedRateLimitingQueueWithConfig(
 			workqueue.NewTypedItemExponentialFailureRateLimiter[events.ObjectRef](200*time.Millisecond, time.Minute),
 			workqueue.TypedRateLimitingQueueConfig[events.ObjectRef]{}),
@@ -146,7 +154,11 @@ func (k *Kube) emit(ctx context.Context, e pendingEvent) {
 		switch {
 		case err == nil:
 			ref.UID, ref.ResourceVersion = m.UID, m.ResourceVersion
-		case !apierrors.IsNotFound(err):
+			k.rememberUID(e.obj, m.UID)
+		case apierrors.IsNotFound(err):
+			ref.UID = k.uids[e.obj]
+			delete(k.uids, e.obj)
+		default:
 			k.failed("lookup", e.obj, err)
 		}
 	} else {
@@ -158,6 +170,16 @@ func (k *Kube) emit(ctx context.Context, e pendingEvent) {
 	}
 	eventsEmitted.WithLabelValues(reason).Inc()
 	k.recorder.Eventf(ref, nil, typ, reason, action, "%s", e.outcome.Describe(e.name))
+}
+
+func (k *Kube) rememberUID(obj events.ObjectRef, uid types.UID) {
+	if _, ok := k.uids[obj]; !ok && len(k.uids) >= maxUIDs {
+		for o := range k.uids {
+			delete(k.uids, o) // any one: a bound, not a cache policy
+			break
+		}
+	}
+	k.uids[obj] = uid
 }
 
 func (k *Kube) resource(ref *corev1.ObjectReference) (schema.GroupVersionResource, error) {
