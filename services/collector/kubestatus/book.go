@@ -28,6 +28,8 @@ func digestOf(ep events.Endpoint) digest {
 type wanted struct {
 	rrsets []wantedRRset
 	losers []events.Loser
+	// keys are every RRset wanted at the name, whoever wants it.
+	keys []rrsetKey
 }
 
 type wantedRRset struct {
@@ -70,13 +72,16 @@ type book struct {
 	failures map[string]failure
 	// registry maps an ownership TXT name to the wanted names it covers.
 	registry map[string][]string
-	objects  map[events.ObjectRef]map[string]tracked
+	// byName is what is remembered of each object at each name; objects
+	// indexes the names of each object.
+	byName  map[string]map[events.ObjectRef]tracked
+	objects map[events.ObjectRef]map[string]struct{}
 }
 
 func newBook(owns func(events.ObjectRef) bool, o Ownership) *book {
 	return &book{owns: owns, ownership: o, desired: map[string]*wanted{}, observed: map[string]*held{},
 		zones: map[string][]string{}, failures: map[string]failure{}, registry: map[string][]string{},
-		objects: map[events.ObjectRef]map[string]tracked{}}
+		byName: map[string]map[events.ObjectRef]tracked{}, objects: map[events.ObjectRef]map[string]struct{}{}}
 }
 
 // Transition is an object's records at a name reaching a new outcome.
@@ -112,15 +117,26 @@ func (b *book) setDesired(d *events.DesiredState) []Transition {
 			}
 		}
 	}
+	ours := len(w.rrsets) > 0 || len(w.losers) > 0
 	b.unindex(name)
-	if len(w.rrsets) == 0 && len(w.losers) == 0 {
+	if !ours && len(b.byName[name]) == 0 {
 		delete(b.desired, name)
 		delete(b.failures, name)
-	} else {
-		b.desired[name] = w
-		b.index(name, w)
+		return nil
 	}
-	return b.judgeName(name)
+	// Every RRset wanted, whoever wants it, is kept while judging, so
+	// that an object that let go of a name now another's is done with it.
+	for _, ep := range d.Endpoints {
+		w.keys = append(w.keys, rrsetKey{ep.RecordType, ep.SetIdentifier})
+	}
+	b.desired[name] = w
+	b.index(name, w)
+	out := b.judgeName(name)
+	if !ours {
+		delete(b.desired, name)
+		delete(b.failures, name)
+	}
+	return out
 }
 
 func (b *book) index(name string, w *wanted) {

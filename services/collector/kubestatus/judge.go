@@ -23,35 +23,53 @@ func (b *book) judgeName(name string) []Transition {
 			objs[l.Object] = true
 		}
 	}
-	for o, names := range b.objects {
-		if _, ok := names[name]; ok {
-			objs[o] = true
-		}
+	for o := range b.byName[name] {
+		objs[o] = true
 	}
 	var out []Transition
 	for _, o := range slices.SortedFunc(maps.Keys(objs), events.CompareRefs) {
-		prev, had := b.objects[o][name]
+		prev, had := b.byName[name][o]
 		next, keys, gone := b.judge(o, name, prev)
-		if gone && !had {
-			continue
+		switch {
+		case gone:
+			b.forget(o, name)
+		default:
+			// Records held once, and not lost to another object since:
+			// their going is this object's news.
+			published := (prev.published || next.State == Published) && next.State != Rejected
+			b.remember(o, name, tracked{outcome: next, keys: keys, published: published})
 		}
-		if gone {
-			delete(b.objects[o], name)
-			if len(b.objects[o]) == 0 {
-				delete(b.objects, o)
-			}
-		} else {
-			if b.objects[o] == nil {
-				b.objects[o] = map[string]tracked{}
-			}
-			published := prev.published || next.State == Published
-			b.objects[o][name] = tracked{outcome: next, keys: keys, published: published}
+		news := !had || !prev.outcome.Same(next)
+		if gone && next.State != Deleted {
+			news = false // never published, or lost: nothing of its own went
 		}
-		if !had || !prev.outcome.Same(next) {
+		if news {
 			out = append(out, Transition{Object: o, Name: name, From: prev.outcome, To: next})
 		}
 	}
 	return out
+}
+
+func (b *book) remember(o events.ObjectRef, name string, t tracked) {
+	if b.byName[name] == nil {
+		b.byName[name] = map[events.ObjectRef]tracked{}
+	}
+	b.byName[name][o] = t
+	if b.objects[o] == nil {
+		b.objects[o] = map[string]struct{}{}
+	}
+	b.objects[o][name] = struct{}{}
+}
+
+func (b *book) forget(o events.ObjectRef, name string) {
+	delete(b.byName[name], o)
+	if len(b.byName[name]) == 0 {
+		delete(b.byName, name)
+	}
+	delete(b.objects[o], name)
+	if len(b.objects[o]) == 0 {
+		delete(b.objects, o)
+	}
 }
 
 // judge is the rule: the outcome of object o at name, the RRsets it wants
@@ -137,15 +155,20 @@ func (b *book) holdsAll(name string, want []digest) bool {
 }
 
 // stillHeld: some provider holds an RRset of one of keys at name that no
-// object of this cluster wants now.
+// object wants now (one wanted by another object is its, not a deletion
+// to wait for).
 func (b *book) stillHeld(name string, keys []rrsetKey) bool {
 	h := b.observed[name]
 	if h == nil {
 		return false
 	}
+	var wantedNow []rrsetKey
+	if w := b.desired[name]; w != nil {
+		wantedNow = w.keys
+	}
 	for _, ds := range h.rrsets {
 		for _, d := range ds {
-			if slices.Contains(keys, d.key) {
+			if slices.Contains(keys, d.key) && !slices.Contains(wantedNow, d.key) {
 				return true
 			}
 		}
@@ -201,8 +224,8 @@ func (b *book) heldOtherwise(h *held, d digest) bool {
 // outcomes returns the last outcome at every name of object o.
 func (b *book) outcomes(o events.ObjectRef) map[string]Outcome {
 	out := map[string]Outcome{}
-	for name, t := range b.objects[o] {
-		out[name] = t.outcome
+	for name := range b.objects[o] {
+		out[name] = b.byName[name][o].outcome
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package kubestatus
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,6 +52,8 @@ type step struct {
 	// reason and detail, when set, must match (detail: a substring).
 	reason, detail string
 	failures       int
+	// silent: the step reports no transition for web.
+	silent bool
 }
 
 func TestOutcomeFollowsTheStreams(t *testing.T) {
@@ -121,6 +124,17 @@ func TestOutcomeFollowsTheStreams(t *testing.T) {
 			{apply: setO(observed("bind", www, a(www, "192.0.2.9"))), scene: true},
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
 		}},
+		{"withdrawn for another cluster's object: deleted at once", Ownership{}, []step{
+			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
+			{apply: setO(observed("bind", www, a(www, "192.0.2.1"))), want: Published},
+			{apply: setD(desired(www, far, a(www, "192.0.2.5"))), want: Deleted},
+		}},
+		{"lost, then gone: no deletion of records that were not its own", Ownership{}, []step{
+			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
+			{apply: setO(observed("bind", www, a(www, "192.0.2.1"))), want: Published},
+			{apply: setD(lost), want: Rejected, reason: ReasonOutranked},
+			{apply: setD(desired(www, rival, a(www, "192.0.2.7"))), want: Deleted, silent: true},
+		}},
 		{"withdrawn: deleted once the provider lets go", Ownership{}, []step{
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
 			{apply: setO(observed("bind", www, a(www, "192.0.2.1"))), want: Published},
@@ -132,8 +146,11 @@ func TestOutcomeFollowsTheStreams(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			b := newBook(ownsEU, tt.ownership)
 			for i, s := range tt.steps {
-				s.apply(b)
-				got, ok := b.objects[web][www]
+				ts := s.apply(b)
+				if s.silent && slices.ContainsFunc(ts, func(tr Transition) bool { return tr.Object == web }) {
+					t.Fatalf("step %d: reported %+v", i, ts)
+				}
+				got, ok := b.byName[www][web]
 				if s.want == Deleted {
 					if ok {
 						t.Fatalf("step %d: web still tracked at %s: %+v", i, www, got.outcome)
