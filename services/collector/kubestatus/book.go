@@ -37,10 +37,14 @@ type wantedRRset struct {
 	objects []events.ObjectRef
 }
 
-// held is what the providers hold at a name, per provider.
-type held struct {
-	rrsets map[string][]digest
-	owners map[string][]string // owners named by ownership TXT records at the name
+// held is what the providers hold at a name, one entry per provider
+// (a slice: a name is nearly always held by one).
+type held []heldBy
+
+type heldBy struct {
+	provider string
+	rrsets   []digest
+	owners   []string // owners named by ownership TXT records at the name
 }
 
 // failure counts the consecutive plan results that failed a change at a name.
@@ -67,21 +71,27 @@ type book struct {
 	ownership Ownership
 
 	desired  map[string]*wanted
-	observed map[string]*held
+	observed map[string]held
 	zones    map[string][]string // provider -> zones
 	failures map[string]failure
 	// registry maps an ownership TXT name to the wanted names it covers.
 	registry map[string][]string
 	// byName is what is remembered of each object at each name; objects
 	// indexes the names of each object.
-	byName  map[string]map[events.ObjectRef]tracked
-	objects map[events.ObjectRef]map[string]struct{}
+	byName  map[string][]objectAt
+	objects map[events.ObjectRef][]string
+}
+
+// objectAt is what is remembered of one object at one name.
+type objectAt struct {
+	obj events.ObjectRef
+	tracked
 }
 
 func newBook(owns func(events.ObjectRef) bool, o Ownership) *book {
-	return &book{owns: owns, ownership: o, desired: map[string]*wanted{}, observed: map[string]*held{},
+	return &book{owns: owns, ownership: o, desired: map[string]*wanted{}, observed: map[string]held{},
 		zones: map[string][]string{}, failures: map[string]failure{}, registry: map[string][]string{},
-		byName: map[string]map[events.ObjectRef]tracked{}, objects: map[events.ObjectRef]map[string]struct{}{}}
+		byName: map[string][]objectAt{}, objects: map[events.ObjectRef][]string{}}
 }
 
 // Transition is an object's records at a name reaching a new outcome.
@@ -167,37 +177,41 @@ func (b *book) unindex(name string) {
 // setObserved records what a provider holds at a name.
 func (b *book) setObserved(o *events.ObservedState) []Transition {
 	name := events.NormalizeName(o.DNSName)
-	h := b.observed[name]
-	if h == nil {
-		h = &held{rrsets: map[string][]digest{}, owners: map[string][]string{}}
-	}
-	var ds []digest
-	var owners []string
+	by := heldBy{provider: o.Provider}
 	for _, r := range o.Records {
-		ds = append(ds, digestOf(r))
 		if r.RecordType == events.RecordTypeTXT {
-			for _, t := range r.Targets {
-				if owner := registryOwner(t); owner != "" {
-					owners = append(owners, owner)
-				}
+			if owner := ownerOf(r); owner != "" {
+				by.owners = append(by.owners, owner)
+				continue // an ownership record: only its owner matters
 			}
 		}
+		by.rrsets = append(by.rrsets, digestOf(r))
 	}
-	h.rrsets[o.Provider], h.owners[o.Provider] = ds, owners
-	if len(ds) == 0 {
-		delete(h.rrsets, o.Provider)
-		delete(h.owners, o.Provider)
+	h := slices.DeleteFunc(b.observed[name], func(x heldBy) bool { return x.provider == o.Provider })
+	if len(by.rrsets) > 0 || len(by.owners) > 0 {
+		h = append(h, by)
 	}
-	if len(h.rrsets) == 0 {
+	if len(h) == 0 {
 		delete(b.observed, name)
 	} else {
-		b.observed[name] = h
+		b.observed[name] = slices.Clip(h)
 	}
 	out := b.judgeName(name)
 	for _, covered := range b.registry[name] {
 		out = append(out, b.judgeName(covered)...)
 	}
 	return out
+}
+
+// ownerOf returns the owner an ownership TXT record names ("" when it is
+// no ownership record).
+func ownerOf(r events.Endpoint) string {
+	for _, t := range r.Targets {
+		if owner := registryOwner(t); owner != "" {
+			return owner
+		}
+	}
+	return ""
 }
 
 // setZones records the zones a provider manages.

@@ -23,12 +23,12 @@ func (b *book) judgeName(name string) []Transition {
 			objs[l.Object] = true
 		}
 	}
-	for o := range b.byName[name] {
-		objs[o] = true
+	for _, at := range b.byName[name] {
+		objs[at.obj] = true
 	}
 	var out []Transition
 	for _, o := range slices.SortedFunc(maps.Keys(objs), events.CompareRefs) {
-		prev, had := b.byName[name][o]
+		prev, had := b.at(o, name)
 		next, keys, gone := b.judge(o, name, prev)
 		switch {
 		case gone:
@@ -50,25 +50,40 @@ func (b *book) judgeName(name string) []Transition {
 	return out
 }
 
+// at returns what is remembered of o at name.
+func (b *book) at(o events.ObjectRef, name string) (tracked, bool) {
+	for _, at := range b.byName[name] {
+		if at.obj == o {
+			return at.tracked, true
+		}
+	}
+	return tracked{}, false
+}
+
 func (b *book) remember(o events.ObjectRef, name string, t tracked) {
-	if b.byName[name] == nil {
-		b.byName[name] = map[events.ObjectRef]tracked{}
+	ats := b.byName[name]
+	for i := range ats {
+		if ats[i].obj == o {
+			ats[i].tracked = t
+			return
+		}
 	}
-	b.byName[name][o] = t
-	if b.objects[o] == nil {
-		b.objects[o] = map[string]struct{}{}
-	}
-	b.objects[o][name] = struct{}{}
+	b.byName[name] = append(ats, objectAt{o, t})
+	b.objects[o] = append(b.objects[o], name)
 }
 
 func (b *book) forget(o events.ObjectRef, name string) {
-	delete(b.byName[name], o)
-	if len(b.byName[name]) == 0 {
+	ats := slices.DeleteFunc(b.byName[name], func(at objectAt) bool { return at.obj == o })
+	if len(ats) == 0 {
 		delete(b.byName, name)
+	} else {
+		b.byName[name] = ats
 	}
-	delete(b.objects[o], name)
-	if len(b.objects[o]) == 0 {
+	names := slices.DeleteFunc(b.objects[o], func(n string) bool { return n == name })
+	if len(names) == 0 {
 		delete(b.objects, o)
+	} else {
+		b.objects[o] = names
 	}
 }
 
@@ -144,8 +159,8 @@ func (b *book) holdsAll(name string, want []digest) bool {
 	}
 	for _, d := range want {
 		found := false
-		for _, ds := range h.rrsets {
-			found = found || slices.Contains(ds, d)
+		for _, by := range h {
+			found = found || slices.Contains(by.rrsets, d)
 		}
 		if !found {
 			return false
@@ -166,8 +181,8 @@ func (b *book) stillHeld(name string, keys []rrsetKey) bool {
 	if w := b.desired[name]; w != nil {
 		wantedNow = w.keys
 	}
-	for _, ds := range h.rrsets {
-		for _, d := range ds {
+	for _, by := range h {
+		for _, d := range by.rrsets {
 			if slices.Contains(keys, d.key) && !slices.Contains(wantedNow, d.key) {
 				return true
 			}
@@ -190,10 +205,8 @@ func (b *book) notOwned(name string, want []digest) string {
 		}
 		var owners []string
 		for _, reg := range b.ownership.registryNames(name, d.key.recordType) {
-			if r := b.observed[reg]; r != nil {
-				for _, os := range r.owners {
-					owners = append(owners, os...)
-				}
+			for _, by := range b.observed[reg] {
+				owners = append(owners, by.owners...)
 			}
 		}
 		if slices.Contains(owners, b.ownership.OwnerID) || slices.Contains(owners, unparsable) {
@@ -210,9 +223,9 @@ func (b *book) notOwned(name string, want []digest) string {
 }
 
 // heldOtherwise: a provider holds d's RRset with other targets.
-func (b *book) heldOtherwise(h *held, d digest) bool {
-	for _, ds := range h.rrsets {
-		for _, x := range ds {
+func (b *book) heldOtherwise(h held, d digest) bool {
+	for _, by := range h {
+		for _, x := range by.rrsets {
 			if x.key == d.key && x.targets != d.targets {
 				return true
 			}
@@ -224,8 +237,9 @@ func (b *book) heldOtherwise(h *held, d digest) bool {
 // outcomes returns the last outcome at every name of object o.
 func (b *book) outcomes(o events.ObjectRef) map[string]Outcome {
 	out := map[string]Outcome{}
-	for name := range b.objects[o] {
-		out[name] = b.byName[name][o].outcome
+	for _, name := range b.objects[o] {
+		t, _ := b.at(o, name)
+		out[name] = t.outcome
 	}
 	return out
 }

@@ -150,7 +150,7 @@ func TestOutcomeFollowsTheStreams(t *testing.T) {
 				if s.silent && slices.ContainsFunc(ts, func(tr Transition) bool { return tr.Object == web }) {
 					t.Fatalf("step %d: reported %+v", i, ts)
 				}
-				got, ok := b.byName[www][web]
+				got, ok := b.at(web, www)
 				if s.want == Deleted {
 					if ok {
 						t.Fatalf("step %d: web still tracked at %s: %+v", i, www, got.outcome)
