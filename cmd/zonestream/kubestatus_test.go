@@ -72,8 +72,9 @@ func TestStatusBackOnKubernetes(t *testing.T) {
 	}
 
 	// A name another owner holds: refused, and said so.
-	w.createEndpoint("taken", "192.0.2.11")
+	taken := w.createEndpointAt("taken", "taken", "192.0.2.11")
 	w.waitCondition("taken", "False", "NotOwned", `owned by "someone-else"`, nil)
+	w.waitEvent(endpointRef(taken), "Warning", "RecordRejected", "NotOwned", `owned by "someone-else"`)
 	if err := w.answers("taken", "192.0.2.99"); err != nil {
 		t.Fatalf("the other owner's record changed: %v", err)
 	}
