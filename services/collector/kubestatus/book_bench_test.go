@@ -10,8 +10,8 @@ import (
 
 // BenchmarkBookMemory measures what the collector keeps per name: one
 // object of this cluster wanting it, the provider holding it and its
-// ownership TXT (two observed names). It reports bytes per wanted name
-// and the time to take in one name's three messages.
+// ownership TXT (two observed names). It reports the bytes kept per
+// wanted name (the time per op includes two forced GCs).
 func BenchmarkBookMemory(b *testing.B) {
 	const names = 10000
 	for b.Loop() {
@@ -35,5 +35,4 @@ func BenchmarkBookMemory(b *testing.B) {
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/names, "bytes/name")
 		runtime.KeepAlive(bk)
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*names), "ns/name")
 }
