@@ -105,7 +105,8 @@ func (p *Permissions) done() Permissions {
 
 // CollectorPermissions: a collector of cluster publishes under its own
 // cluster's subjects only (its objects, its marks, its claim), reads them
-// back, and reads the observed state for DNSEndpoint status.
+// back, and reads (never writes) the pipeline's outcome for the status of
+// its objects: desired state, observed state, zone lists, plan results.
 func CollectorPermissions(cluster string) Permissions {
 	p := newPermissions(RoleCollector, cluster)
 	own := SourceFilter(cluster)
@@ -113,6 +114,9 @@ func CollectorPermissions(cluster string) Permissions {
 	p.read(StreamSources, own)
 	p.directGet(StreamSources, own)
 	p.read(StreamObserved, SubjectObserved+".>")
+	p.read(StreamObserved, SubjectZones+".>")
+	p.read(StreamDesired, SubjectDesired+".>")
+	p.read(StreamResults, SubjectResults+".>")
 	return p.done()
 }
 

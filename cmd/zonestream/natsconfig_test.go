@@ -182,6 +182,24 @@ func TestClusterCredentialsAreConfinedToTheirCluster(t *testing.T) {
 		t.Fatalf("a cannot read its own last state: %v", err)
 	}
 
+	// The pipeline's outcome, for the status of its objects: read, never written.
+	wctx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	for _, f := range [][2]string{{events.StreamDesired, events.SubjectDesired + ".>"}, {events.StreamResults, events.SubjectResults + ".>"},
+		{events.StreamObserved, events.SubjectObserved + ".>"}, {events.StreamObserved, events.SubjectZones + ".>"}} {
+		if _, err := events.Watch(wctx, js, f[0], []string{f[1]}, func(events.Received) {}); err != nil {
+			t.Errorf("a cannot read %s %s: %v", f[0], f[1], err)
+		}
+	}
+	desired := events.DesiredSubject("web.example.org")
+	err = refused(t, log, "publish", desired, func() error {
+		_, _, err := events.Publish(ctx, js, desired, &events.DesiredState{DNSName: "web.example.org"}, "")
+		return err
+	})
+	if !errors.Is(err, events.ErrPermissionDenied) {
+		t.Errorf("publishing desired state fails with %v, want a permission error", err)
+	}
+
 	// Publishing as cluster b.
 	other := events.SourceSubject("b", "service", "default", "web")
 	err = refused(t, log, "publish", other, func() error {

@@ -9,6 +9,7 @@ import (
 	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/dedup"
 	"github.com/zonestream/zonestream/services/planner"
 )
@@ -28,6 +29,9 @@ type stage struct {
 type sharedFlags struct {
 	managedRecordTypes service.StringList
 	heartbeat          time.Duration
+	// standalone: one stage runs alone, so a stage registers the flags it
+	// would otherwise read from another stage's.
+	standalone bool
 }
 
 func (s *sharedFlags) register(fs *flag.FlagSet) {
@@ -40,8 +44,14 @@ var stages = []stage{
 	{"collector", func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (service.Service, error) {
 		var cfg collector.Config
 		cfg.RegisterFlags(fs)
+		if shared.standalone {
+			cfg.RegisterOwnershipFlags(fs)
+		}
 		return func(l *slog.Logger) (service.Service, error) {
 			cfg.ManagedRecordTypes, cfg.Heartbeat = shared.managedRecordTypes, shared.heartbeat
+			if !shared.standalone {
+				cfg.Ownership = ownershipOf(fs) // the planner's --txt-* flags
+			}
 			return collector.New(cfg, l)
 		}
 	}, true},
@@ -85,9 +95,21 @@ func runStage(st stage, args []string) error {
 // standalone registers the stage's flags for a process of its own: its
 // flags and the shared ones it reads.
 func (st stage) standalone(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
-	shared := &sharedFlags{}
+	shared := &sharedFlags{standalone: true}
 	if st.usesShared {
 		shared.register(fs)
 	}
 	return st.register(fs, shared)
+}
+
+// ownershipOf reads the planner's TXT registry flags for the collector.
+func ownershipOf(fs *flag.FlagSet) kubestatus.Ownership {
+	get := func(name string) string {
+		if f := fs.Lookup(name); f != nil {
+			return f.Value.String()
+		}
+		return ""
+	}
+	return kubestatus.Ownership{OwnerID: get("txt-owner-id"), Prefix: get("txt-prefix"),
+		Suffix: get("txt-suffix"), WildcardReplacement: get("txt-wildcard-replacement")}
 }

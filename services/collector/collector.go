@@ -28,6 +28,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	zsservice "github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/collector/source"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
@@ -94,6 +95,14 @@ type Config struct {
 	// all-in-one) must copy the planner's value into this field.
 	ManagedRecordTypes zsservice.StringList
 
+	// KubeStatus brings the pipeline's outcome back to the objects:
+	// Events and DNSEndpoint conditions (--kube-status, on by default on
+	// the command line; the zero Config leaves it off).
+	KubeStatus bool
+	// Ownership is the planner's TXT registry configuration, read to tell
+	// names another owner holds (RegisterOwnershipFlags).
+	Ownership kubestatus.Ownership
+
 	// Workers is how many objects are processed concurrently (default 4).
 	Workers int
 
@@ -122,6 +131,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Gateway.RegisterFlags(fs)
 	c.Node.RegisterFlags(fs)
 	c.Pod.RegisterFlags(fs)
+	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: Events, and a Ready condition on DNSEndpoints")
 }
 
 // RegisterSharedFlags adds the flags the collector shares with other
@@ -132,6 +142,7 @@ func (c *Config) RegisterSharedFlags(fs *flag.FlagSet) {
 	fs.Var(&c.ManagedRecordTypes, "managed-record-types",
 		"record types the pipeline manages, repeatable (default A, AAAA, CNAME); NodePort Services publish SRV records only if it holds SRV")
 	fs.DurationVar(&c.Heartbeat, "heartbeat-interval", events.DefaultHeartbeat, events.HeartbeatUsage)
+	c.RegisterOwnershipFlags(fs)
 }
 
 // factories build a fresh instance of every known source.

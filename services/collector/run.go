@@ -155,6 +155,9 @@ func (c *Collector) runOnce(parent context.Context, js jetstream.JetStream) erro
 		}
 		workers.Go(func() { runner.Run(ctx, rt) })
 	}
+	if c.cfg.KubeStatus {
+		workers.Go(func() { r.followOutcomes(ctx) })
+	}
 	if !cache.WaitForCacheSync(ctx.Done(), syncs...) {
 		return r.ended(ctx)
 	}

@@ -1,0 +1,246 @@
+package kubestatus
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// rrsetKey names an RRset at a name.
+type rrsetKey struct{ recordType, setID string }
+
+// digest is an RRset in a few bytes: its key and a hash of its targets.
+type digest struct {
+	key     rrsetKey
+	targets uint64
+}
+
+func digestOf(ep events.Endpoint) digest {
+	ts := slices.Clone(ep.Targets)
+	slices.Sort(ts)
+	return digest{rrsetKey{ep.RecordType, ep.SetIdentifier}, xxhash.Sum64String(strings.Join(ts, "\x00"))}
+}
+
+// wanted is this cluster's part of the desired state at a name.
+type wanted struct {
+	rrsets []wantedRRset
+	losers []events.Loser
+	// keys are every RRset wanted at the name, whoever wants it.
+	keys []rrsetKey
+}
+
+type wantedRRset struct {
+	digest
+	objects []events.ObjectRef
+}
+
+// held is what the providers hold at a name, one entry per provider
+// (a slice: a name is nearly always held by one).
+type held []heldBy
+
+type heldBy struct {
+	provider string
+	rrsets   []digest
+	owners   []string // owners named by ownership TXT records at the name
+}
+
+// failure counts the consecutive plan results that failed a change at a name.
+type failure struct {
+	count int
+	err   string
+}
+
+// tracked is what is remembered of one object at one name: the last
+// outcome and the RRsets it wanted there.
+type tracked struct {
+	outcome Outcome
+	keys    []rrsetKey
+	// published: the provider held the object's records here once, so
+	// their going is news (RecordDeleted).
+	published bool
+}
+
+// book is the collector's memory of the pipeline's outcome for its own
+// objects: only names this cluster's objects ask for are kept in full;
+// what providers hold is kept as digests.
+type book struct {
+	owns      func(events.ObjectRef) bool
+	ownership Ownership
+
+	desired  map[string]*wanted
+	observed map[string]held
+	zones    map[string][]string // provider -> zones
+	failures map[string]failure
+	// registry maps an ownership TXT name to the wanted names it covers.
+	registry map[string][]string
+	// byName is what is remembered of each object at each name; objects
+	// indexes the names of each object.
+	byName  map[string][]objectAt
+	objects map[events.ObjectRef][]string
+}
+
+// objectAt is what is remembered of one object at one name.
+type objectAt struct {
+	obj events.ObjectRef
+	tracked
+}
+
+func newBook(owns func(events.ObjectRef) bool, o Ownership) *book {
+	return &book{owns: owns, ownership: o, desired: map[string]*wanted{}, observed: map[string]held{},
+		zones: map[string][]string{}, failures: map[string]failure{}, registry: map[string][]string{},
+		byName: map[string][]objectAt{}, objects: map[events.ObjectRef][]string{}}
+}
+
+// Transition is an object's records at a name reaching a new outcome.
+type Transition struct {
+	Object events.ObjectRef
+	Name   string
+	From   Outcome
+	To     Outcome
+}
+
+// setDesired records the desired state at a name and returns what it changed.
+func (b *book) setDesired(d *events.DesiredState) []Transition {
+	name := events.NormalizeName(d.DNSName)
+	w := &wanted{}
+	for _, l := range d.Losers {
+		if b.owns(l.Object) {
+			w.losers = append(w.losers, l)
+		}
+	}
+	for _, ow := range d.Owners {
+		var mine []events.ObjectRef
+		for _, o := range ow.Objects {
+			if b.owns(o) {
+				mine = append(mine, o)
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		for _, ep := range d.Endpoints {
+			if ep.RecordType == ow.RecordType && ep.SetIdentifier == ow.SetIdentifier {
+				w.rrsets = append(w.rrsets, wantedRRset{digestOf(ep), mine})
+			}
+		}
+	}
+	ours := len(w.rrsets) > 0 || len(w.losers) > 0
+	b.unindex(name)
+	if !ours && len(b.byName[name]) == 0 {
+		delete(b.desired, name)
+		delete(b.failures, name)
+		return nil
+	}
+	// Every RRset wanted, whoever wants it, is kept while judging, so
+	// that an object that let go of a name now another's is done with it.
+	for _, ep := range d.Endpoints {
+		w.keys = append(w.keys, rrsetKey{ep.RecordType, ep.SetIdentifier})
+	}
+	b.desired[name] = w
+	b.index(name, w)
+	out := b.judgeName(name)
+	if !ours {
+		delete(b.desired, name)
+		delete(b.failures, name)
+	}
+	return out
+}
+
+func (b *book) index(name string, w *wanted) {
+	for _, r := range w.rrsets {
+		for _, txt := range b.ownership.registryNames(name, r.key.recordType) {
+			if !slices.Contains(b.registry[txt], name) {
+				b.registry[txt] = append(b.registry[txt], name)
+			}
+		}
+	}
+}
+
+func (b *book) unindex(name string) {
+	w := b.desired[name]
+	if w == nil {
+		return
+	}
+	for _, r := range w.rrsets {
+		for _, txt := range b.ownership.registryNames(name, r.key.recordType) {
+			b.registry[txt] = slices.DeleteFunc(b.registry[txt], func(n string) bool { return n == name })
+			if len(b.registry[txt]) == 0 {
+				delete(b.registry, txt)
+			}
+		}
+	}
+}
+
+// setObserved records what a provider holds at a name.
+func (b *book) setObserved(o *events.ObservedState) []Transition {
+	name := events.NormalizeName(o.DNSName)
+	by := heldBy{provider: o.Provider}
+	for _, r := range o.Records {
+		if r.RecordType == events.RecordTypeTXT {
+			if owner := ownerOf(r); owner != "" {
+				by.owners = append(by.owners, owner)
+				continue // an ownership record: only its owner matters
+			}
+		}
+		by.rrsets = append(by.rrsets, digestOf(r))
+	}
+	h := slices.DeleteFunc(b.observed[name], func(x heldBy) bool { return x.provider == o.Provider })
+	if len(by.rrsets) > 0 || len(by.owners) > 0 {
+		h = append(h, by)
+	}
+	if len(h) == 0 {
+		delete(b.observed, name)
+	} else {
+		b.observed[name] = slices.Clip(h)
+	}
+	out := b.judgeName(name)
+	for _, covered := range b.registry[name] {
+		out = append(out, b.judgeName(covered)...)
+	}
+	return out
+}
+
+// ownerOf returns the owner an ownership TXT record names ("" when it is
+// no ownership record).
+func ownerOf(r events.Endpoint) string {
+	for _, t := range r.Targets {
+		if owner := registryOwner(t); owner != "" {
+			return owner
+		}
+	}
+	return ""
+}
+
+// setZones records the zones a provider manages.
+func (b *book) setZones(z *events.ZoneList) []Transition {
+	b.zones[z.Provider] = slices.Clone(z.Zones)
+	if len(z.Zones) == 0 {
+		delete(b.zones, z.Provider)
+	}
+	var out []Transition
+	for name := range b.desired {
+		out = append(out, b.judgeName(name)...)
+	}
+	return out
+}
+
+// addResult counts the failures a plan result reports at wanted names.
+func (b *book) addResult(r *events.Result) []Transition {
+	names := map[string]string{}
+	for _, f := range r.Failed {
+		name := events.NormalizeName(f.Change.Key().DNSName)
+		if _, ok := b.desired[name]; ok {
+			names[name] = f.Error
+		}
+	}
+	var out []Transition
+	for name, err := range names {
+		f := b.failures[name]
+		b.failures[name] = failure{count: f.count + 1, err: err}
+		out = append(out, b.judgeName(name)...)
+	}
+	return out
+}

@@ -1,0 +1,247 @@
+package kubestatus
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// judgeName works out the outcome at name of every object of this
+// cluster that wants it or wanted it, and returns the ones that changed.
+func (b *book) judgeName(name string) []Transition {
+	objs := map[events.ObjectRef]bool{}
+	if w := b.desired[name]; w != nil {
+		for _, r := range w.rrsets {
+			for _, o := range r.objects {
+				objs[o] = true
+			}
+		}
+		for _, l := range w.losers {
+			objs[l.Object] = true
+		}
+	}
+	for _, at := range b.byName[name] {
+		objs[at.obj] = true
+	}
+	var out []Transition
+	for _, o := range slices.SortedFunc(maps.Keys(objs), events.CompareRefs) {
+		prev, had := b.at(o, name)
+		next, keys, gone := b.judge(o, name, prev)
+		switch {
+		case gone:
+			b.forget(o, name)
+		default:
+			// Records held once, and not lost to another object since:
+			// their going is this object's news.
+			published := (prev.published || next.State == Published) && next.State != Rejected
+			b.remember(o, name, tracked{outcome: next, keys: keys, published: published})
+		}
+		news := !had || !prev.outcome.Same(next)
+		if gone && next.State != Deleted {
+			news = false // never published, or lost: nothing of its own went
+		}
+		if news {
+			out = append(out, Transition{Object: o, Name: name, From: prev.outcome, To: next})
+		}
+	}
+	return out
+}
+
+// at returns what is remembered of o at name.
+func (b *book) at(o events.ObjectRef, name string) (tracked, bool) {
+	for _, at := range b.byName[name] {
+		if at.obj == o {
+			return at.tracked, true
+		}
+	}
+	return tracked{}, false
+}
+
+func (b *book) remember(o events.ObjectRef, name string, t tracked) {
+	ats := b.byName[name]
+	for i := range ats {
+		if ats[i].obj == o {
+			ats[i].tracked = t
+			return
+		}
+	}
+	b.byName[name] = append(ats, objectAt{o, t})
+	b.objects[o] = append(b.objects[o], name)
+}
+
+func (b *book) forget(o events.ObjectRef, name string) {
+	ats := slices.DeleteFunc(b.byName[name], func(at objectAt) bool { return at.obj == o })
+	if len(ats) == 0 {
+		delete(b.byName, name)
+	} else {
+		b.byName[name] = ats
+	}
+	names := slices.DeleteFunc(b.objects[o], func(n string) bool { return n == name })
+	if len(names) == 0 {
+		delete(b.objects, o)
+	} else {
+		b.objects[o] = names
+	}
+}
+
+// judge is the rule: the outcome of object o at name, the RRsets it wants
+// there, and whether o is done with the name (no longer wants it, and
+// the records it had are gone or another's).
+func (b *book) judge(o events.ObjectRef, name string, prev tracked) (Outcome, []rrsetKey, bool) {
+	w := b.desired[name]
+	var mine []digest
+	if w != nil {
+		for _, l := range w.losers {
+			if l.Object == o {
+				return Outcome{State: Rejected, Reason: ReasonOutranked, Detail: l.Reason}, nil, false
+			}
+		}
+		for _, r := range w.rrsets {
+			if slices.Contains(r.objects, o) {
+				mine = append(mine, r.digest)
+			}
+		}
+	}
+	if len(mine) == 0 {
+		// Withdrawn: deleted once no provider holds what o had there,
+		// unless another object of the cluster wants it now.
+		switch {
+		case prev.published && b.stillHeld(name, prev.keys):
+			return Outcome{State: Pending, Reason: ReasonPending, Detail: "deletion not yet applied"}, prev.keys, false
+		case prev.published:
+			return Outcome{State: Deleted}, nil, true
+		}
+		return Outcome{}, nil, true
+	}
+	keys := make([]rrsetKey, len(mine))
+	for i, d := range mine {
+		keys[i] = d.key
+	}
+	switch {
+	case !b.inZone(name):
+		return Outcome{State: Rejected, Reason: ReasonNoZone, Detail: "no provider manages a zone holding this name"}, keys, false
+	case b.holdsAll(name, mine):
+		return Outcome{State: Published, Reason: ReasonProgrammed}, keys, false
+	}
+	if f := b.failures[name]; f.count > 0 {
+		return Outcome{State: Failed, Reason: ReasonFailed, Detail: f.err, Failures: f.count}, keys, false
+	}
+	if detail := b.notOwned(name, mine); detail != "" {
+		return Outcome{State: Rejected, Reason: ReasonNotOwned, Detail: detail}, keys, false
+	}
+	return Outcome{State: Pending, Reason: ReasonPending}, keys, false
+}
+
+// inZone: some provider manages a zone holding name; true while no zone
+// list has been seen, when nothing is known.
+func (b *book) inZone(name string) bool {
+	if len(b.zones) == 0 {
+		return true
+	}
+	for _, zones := range b.zones {
+		for _, z := range zones {
+			if name == z || strings.HasSuffix(name, "."+z) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsAll: some provider holds each RRset with the same targets.
+func (b *book) holdsAll(name string, want []digest) bool {
+	h := b.observed[name]
+	if h == nil {
+		return false
+	}
+	for _, d := range want {
+		found := false
+		for _, by := range h {
+			found = found || slices.Contains(by.rrsets, d)
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// stillHeld: some provider holds an RRset of one of keys at name that no
+// object wants now (one wanted by another object is its, not a deletion
+// to wait for).
+func (b *book) stillHeld(name string, keys []rrsetKey) bool {
+	h := b.observed[name]
+	if h == nil {
+		return false
+	}
+	var wantedNow []rrsetKey
+	if w := b.desired[name]; w != nil {
+		wantedNow = w.keys
+	}
+	for _, by := range h {
+		for _, d := range by.rrsets {
+			if slices.Contains(keys, d.key) && !slices.Contains(wantedNow, d.key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// notOwned says why a provider's records at name, other than the wanted
+// ones, belong to someone else; "" when they may be ours (or nothing is
+// there, or the owner id is not known).
+func (b *book) notOwned(name string, want []digest) string {
+	h := b.observed[name]
+	if h == nil || b.ownership.OwnerID == "" {
+		return ""
+	}
+	for _, d := range want {
+		if !b.heldOtherwise(h, d) {
+			continue
+		}
+		var owners []string
+		for _, reg := range b.ownership.registryNames(name, d.key.recordType) {
+			for _, by := range b.observed[reg] {
+				owners = append(owners, by.owners...)
+			}
+		}
+		if slices.Contains(owners, b.ownership.OwnerID) || slices.Contains(owners, unparsable) {
+			continue
+		}
+		if len(owners) == 0 {
+			return fmt.Sprintf("%s %s exists without an ownership record: not ours to change", name, d.key.recordType)
+		}
+		slices.Sort(owners)
+		return fmt.Sprintf("%s %s is owned by %q, not by %q", name, d.key.recordType,
+			strings.Join(slices.Compact(owners), ","), b.ownership.OwnerID)
+	}
+	return ""
+}
+
+// heldOtherwise: a provider holds d's RRset with other targets.
+func (b *book) heldOtherwise(h held, d digest) bool {
+	for _, by := range h {
+		for _, x := range by.rrsets {
+			if x.key == d.key && x.targets != d.targets {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// outcomes returns the last outcome at every name of object o.
+func (b *book) outcomes(o events.ObjectRef) map[string]Outcome {
+	out := map[string]Outcome{}
+	for _, name := range b.objects[o] {
+		t, _ := b.at(o, name)
+		out[name] = t.outcome
+	}
+	return out
+}
+
+func sortedNames(m map[string]Outcome) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,0 +1,61 @@
+package collector
+
+import (
+	"context"
+	"flag"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/collector/kubestatus"
+	"github.com/zonestream/zonestream/services/collector/source"
+	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
+)
+
+// RegisterOwnershipFlags adds the TXT registry flags the collector reads
+// to tell a name held by another owner (NotOwned) from one in flight.
+// They are the planner's flags: a binary that runs the planner too fills
+// Config.Ownership from the planner's values instead.
+func (c *Config) RegisterOwnershipFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Ownership.OwnerID, "txt-owner-id", "default", "owner id of the TXT ownership records (read to report names another owner holds)")
+	fs.StringVar(&c.Ownership.Prefix, "txt-prefix", "", "prefix of the ownership TXT names")
+	fs.StringVar(&c.Ownership.Suffix, "txt-suffix", "", "suffix of the first label of the ownership TXT names")
+	fs.StringVar(&c.Ownership.WildcardReplacement, "txt-wildcard-replacement", "", "label written instead of a leading '*' in ownership TXT names")
+}
+
+// followOutcomes brings the pipeline's outcome back to this run's objects
+// (Events, DNSEndpoint conditions) until ctx ends. It shares nothing with
+// the publishing path: a failure here is counted and logged, never more.
+func (r *run) followOutcomes(ctx context.Context) {
+	logger := r.logger.With("part", "kube-status")
+	var st *kubestatus.Status
+	kube, err := kubestatus.NewKube(r.c.restConfig, r.c.client,
+		func(o events.ObjectRef) *corev1.ObjectReference {
+			return r.reference(item{source: o.Source, key: source.Key{Namespace: o.Namespace, Name: o.Name}})
+		},
+		func(o events.ObjectRef) map[string]kubestatus.Outcome { return st.Outcomes(o) }, logger)
+	if err != nil {
+		logger.Error("object status disabled", "err", err)
+		return
+	}
+	st = kubestatus.New(r.owns, func(o events.ObjectRef) bool { return o.Source == crdsource.Name },
+		r.c.cfg.Ownership, kube, logger)
+	var wg sync.WaitGroup
+	wg.Go(func() { kube.Run(ctx) })
+	st.Run(ctx, r.js)
+	wg.Wait()
+}
+
+// owns: the object is one this collector publishes (its cluster, one of
+// its sources, its namespace).
+func (r *run) owns(o events.ObjectRef) bool {
+	if o.Cluster != r.c.cfg.ClusterName {
+		return false
+	}
+	if _, ok := r.sources[o.Source]; !ok {
+		return false
+	}
+	ns := r.c.cfg.Namespace
+	return ns == "" || o.Namespace == "" || o.Namespace == ns
+}
