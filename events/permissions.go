@@ -48,8 +48,9 @@ const (
 	jsAck = "$JS.ACK."
 )
 
-// every stream, for STREAM.INFO: EnsureStreams looks at each at start.
-var allStreams = []string{StreamSources, StreamDesired, StreamObserved, StreamPlans, StreamResults, StreamDeadLetter}
+// every stream, for STREAM.INFO: EnsureStreams looks at each at start
+// (the lease bucket's too).
+var allStreams = []string{StreamSources, StreamDesired, StreamObserved, StreamPlans, StreamResults, StreamDeadLetter, LeaseStream}
 
 // newPermissions starts the permissions of an identity: its inbox, the
 // stream lookups every service makes at start, and its dead-letter subject.
@@ -93,6 +94,14 @@ func (p *Permissions) directGet(stream, filter string) {
 	p.publish(jsAPI + "DIRECT.GET." + stream + "." + filter)
 }
 
+// lease allows taking, renewing and releasing the leader leases matching
+// key (events/leader): a KV write is a publish to the key's subject, a
+// read a direct get of its last message.
+func (p *Permissions) lease(key string) {
+	p.publish(leaseSubject(key))
+	p.directGet(LeaseStream, leaseSubject(key))
+}
+
 // done sorts and deduplicates, so that the rendered configuration is
 // stable.
 func (p *Permissions) done() Permissions {
@@ -105,7 +114,8 @@ func (p *Permissions) done() Permissions {
 
 // CollectorPermissions: a collector of cluster publishes under its own
 // cluster's subjects only (its objects, its marks, its claim), reads them
-// back, and reads the observed state for DNSEndpoint status.
+// back, and reads the observed state for DNSEndpoint status. Each stage
+// holds only its own leader lease (a collector: its cluster's).
 func CollectorPermissions(cluster string) Permissions {
 	p := newPermissions(RoleCollector, cluster)
 	own := SourceFilter(cluster)
@@ -113,6 +123,7 @@ func CollectorPermissions(cluster string) Permissions {
 	p.read(StreamSources, own)
 	p.directGet(StreamSources, own)
 	p.read(StreamObserved, SubjectObserved+".>")
+	p.lease(leaseKey(RoleCollector, cluster) + ".*")
 	return p.done()
 }
 
@@ -124,6 +135,7 @@ func DedupPermissions() Permissions {
 	p.read(StreamSources, SubjectSources+".>")
 	p.read(StreamDesired, SubjectDesired+".>")
 	p.directGet(StreamDesired, SubjectDesired+".>")
+	p.lease(DedupLease())
 	return p.done()
 }
 
@@ -138,6 +150,7 @@ func PlannerPermissions() Permissions {
 	p.read(StreamObserved, "") // observed names and zone lists: two filters
 	p.read(StreamResults, SubjectResults+".>")
 	p.publish(jsAPI+"STREAM.MSG.DELETE."+StreamPlans, jsAPI+"STREAM.PURGE."+StreamPlans)
+	p.lease(PlannerLease())
 	return p.done()
 }
 
@@ -162,6 +175,7 @@ func ApplierPermissions(provider string) Permissions {
 		jsAPI+"CONSUMER.INFO."+StreamPlans+"."+durable,
 		jsAck+StreamPlans+"."+durable+".>",
 	)
+	p.lease(ApplierLease(provider))
 	return p.done()
 }
 

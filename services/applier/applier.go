@@ -225,6 +225,10 @@ func (a *Applier) Provider() provider.Provider { return a.raw }
 
 var _ service.Service = (*Applier)(nil)
 
+// LeaseKey names the lease of which the holder is the one applier of this
+// provider at work; appliers of other providers have their own.
+func (a *Applier) LeaseKey() string { return events.ApplierLease(a.name) }
+
 // Ready returns nil once the first full listing was published and the
 // provider has failed fewer than 5 times in a row.
 func (a *Applier) Ready() error {
