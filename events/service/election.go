@@ -6,6 +6,7 @@ import (
 	"flag"
 	"log/slog"
 	"sync/atomic"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -65,9 +66,17 @@ type elected struct {
 }
 
 func (s *elected) Run(ctx context.Context, js jetstream.JetStream) error {
+	// A bucket just created may not be found yet on every node of a
+	// clustered NATS: look again rather than exit.
 	el, err := leader.New(ctx, js, s.key, s.cfg, s.log)
-	if err != nil {
-		return err
+	for err != nil {
+		s.log.Warn("waiting for the lease bucket", "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(s.cfg.RetryPeriod):
+		}
+		el, err = leader.New(ctx, js, s.key, s.cfg, s.log)
 	}
 	s.el.Store(el)
 	return el.Run(ctx, func(ctx context.Context) error { return s.svc.Run(ctx, js) })
