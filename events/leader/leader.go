@@ -115,7 +115,7 @@ func (e *Elector) acquire(ctx context.Context) (time.Time, error) {
 		if ctx.Err() != nil {
 			return time.Time{}, ctx.Err()
 		}
-		if !errors.Is(err, ErrHeld) {
+		if !lostRace(err) {
 			e.log.Warn("could not read or take the lease; trying again", "err", err)
 		}
 		select {
@@ -223,6 +223,12 @@ func (e *Elector) releaseIfHeld() {
 	}
 	transitionsTotal.WithLabelValues(e.key, "released").Inc()
 	e.log.Info("released the lease")
+}
+
+// lostRace reports whether err says another replica has the lease, or
+// wrote it first: nothing to warn about.
+func lostRace(err error) bool {
+	return errors.Is(err, ErrHeld) || errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch)
 }
 
 // jitter spreads the standbys' attempts over up to a fifth more than d, as

@@ -46,7 +46,11 @@ const maxFailures = 5
 
 // Config holds the applier's flags and every provider's.
 type Config struct {
-	Provider   string
+	Provider string
+	// Name is the DNS server's name on the bus (--provider-name): the
+	// provider token of its subjects, its durable consumer and its lease.
+	// Empty: Provider. Two servers of one kind on one bus need two names.
+	Name       string
 	Interval   time.Duration
 	DefaultTTL int64
 
@@ -74,6 +78,8 @@ type Config struct {
 // flags of every provider.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Provider, "provider", "", "the DNS provider to apply plans to: "+providerNames)
+	fs.StringVar(&c.Name, "provider-name", "", "this DNS server's name on the bus (its plans, observed state, durable consumer and lease); "+
+		"default --provider. Give each its own when several servers of one provider share a bus")
 	fs.DurationVar(&c.Interval, "interval", time.Minute, "how often the provider's zones are listed in full (drift repair)")
 	fs.Int64Var(&c.DefaultTTL, "default-ttl", provider.DefaultTTL, "TTL of records whose endpoint sets none")
 	fs.DurationVar(&c.ZonesCacheDuration, "zones-cache-duration", 0, "how long the provider's zone list is cached (0s: listed every time)")
@@ -140,7 +146,11 @@ func New(cfg Config, logger *slog.Logger) (*Applier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewWithProvider(cfg, cfg.Provider, p, logger)
+	name := cfg.Name
+	if name == "" {
+		name = cfg.Provider
+	}
+	return NewWithProvider(cfg, name, p, logger)
 }
 
 // NewProvider builds the provider cfg names (--provider) from its flags,

@@ -121,3 +121,80 @@ func aTargets(t *testing.T, s *bind.Server, name string) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestAppliersOfTwoServersNeverShareAConsumer: two BIND servers driven by
+// the same provider, each applier under its own --provider-name and in
+// two replicas. Each name has its own durable consumer and its own lease,
+// so each server's plans reach its own applier, and each has one leader.
+func TestAppliersOfTwoServersNeverShareAConsumer(t *testing.T) {
+	js := bus(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	servers := map[string]*bind.Server{"bind-a": bind.StartT(t, "a.test"), "bind-b": bind.StartT(t, "b.test")}
+	zones := map[string]string{"bind-a": "a.test", "bind-b": "b.test"}
+	timing := leader.Config{Identity: "replica", LeaseDuration: 1500 * time.Millisecond, RenewDeadline: time.Second, RetryPeriod: 200 * time.Millisecond}
+	for name, s := range servers {
+		cfg := rfcConfig(s, time.Hour)
+		cfg.Name, cfg.RFC2136.Zones = name, []string{zones[name]}
+		for range 2 {
+			a, err := applier.New(cfg, logger())
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc, err := service.Election{Enabled: true, Config: timing}.Elected(a, logger())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rctx, stop := context.WithCancel(ctx)
+			done := make(chan error, 1)
+			go func() { done <- svc.Run(rctx, js) }()
+			t.Cleanup(func() { stop(); <-done })
+		}
+	}
+	for name, z := range zones {
+		plan := &events.Plan{ID: "plan-" + name, Provider: name, Zone: z, Changes: []events.Change{{New: ep("www."+z, "A", "192.0.2.7")}}}
+		msg, err := events.Message(events.PlanSubject(name, z), plan, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := js.PublishMsg(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, z := range zones {
+		waitFor(t, "the result of "+name+"'s plan", func() bool {
+			raw := lastMsg(t, js, events.StreamResults, events.ResultSubject(name, z))
+			var res events.Result
+			return raw != nil && events.Unmarshal(raw.Header, raw.Data, &res) == nil && res.PlanID == "plan-"+name &&
+				res.Status == events.ResultApplied
+		})
+		if got := aTargets(t, servers[name], "www."+z); !slices.Equal(got, []string{"192.0.2.7"}) {
+			t.Fatalf("%s holds %v at www.%s", name, got, z)
+		}
+	}
+	plans, err := js.Stream(ctx, events.StreamPlans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var durables []string
+	names := plans.ConsumerNames(ctx)
+	for name := range names.Name() {
+		durables = append(durables, name)
+	}
+	if names.Err() != nil {
+		t.Fatal(names.Err())
+	}
+	slices.Sort(durables)
+	if want := []string{events.ApplierDurable("bind-a"), events.ApplierDurable("bind-b")}; !slices.Equal(durables, want) {
+		t.Fatalf("durable consumers on %s: %v, want %v", events.StreamPlans, durables, want)
+	}
+	kv, err := js.KeyValue(ctx, events.BucketLeases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range zones {
+		if _, err := kv.Get(ctx, events.ApplierLease(name)); err != nil {
+			t.Fatalf("no lease for %s: %v", name, err)
+		}
+	}
+}
