@@ -137,6 +137,9 @@ func (e *Elector) lead(ctx context.Context, renewed time.Time, work func(context
 	go func() { done <- work(lctx) }()
 	tick := time.NewTicker(e.cfg.RetryPeriod)
 	defer tick.Stop()
+	// The renew deadline ends the work on time even between two attempts.
+	expiry := time.NewTimer(time.Until(renewed.Add(e.cfg.RenewDeadline)))
+	defer expiry.Stop()
 	for {
 		select {
 		case err := <-done:
@@ -149,6 +152,12 @@ func (e *Elector) lead(ctx context.Context, renewed time.Time, work func(context
 			}
 			e.log.Error("the leader's work failed; giving the lease up", "err", err)
 			return err
+		case <-expiry.C:
+			if ctx.Err() == nil {
+				e.log.Warn("lost the lease: not renewed within the renew deadline; stopping work", "renewed", renewed)
+				return e.stop(cancel, done)
+			}
+			continue // shutting down: work ends with ctx
 		case <-tick.C:
 		}
 		start := time.Now()
@@ -158,6 +167,7 @@ func (e *Elector) lead(ctx context.Context, renewed time.Time, work func(context
 		rcancel()
 		if err == nil {
 			renewed = start
+			expiry.Reset(time.Until(renewed.Add(e.cfg.RenewDeadline)))
 			continue
 		}
 		if ctx.Err() != nil {
