@@ -173,6 +173,9 @@ func ApplierPermissions(provider string) Permissions {
 		jsAPI+"CONSUMER.CREATE."+StreamPlans+"."+durable+"."+PlanFilter(provider),
 		jsAPI+"CONSUMER.MSG.NEXT."+StreamPlans+"."+durable,
 		jsAPI+"CONSUMER.INFO."+StreamPlans+"."+durable,
+		// A plan left unacked by a run that is gone is taken over at once
+		// (services/applier/takeover.go), by making the consumer again.
+		jsAPI+"CONSUMER.DELETE."+StreamPlans+"."+durable,
 		jsAck+StreamPlans+"."+durable+".>",
 	)
 	p.lease(ApplierLease(provider))

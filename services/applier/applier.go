@@ -300,6 +300,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	a.log.Info("applier starting", "published_names", len(a.hashes), "interval", a.cfg.Interval)
 
 	a.fullListing(ctx, js)
+	a.takeOverPending(ctx, js)
 
 	plans := make(chan jetstream.Msg)
 	cons, stop, err := a.consumePlans(ctx, js, plans)
