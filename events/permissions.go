@@ -48,8 +48,9 @@ const (
 	jsAck = "$JS.ACK."
 )
 
-// every stream, for STREAM.INFO: EnsureStreams looks at each at start.
-var allStreams = []string{StreamSources, StreamDesired, StreamObserved, StreamPlans, StreamResults, StreamDeadLetter}
+// every stream, for STREAM.INFO: EnsureStreams looks at each at start
+// (the lease bucket's too).
+var allStreams = []string{StreamSources, StreamDesired, StreamObserved, StreamPlans, StreamResults, StreamDeadLetter, LeaseStream}
 
 // newPermissions starts the permissions of an identity: its inbox, the
 // stream lookups every service makes at start, and its dead-letter subject.
@@ -93,6 +94,14 @@ func (p *Permissions) directGet(stream, filter string) {
 	p.publish(jsAPI + "DIRECT.GET." + stream + "." + filter)
 }
 
+// lease allows taking, renewing and releasing the leader leases matching
+// key (events/leader): a KV write is a publish to the key's subject, a
+// read a direct get of its last message.
+func (p *Permissions) lease(key string) {
+	p.publish(leaseSubject(key))
+	p.directGet(LeaseStream, leaseSubject(key))
+}
+
 // done sorts and deduplicates, so that the rendered configuration is
 // stable.
 func (p *Permissions) done() Permissions {
@@ -107,6 +116,7 @@ func (p *Permissions) done() Permissions {
 // cluster's subjects only (its objects, its marks, its claim), reads them
 // back, and reads (never writes) the pipeline's outcome for the status of
 // its objects: desired state, observed state, zone lists, plan results.
+// Each stage holds only its own leader lease (a collector: its cluster's).
 func CollectorPermissions(cluster string) Permissions {
 	p := newPermissions(RoleCollector, cluster)
 	own := SourceFilter(cluster)
@@ -117,6 +127,7 @@ func CollectorPermissions(cluster string) Permissions {
 	p.read(StreamObserved, SubjectZones+".>")
 	p.read(StreamDesired, SubjectDesired+".>")
 	p.read(StreamResults, SubjectResults+".>")
+	p.lease(leaseKey(RoleCollector, cluster) + ".*")
 	return p.done()
 }
 
@@ -128,6 +139,7 @@ func DedupPermissions() Permissions {
 	p.read(StreamSources, SubjectSources+".>")
 	p.read(StreamDesired, SubjectDesired+".>")
 	p.directGet(StreamDesired, SubjectDesired+".>")
+	p.lease(DedupLease())
 	return p.done()
 }
 
@@ -142,6 +154,7 @@ func PlannerPermissions() Permissions {
 	p.read(StreamObserved, "") // observed names and zone lists: two filters
 	p.read(StreamResults, SubjectResults+".>")
 	p.publish(jsAPI+"STREAM.MSG.DELETE."+StreamPlans, jsAPI+"STREAM.PURGE."+StreamPlans)
+	p.lease(PlannerLease())
 	return p.done()
 }
 
@@ -164,8 +177,12 @@ func ApplierPermissions(provider string) Permissions {
 		jsAPI+"CONSUMER.CREATE."+StreamPlans+"."+durable+"."+PlanFilter(provider),
 		jsAPI+"CONSUMER.MSG.NEXT."+StreamPlans+"."+durable,
 		jsAPI+"CONSUMER.INFO."+StreamPlans+"."+durable,
+		// A plan left unacked by a run that is gone is taken over at once
+		// (services/applier/takeover.go), by making the consumer again.
+		jsAPI+"CONSUMER.DELETE."+StreamPlans+"."+durable,
 		jsAck+StreamPlans+"."+durable+".>",
 	)
+	p.lease(ApplierLease(provider))
 	return p.done()
 }
 

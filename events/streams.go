@@ -81,7 +81,7 @@ func Streams(opts ...StreamOption) []jetstream.StreamConfig {
 // exists keeps what an operator set (limits, replicas, placement); only
 // what the pipeline cannot work without is added to it: its subjects,
 // rollups and per-message TTLs. Every service calls it at start, so any
-// start order works.
+// start order works. The lease bucket is ensured with them.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) error {
 	for _, want := range Streams(opts...) {
 		st, err := js.Stream(ctx, want.Name)
@@ -96,7 +96,7 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, opts ...StreamOp
 			return fmt.Errorf("stream %s: %w", want.Name, err)
 		}
 	}
-	return nil
+	return EnsureLeases(ctx, js, opts...)
 }
 
 // required returns have with what want requires of it added, and whether

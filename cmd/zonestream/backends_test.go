@@ -151,10 +151,14 @@ func startStages(t *testing.T, natsURL string, cluster *kube.Cluster, clusterNam
 	return startStagesWith(t, natsURL, cluster, clusterName, providerFlags, nil, applierFlags...)
 }
 
+// fastLease is the leader election's timing in tests: a stage killed
+// (SIGKILL) leaves its lease held, and its restart waits for it to lapse.
+var fastLease = []string{"--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=1500ms", "--leader-elect-retry-period=250ms"}
+
 // startStagesWith is startStages with extra flags for each stage, by
 // stage name: e.g. each stage's own NATS credentials.
 func startStagesWith(t *testing.T, natsURL string, cluster *kube.Cluster, clusterName string, providerFlags []string, extra map[string][]string, applierFlags ...string) *pipeline {
-	common := []string{"--nats-url=" + natsURL, "--metrics-address=127.0.0.1:0"}
+	common := append([]string{"--nats-url=" + natsURL, "--metrics-address=127.0.0.1:0"}, fastLease...)
 	pick := func(prefixes ...string) []string {
 		var out []string
 		for _, f := range providerFlags {

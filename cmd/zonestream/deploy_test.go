@@ -49,7 +49,8 @@ func TestKubernetesManifests(t *testing.T) {
 	out := run("apply", "--dry-run=server", "-k", manifests)
 	for _, want := range []string{"deployment.apps/zonestream-collector", "deployment.apps/zonestream-applier",
 		"statefulset.apps/nats", "networkpolicy.networking.k8s.io/nats", "clusterrole.rbac.authorization.k8s.io/zonestream-collector",
-		"customresourcedefinition.apiextensions.k8s.io/dnsendpoints.externaldns.k8s.io"} {
+		"customresourcedefinition.apiextensions.k8s.io/dnsendpoints.externaldns.k8s.io",
+		"poddisruptionbudget.policy/zonestream-planner", "poddisruptionbudget.policy/zonestream-collector"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("kubectl apply did not list %s:\n%s", want, out)
 		}
@@ -115,6 +116,7 @@ func TestKubernetesManifests(t *testing.T) {
 		fs.SetOutput(io.Discard)
 		var opts service.Options
 		opts.RegisterFlags(fs)
+		opts.Election.RegisterFlags(fs)
 		construct := st.standalone(fs)
 		if st.name != "collector" {
 			if a := d.Spec.Template.Spec.AutomountServiceAccountToken; a == nil || *a {
@@ -124,6 +126,10 @@ func TestKubernetesManifests(t *testing.T) {
 		if err := service.Parse(fs, args[1:]); err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
+		}
+		// Two replicas, one of which works: the other stands by.
+		if r := d.Spec.Replicas; r == nil || *r < 2 || !opts.Election.Enabled {
+			t.Errorf("%s: %s runs %v replicas, leader election %v: want 2 or more, elected", f, st.name, r, opts.Election.Enabled)
 		}
 		if st.name == "collector" {
 			continue // New needs a cluster to talk to; its flags parsed

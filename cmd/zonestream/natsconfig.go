@@ -34,7 +34,7 @@ func natsConfigCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("nats-config", flag.ContinueOnError)
 	var c natsConfig
 	fs.Var(&c.clusters, "cluster", "a cluster whose collector gets an identity (repeatable, comma-separated)")
-	fs.Var(&c.providers, "provider", "a provider whose applier gets an identity (repeatable, comma-separated)")
+	fs.Var(&c.providers, "provider", "a provider whose applier gets an identity: its --provider-name, else its --provider (repeatable, comma-separated)")
 	fs.StringVar(&c.outDir, "out-dir", "nats-credentials", "where each identity's NKey seed is written (<identity>.nk, mode 0600)")
 	fs.StringVar(&c.listen, "listen", "0.0.0.0:4222", "the server's client address")
 	fs.StringVar(&c.storeDir, "store-dir", "/data", "the server's JetStream store")

@@ -245,6 +245,22 @@ func TestClusterCredentialsAreConfinedToTheirCluster(t *testing.T) {
 		}
 		return err
 	})
+	// Its own leader lease is a's to take; dedup's and b's collector's are not.
+	leases, err := js.KeyValue(ctx, events.BucketLeases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := leases.Create(ctx, events.CollectorLease("a", "service"), []byte("{}")); err != nil {
+		t.Fatalf("a cannot take its own collector lease: %v", err)
+	}
+	for _, key := range []string{events.DedupLease(), events.CollectorLease("b", "service")} {
+		refused(t, log, "publish", "$KV."+events.BucketLeases+"."+key, func() error {
+			cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			_, err := leases.Create(cctx, key, []byte("{}"))
+			return err
+		})
+	}
 
 	// Nothing was deleted: the streams and a's object are there.
 	op, _ := b.connectAs(t, events.OperatorPermissions())

@@ -32,6 +32,7 @@ type allInOne struct {
 func newAllInOne() *allInOne {
 	a := &allInOne{fs: flag.NewFlagSet("zonestream", flag.ContinueOnError)}
 	a.opts.RegisterFlags(a.fs)
+	a.opts.Election.RegisterFlags(a.fs)
 	a.fs.StringVar(&a.dataDir, "data-dir", defaultDataDir(), "where the embedded NATS stores its streams")
 	a.fs.StringVar(&a.natsListen, "nats-listen", "127.0.0.1:4222", "address the embedded NATS listens on (port 0: any free port); loopback only, unless --nats-listen-beyond-loopback")
 	a.fs.BoolVar(&a.natsListenBeyondLoopback, "nats-listen-beyond-loopback", false,
@@ -89,6 +90,12 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 		svc, err := construct(logger.With("service", stages[i].name))
 		if err != nil {
 			return fmt.Errorf("%s: %w", stages[i].name, err)
+		}
+		// The embedded NATS is this process' alone: no replica to elect.
+		if !embedded {
+			if svc, err = a.opts.Election.Elected(svc, logger.With("service", stages[i].name)); err != nil {
+				return err
+			}
 		}
 		svcs = append(svcs, svc)
 	}

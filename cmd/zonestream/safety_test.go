@@ -99,7 +99,7 @@ func TestRestartOnStateOlderThanTheCluster(t *testing.T) {
 	bus := natsenv.StartT(t) // the state that outlives the process
 	tap := tapPlans(t, bus.ClientURL())
 	args := append([]string{"--nats-url=" + bus.ClientURL(), "--kubeconfig=" + cluster.Kubeconfig, "--source=service",
-		"--metrics-address=127.0.0.1:0", "--interval=2s", "--heartbeat-interval=1s"}, rfc2136Flags(ns, zone, owner)...)
+		"--metrics-address=127.0.0.1:0", "--interval=2s", "--heartbeat-interval=1s"}, append(fastLease, rfc2136Flags(ns, zone, owner)...)...)
 	zs := startProcess(t, "zonestream", args...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -38,5 +38,6 @@ func streams(args []string) error {
 	for _, s := range events.Streams() {
 		fmt.Fprintf(os.Stdout, "stream %s: ready\n", s.Name)
 	}
+	fmt.Fprintf(os.Stdout, "bucket %s (leader leases): ready\n", events.BucketLeases)
 	return nil
 }

@@ -42,6 +42,9 @@ type Options struct {
 	Replicas       int
 	// Credentials authenticate the process to NATS.
 	Credentials Credentials
+	// Election elects the replica that works (registered apart: a stage's
+	// flags, not every process').
+	Election Election
 }
 
 // RegisterFlags adds the common flags.
@@ -175,6 +178,7 @@ func MainArgs(name string, args []string, build func(fs *flag.FlagSet) func(*slo
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	var opts Options
 	opts.RegisterFlags(fs)
+	opts.Election.RegisterFlags(fs)
 	construct := build(fs)
 	if err := Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -192,6 +196,9 @@ func MainArgs(name string, args []string, build func(fs *flag.FlagSet) func(*slo
 func run(name string, opts Options, construct func(*slog.Logger) (Service, error), logger *slog.Logger) error {
 	svc, err := construct(logger)
 	if err != nil {
+		return err
+	}
+	if svc, err = opts.Election.Elected(svc, logger); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -80,7 +80,11 @@ const maxFailures = 5
 
 // Config holds the applier's flags and every provider's.
 type Config struct {
-	Provider   string
+	Provider string
+	// Name is the DNS server's name on the bus (--provider-name): the
+	// provider token of its subjects, its durable consumer and its lease.
+	// Empty: Provider. Two servers of one kind on one bus need two names.
+	Name       string
 	Interval   time.Duration
 	DefaultTTL int64
 
@@ -108,6 +112,8 @@ type Config struct {
 // flags of every provider.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Provider, "provider", "", "the DNS provider to apply plans to: "+providerNames)
+	fs.StringVar(&c.Name, "provider-name", "", "this DNS server's name on the bus (its plans, observed state, durable consumer and lease); "+
+		"default --provider. Give each its own when several servers of one provider share a bus")
 	fs.DurationVar(&c.Interval, "interval", time.Minute, "how often the provider's zones are listed in full (drift repair)")
 	fs.Int64Var(&c.DefaultTTL, "default-ttl", provider.DefaultTTL, "TTL of records whose endpoint sets none")
 	fs.DurationVar(&c.ZonesCacheDuration, "zones-cache-duration", 0, "how long the provider's zone list is cached (0s: listed every time)")
@@ -174,7 +180,11 @@ func New(cfg Config, logger *slog.Logger) (*Applier, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewWithProvider(cfg, cfg.Provider, p, logger)
+	name := cfg.Name
+	if name == "" {
+		name = cfg.Provider
+	}
+	return NewWithProvider(cfg, name, p, logger)
 }
 
 // NewProvider builds the provider cfg names (--provider) from its flags,
@@ -225,6 +235,10 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 func (a *Applier) Provider() provider.Provider { return a.raw }
 
 var _ service.Service = (*Applier)(nil)
+
+// LeaseKey names the lease of which the holder is the one applier of this
+// provider at work; appliers of other providers have their own.
+func (a *Applier) LeaseKey() string { return events.ApplierLease(a.name) }
 
 // Ready returns nil once the first full listing was published and the
 // provider has failed fewer than 5 times in a row.
@@ -287,6 +301,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	a.log.Info("applier starting", "published_names", len(a.hashes), "interval", a.cfg.Interval)
 
 	a.fullListing(ctx, js)
+	a.takeOverPending(ctx, js)
 
 	plans := make(chan jetstream.Msg)
 	cons, stop, err := a.consumePlans(ctx, js, plans)

@@ -235,6 +235,13 @@ type Collector struct {
 
 var _ zsservice.Service = (*Collector)(nil)
 
+// LeaseKey names the lease of which the holder is the one collector of
+// this cluster and set of sources at work: two would publish runs, marks
+// and tombstones over each other.
+func (c *Collector) LeaseKey() string {
+	return events.CollectorLease(c.cfg.ClusterName, events.CollectorID(c.cfg.Sources, c.cfg.Namespace))
+}
+
 // New validates cfg, builds the Kubernetes client and returns a collector.
 func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 	if logger == nil {

@@ -93,6 +93,10 @@ func New(cfg Config, logger *slog.Logger) (*Dedup, error) {
 	}}, nil
 }
 
+// LeaseKey names the lease of which the holder is the one dedup at work:
+// two would publish desired state and completeness marks over each other.
+func (d *Dedup) LeaseKey() string { return events.DedupLease() }
+
 // Ready reports whether dedup has replayed the sources stream.
 func (d *Dedup) Ready() error {
 	if !d.caughtUp.Load() {

@@ -143,6 +143,10 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	return p, nil
 }
 
+// LeaseKey names the lease of which the holder is the one planner at
+// work: two would publish duplicate plans and purge each other's.
+func (p *Planner) LeaseKey() string { return events.PlannerLease() }
+
 // Ready reports whether the planner has read the desired and observed streams.
 func (p *Planner) Ready() error {
 	if !p.caughtUp.Load() {

@@ -1,0 +1,315 @@
+package leader
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// Short timings, in the same proportions as the defaults.
+var fast = Config{Identity: "test", LeaseDuration: 1500 * time.Millisecond, RenewDeadline: time.Second, RetryPeriod: 200 * time.Millisecond}
+
+func startNATS(t *testing.T) string {
+	t.Helper()
+	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT,
+		JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats not ready")
+	}
+	t.Cleanup(s.Shutdown)
+	nc, js := connect(t, s.ClientURL())
+	defer nc.Close()
+	if err := events.EnsureLeases(context.Background(), js); err != nil {
+		t.Fatal(err)
+	}
+	return s.ClientURL()
+}
+
+func connect(t *testing.T, url string) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nc, js
+}
+
+// candidate is one replica: an Elector on its own connection (through a
+// proxy that can cut it off), and the times its work started and ended.
+type candidate struct {
+	name   string
+	proxy  *proxy
+	el     *Elector
+	cancel context.CancelFunc
+	done   chan error
+
+	mu      sync.Mutex
+	periods [][2]time.Time // [start, end] of each time it led; end zero while leading
+}
+
+func startCandidate(t *testing.T, url, name string, cfg Config, active *atomic.Int32, overlaps *atomic.Int32) *candidate {
+	t.Helper()
+	c := &candidate{name: name, proxy: startProxy(t, url), done: make(chan error, 1)}
+	_, js := connect(t, c.proxy.url())
+	cfg.Identity = name
+	el, err := New(context.Background(), js, "test.lease", cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.el = el
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	go func() {
+		c.done <- el.Run(ctx, func(ctx context.Context) error {
+			if active.Add(1) > 1 {
+				overlaps.Add(1)
+			}
+			c.mu.Lock()
+			c.periods = append(c.periods, [2]time.Time{time.Now()})
+			c.mu.Unlock()
+			<-ctx.Done()
+			c.mu.Lock()
+			c.periods[len(c.periods)-1][1] = time.Now()
+			c.mu.Unlock()
+			active.Add(-1)
+			return nil
+		})
+	}()
+	t.Cleanup(func() { cancel(); c.proxy.heal(); <-c.done })
+	return c
+}
+
+// leading reports whether the candidate's work runs now.
+func (c *candidate) leading() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.periods) > 0 && c.periods[len(c.periods)-1][1].IsZero()
+}
+
+func (c *candidate) lastPeriod() [2]time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.periods) == 0 {
+		return [2]time.Time{}
+	}
+	return c.periods[len(c.periods)-1]
+}
+
+// waitLeader waits until exactly one of cs leads, and returns it.
+func waitLeader(t *testing.T, cs []*candidate, within time.Duration) *candidate {
+	t.Helper()
+	return waitNewLeader(t, cs, nil, within)
+}
+
+// waitNewLeader waits until exactly one of cs leads, other than old.
+func waitNewLeader(t *testing.T, cs []*candidate, old *candidate, within time.Duration) *candidate {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		var leaders []*candidate
+		for _, c := range cs {
+			if c.leading() {
+				leaders = append(leaders, c)
+			}
+		}
+		if len(leaders) == 1 && leaders[0] != old {
+			return leaders[0]
+		}
+		if len(leaders) > 1 {
+			t.Fatalf("%d leaders at once", len(leaders))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no leader within %s", within)
+	return nil
+}
+
+func TestAcquireRenewAndRelease(t *testing.T) {
+	url := startNATS(t)
+	var active, overlaps atomic.Int32
+	a := startCandidate(t, url, "a", fast, &active, &overlaps)
+	if got := waitLeader(t, []*candidate{a}, 2*time.Second); got != a {
+		t.Fatal("a alone did not lead")
+	}
+	b := startCandidate(t, url, "b", fast, &active, &overlaps)
+	// a renews: over three lease durations, b never takes over.
+	time.Sleep(3 * fast.LeaseDuration)
+	a.mu.Lock()
+	periods := len(a.periods)
+	a.mu.Unlock()
+	if !a.leading() || b.leading() || periods != 1 {
+		t.Fatalf("a did not keep the lease it renews: a leading %v (periods %d), b leading %v", a.leading(), periods, b.leading())
+	}
+	// a stops and releases: b takes over without waiting for the lease to lapse.
+	released := time.Now()
+	a.cancel()
+	if err := <-a.done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("a's Run: %v", err)
+	}
+	a.done <- nil // for the cleanup
+	waitLeader(t, []*candidate{a, b}, 2*time.Second)
+	if took := b.lastPeriod()[0].Sub(released); took >= fast.LeaseDuration {
+		t.Fatalf("b took over %s after a released the lease, as late as a lapse", took)
+	} else {
+		t.Logf("b took over %s after a released the lease", took)
+	}
+	if overlaps.Load() != 0 {
+		t.Fatal("two leaders at once")
+	}
+}
+
+// TestPartitionedLeaderStopsBeforeAnotherStarts cuts the leader off from
+// NATS: it stops its work by its renew deadline, the standby starts only
+// once the lease has lapsed, and after the partition heals the old leader
+// stands by.
+func TestPartitionedLeaderStopsBeforeAnotherStarts(t *testing.T) {
+	url := startNATS(t)
+	var active, overlaps atomic.Int32
+	a := startCandidate(t, url, "a", fast, &active, &overlaps)
+	waitLeader(t, []*candidate{a}, 2*time.Second)
+	b := startCandidate(t, url, "b", fast, &active, &overlaps)
+	time.Sleep(fast.LeaseDuration)
+
+	cut := time.Now()
+	a.proxy.cut()
+	waitNewLeader(t, []*candidate{a, b}, a, 3*fast.LeaseDuration)
+	aStopped, bStarted := a.lastPeriod()[1], b.lastPeriod()[0]
+	if aStopped.IsZero() || !aStopped.Before(bStarted) {
+		t.Fatalf("the cut-off leader stopped at %v, the standby started at %v: they overlapped", aStopped, bStarted)
+	}
+	if d := aStopped.Sub(cut); d > fast.RenewDeadline+fast.RetryPeriod {
+		t.Fatalf("the cut-off leader worked on for %s, past its renew deadline %s", d, fast.RenewDeadline)
+	}
+	t.Logf("cut-off leader stopped %s after the cut; standby took over %s after the cut, %s after the old one stopped",
+		aStopped.Sub(cut).Round(time.Millisecond), bStarted.Sub(cut).Round(time.Millisecond), bStarted.Sub(aStopped).Round(time.Millisecond))
+
+	a.proxy.heal()
+	time.Sleep(3 * fast.LeaseDuration)
+	if a.leading() || !b.leading() {
+		t.Fatalf("after the partition healed: a leading %v, b leading %v", a.leading(), b.leading())
+	}
+	if overlaps.Load() != 0 {
+		t.Fatal("two leaders at once")
+	}
+}
+
+// TestNoTwoLeadersAmongRacingCandidates starts five candidates at once,
+// then, round after round, cuts the current leader off: one leads at a
+// time, always, and another takes over each round.
+func TestNoTwoLeadersAmongRacingCandidates(t *testing.T) {
+	url := startNATS(t)
+	var active, overlaps atomic.Int32
+	var cs []*candidate
+	for _, n := range []string{"a", "b", "c", "d", "e"} {
+		cs = append(cs, startCandidate(t, url, n, fast, &active, &overlaps))
+	}
+	const rounds = 6
+	for round := range rounds {
+		leader := waitLeader(t, cs, 3*fast.LeaseDuration)
+		leader.proxy.cut()
+		next := waitNewLeader(t, cs, leader, 4*fast.LeaseDuration)
+		if stopped, started := leader.lastPeriod()[1], next.lastPeriod()[0]; !stopped.Before(started) {
+			t.Fatalf("round %d: %s stopped at %v, %s started at %v", round, leader.name, stopped, next.name, started)
+		}
+		leader.proxy.heal()
+	}
+	if overlaps.Load() != 0 {
+		t.Fatalf("two leaders at once %d times", overlaps.Load())
+	}
+}
+
+// proxy forwards TCP to NATS; cut stops forwarding (a partition: nothing
+// arrives, nothing is refused), heal resumes.
+type proxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	paused bool
+	resume chan struct{}
+}
+
+func startProxy(t *testing.T, natsURL string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	p := &proxy{ln: ln, target: natsURL[len("nats://"):], resume: make(chan struct{})}
+	close(p.resume)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			go p.pipe(c, s)
+			go p.pipe(s, c)
+		}
+	}()
+	return p
+}
+
+func (p *proxy) url() string { return "nats://" + p.ln.Addr().String() }
+
+func (p *proxy) pipe(from, to net.Conn) {
+	defer from.Close()
+	defer to.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := from.Read(buf)
+		if n > 0 {
+			p.mu.Lock()
+			resume := p.resume
+			p.mu.Unlock()
+			<-resume
+			if _, werr := to.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.paused {
+		p.paused, p.resume = true, make(chan struct{})
+	}
+}
+
+func (p *proxy) heal() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.paused {
+		p.paused = false
+		close(p.resume)
+	}
+}
