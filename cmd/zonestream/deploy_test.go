@@ -85,51 +85,8 @@ func TestKubernetesManifests(t *testing.T) {
 		if err := yaml.Unmarshal(data, &d); err != nil || d.Kind != "Deployment" {
 			continue
 		}
-		c := d.Spec.Template.Spec.Containers[0]
-		args := slices.Clone(c.Args)
-		// Secrets come from the environment (EXTERNAL_DNS_<FLAG>, from a
-		// Secret) or from mounted files, never from the arguments.
-		for _, a := range args {
-			for _, secret := range secretFlags {
-				if strings.HasPrefix(a, "--"+secret+"=") {
-					t.Errorf("%s passes %s as an argument: it shows in ps and the Pod spec", f, secret)
-				}
-			}
-		}
-		// The stage reads its env as kubelet sets it; a value from a
-		// Secret stands in as a base64 placeholder.
-		for _, e := range c.Env {
-			v := e.Value
-			if e.ValueFrom != nil {
-				v = "cGxhY2Vob2xkZXI="
-			}
-			t.Setenv(e.Name, v)
-		}
-		st, ok := findStage(args[0])
-		if !ok {
-			t.Errorf("%s runs unknown stage %q", f, args[0])
-			continue
-		}
-		seen[st.name] = true
-		fs := flag.NewFlagSet(st.name, flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		var opts service.Options
-		opts.RegisterFlags(fs)
-		construct := st.standalone(fs)
-		if st.name != "collector" {
-			if a := d.Spec.Template.Spec.AutomountServiceAccountToken; a == nil || *a {
-				t.Errorf("%s: the %s stage does not talk to Kubernetes but gets a service-account token", f, st.name)
-			}
-		}
-		if err := service.Parse(fs, args[1:]); err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
-		if st.name == "collector" {
-			continue // New needs a cluster to talk to; its flags parsed
-		}
-		if _, err := construct(slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
-			t.Errorf("%s: %s rejects its configuration: %v", f, st.name, err)
+		if name := checkStageDeployment(t, f, d); name != "" {
+			seen[name] = true
 		}
 	}
 	for _, st := range stages {
@@ -185,4 +142,58 @@ func checkClusterManifests(t *testing.T, rendered string) {
 	if stagesSeen != len(stages) {
 		t.Errorf("%s: %d stages, want %d", clusterManifests, stagesSeen, len(stages))
 	}
+}
+
+// checkStageDeployment checks a stage's Deployment from source: no secret
+// among its arguments, no service-account token where the stage does not
+// talk to Kubernetes, and arguments its own flag parsing and configuration
+// checks accept. It returns the stage's name, "" when it runs none.
+func checkStageDeployment(t *testing.T, source string, d appsv1.Deployment) string {
+	t.Helper()
+	c := d.Spec.Template.Spec.Containers[0]
+	args := slices.Clone(c.Args)
+	// Secrets come from the environment (EXTERNAL_DNS_<FLAG>, from a
+	// Secret) or from mounted files, never from the arguments.
+	for _, a := range args {
+		for _, secret := range secretFlags {
+			if strings.HasPrefix(a, "--"+secret+"=") {
+				t.Errorf("%s passes %s as an argument: it shows in ps and the Pod spec", source, secret)
+			}
+		}
+	}
+	// The stage reads its env as kubelet sets it; a value from a
+	// Secret stands in as a base64 placeholder.
+	for _, e := range c.Env {
+		v := e.Value
+		if e.ValueFrom != nil {
+			v = "cGxhY2Vob2xkZXI="
+		}
+		t.Setenv(e.Name, v)
+	}
+	st, ok := findStage(args[0])
+	if !ok {
+		t.Errorf("%s runs unknown stage %q", source, args[0])
+		return ""
+	}
+	fs := flag.NewFlagSet(st.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var opts service.Options
+	opts.RegisterFlags(fs)
+	construct := st.standalone(fs)
+	if st.name != "collector" {
+		if a := d.Spec.Template.Spec.AutomountServiceAccountToken; a == nil || *a {
+			t.Errorf("%s: the %s stage does not talk to Kubernetes but gets a service-account token", source, st.name)
+		}
+	}
+	if err := service.Parse(fs, args[1:]); err != nil {
+		t.Errorf("%s: %v", source, err)
+		return st.name
+	}
+	if st.name == "collector" {
+		return st.name // New needs a cluster to talk to; its flags parsed
+	}
+	if _, err := construct(slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Errorf("%s: %s rejects its configuration: %v", source, st.name, err)
+	}
+	return st.name
 }
