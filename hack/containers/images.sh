@@ -41,10 +41,11 @@ build_images() {
   # zonestream: one static binary, every stage.
   CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$ctx/zonestream" ./cmd/zonestream
   cp /etc/ssl/certs/ca-certificates.crt "$ctx/"
+  mkdir -m 1777 "$ctx/tmp"
   build zonestream:latest hack/containers/zonestream.Dockerfile "$ctx"
   $DOCKER tag zonestream:latest "zonestream:$version"
   # NATS under the official tag docker-compose.yml and the tests name.
-  rm -f "$ctx"/*
+  rm -rf "${ctx:?}"/*
   cp "$TOOLS/nats-server" "$ctx/nats-server"
   $DOCKER run --rm "$BASE_IMAGE" cat /bin/busybox >"$ctx/busybox"
   chmod +x "$ctx/busybox"

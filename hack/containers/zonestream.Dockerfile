@@ -4,6 +4,9 @@
 FROM scratch
 COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 COPY zonestream /zonestream
+# A writable /tmp, as distroless has: the binary's demo (envtest) touches
+# it when it starts.
+COPY --chown=65532:65532 tmp/ /tmp/
 USER 65532:65532
 EXPOSE 7979
 ENTRYPOINT ["/zonestream"]
