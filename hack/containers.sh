@@ -1,17 +1,16 @@
 #!/usr/bin/env bash
-# Runs zonestream the way users do, on a machine with no image registry
-# (../shared/containers.md): starts a Docker engine (unless one runs),
+# Runs zonestream the way users do, on a machine with no image registry:
+# starts a Docker engine (unless one runs; stopped again at the end),
 # builds the images from host-built binaries, runs the testcontainers-go
-# system tests, the Helm chart and NATS CLI tests, and brings the
-# docker-compose stack up once to see a Service become a record in its BIND.
+# system tests (systemtest/), and brings the docker-compose stack up once to
+# see a Service become a record in its BIND. hack/test.sh runs it after the
+# Go tests (which include the Helm chart and NATS CLI tests).
 #
 #   hack/containers.sh            everything (hack/test.sh runs it)
 #   hack/containers.sh images     only build the images
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CACHE=${ZS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zonestream}
-TOOLS=$CACHE/tools
-mkdir -p "$TOOLS"
 log() { echo "containers: $*" >&2; }
 step_start=$(date +%s)
 step() { local now; now=$(date +%s); log "$1 ($(( now - step_start ))s so far)"; }
@@ -21,9 +20,9 @@ source hack/containers/images.sh
 
 KUBEBUILDER_ASSETS=$(hack/kube-assets.sh | tail -n 1)
 export KUBEBUILDER_ASSETS
+TOOLS=$(hack/tools.sh | tail -n 1)
 install_packages
 start_engine
-build_tools
 build_images
 step "images built"
 [ "${1:-}" = images ] && exit 0
@@ -32,7 +31,7 @@ step "images built"
 # pulled; every test cleans up after itself), and the engine's published
 # ports are on localhost.
 export TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=localhost
-export ZS_SYSTEM_TESTS=1 ZS_HELM="$TOOLS/helm" ZS_NATS_CLI="$TOOLS/nats"
+export ZS_SYSTEM_TESTS=1
 go test -count=1 -timeout 15m ./systemtest/...
 step "system tests passed"
 

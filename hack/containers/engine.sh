@@ -1,4 +1,4 @@
-# Sourced by hack/containers.sh: the Docker engine, compose and the tools.
+# Sourced by hack/containers.sh: the Docker engine and compose.
 
 # install_packages installs Debian's engine, compose v1 (docker-compose)
 # and debootstrap when missing.
@@ -48,21 +48,4 @@ stop_engine() {
   local i
   for i in $(seq 1 60); do kill -0 "$ENGINE_PID" 2>/dev/null || return 0; sleep 0.5; done
   kill -9 "$ENGINE_PID" 2>/dev/null || true
-}
-
-# tool COMMAND VERSION PACKAGE builds a Go command once into the cache
-# (a GOBIN per version) and links it as $TOOLS/COMMAND.
-tool() {
-  local bin=$1 dir="$TOOLS/$1-$2" pkg=$3@$2
-  if [ ! -x "$dir/$bin" ]; then
-    log "building $pkg (first time only)"
-    GOBIN="$dir" CGO_ENABLED=0 go install -trimpath "$pkg"
-  fi
-  ln -sfn "$dir/$bin" "$TOOLS/$bin"
-}
-
-build_tools() {
-  tool nats-server v2.15.2 github.com/nats-io/nats-server/v2
-  tool nats v0.5.1 github.com/nats-io/natscli/nats
-  tool helm v3.22.0 helm.sh/helm/v3/cmd/helm
 }
