@@ -74,31 +74,50 @@ func TestHelmChart(t *testing.T) {
 	command(t, kubectl, "--kubeconfig", cluster.Kubeconfig, "create", "namespace", "zonestream")
 	for _, tc := range []struct {
 		name    string
-		set     []string
+		values  string            // a values file
 		inbox   map[string]string // stage -> --nats-inbox-prefix
 		natsURL string
 		absent  []string // kinds the release must not hold
+		stages  []string // the stages it runs, when not all
 	}{
-		{name: "bundled NATS, generated users", set: []string{"domainFilters={example.org}"},
+		{name: "bundled NATS with generated users", values: "domainFilters: [example.org]",
 			inbox:   map[string]string{"collector": "_INBOX.collector-default", "dedup": "_INBOX.dedup", "planner": "_INBOX.planner", "applier": "_INBOX.applier-rfc2136"},
 			natsURL: "nats://zs-zonestream-nats:4222"},
-		{name: "external NATS, creds, pdns", set: []string{"nats.bundled=false", "nats.url=nats://a:4222\\,nats://b:4222",
-			"nats.credentials.type=creds", "nats.streamReplicas=3", "nats.tls.secret=nats-ca", "clusterName=prod-eu",
-			"provider.name=pdns", "provider.args=null", "provider.args.pdns-server=http://pdns:8081",
-			"provider.secrets=null", "provider.secrets.pdns-api-key.name=pdns", "provider.secrets.pdns-api-key.key=api-key",
-			"txtEncryptAesKeySecret.name=txt-key", "txtEncryptAesKeySecret.key=aes", "collector.replicas=2"},
+		{name: "external NATS with creds and pdns", values: `
+clusterName: prod-eu
+domainFilters: [example.org, example.net]
+txtEncryptAesKeySecret: {name: txt-key, key: aes}
+collector: {replicas: 2}
+provider:
+  name: pdns
+  args: {pdns: {pdns-server: "http://pdns:8081"}}
+  secrets: {pdns: {pdns-api-key: {name: pdns, key: api-key}}}
+nats:
+  bundled: false
+  url: nats://a:4222,nats://b:4222
+  streamReplicas: 3
+  credentials: {type: creds}
+  tls: {secret: nats-ca}
+`,
 			inbox:   map[string]string{"collector": "_INBOX.collector-prod-eu", "applier": "_INBOX.applier-pdns"},
 			natsURL: "nats://a:4222,nats://b:4222", absent: []string{"StatefulSet", "NetworkPolicy"}},
-		{name: "bundled NATS, no users", set: []string{"nats.configSecret=", "nats.credentials.type=none", "domainFilters={example.org}"},
+		{name: "member cluster with a collector only", values: "clusterName: prod-us\nnats: {bundled: false, url: 'nats://bus.example:4222'}\n" +
+			"dedup: {enabled: false}\nplanner: {enabled: false}\napplier: {enabled: false}",
+			stages:  []string{"collector"},
+			inbox:   map[string]string{"collector": "_INBOX.collector-prod-us"},
+			natsURL: "nats://bus.example:4222", absent: []string{"StatefulSet", "NetworkPolicy"}},
+		{name: "bundled NATS with no users", values: "domainFilters: [example.org]\nnats: {configSecret: '', credentials: {type: none}}",
 			natsURL: "nats://zs-zonestream-nats:4222"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := []string{"template", "zs", chart, "--namespace", "zonestream", "--include-crds"}
-			for _, s := range tc.set {
-				args = append(args, "--set", s)
+			dir := t.TempDir()
+			values := filepath.Join(dir, "values.yaml")
+			if err := os.WriteFile(values, []byte(tc.values), 0o600); err != nil {
+				t.Fatal(err)
 			}
+			args := []string{"template", "zs", chart, "--namespace", "zonestream", "--include-crds", "-f", values}
 			rendered := command(t, helm, args...)
-			file := filepath.Join(t.TempDir(), "rendered.yaml")
+			file := filepath.Join(dir, "rendered.yaml")
 			if err := os.WriteFile(file, []byte(rendered), 0o600); err != nil {
 				t.Fatal(err)
 			}
@@ -129,10 +148,19 @@ func TestHelmChart(t *testing.T) {
 					t.Errorf("%s: %s has an inbox prefix but no credentials: %s", tc.name, name, joined)
 				}
 			}
-			for _, st := range stages {
-				if !seen[st.name] {
-					t.Errorf("%s: no Deployment runs the %s stage", tc.name, st.name)
+			want := tc.stages
+			if want == nil {
+				for _, st := range stages {
+					want = append(want, st.name)
 				}
+			}
+			for _, name := range want {
+				if !seen[name] {
+					t.Errorf("%s: no Deployment runs the %s stage", tc.name, name)
+				}
+			}
+			if len(seen) != len(want) {
+				t.Errorf("%s: the release runs %v, want only %v", tc.name, seen, want)
 			}
 			for _, k := range tc.absent {
 				if kinds[k] {
