@@ -13,15 +13,16 @@ base_image() {
   $DOCKER image inspect "$BASE_IMAGE" >/dev/null 2>&1 && return
   local tarball="$CACHE/debian-bookworm-${BASE_PACKAGES//,/-}.tar"
   if [ ! -s "$tarball" ]; then
-    local mirror root
+    local mirror root sudo=""
+    [ "$(id -u)" = 0 ] || sudo=sudo
     mirror=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
     mirror=${mirror:-http://deb.debian.org/debian}
     root=$(mktemp -d)
     log "debootstrap bookworm ($BASE_PACKAGES) from $mirror"
-    debootstrap --variant=minbase --include="$BASE_PACKAGES" bookworm "$root" "$mirror" >/dev/null
-    rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
-    tar -C "$root" -cf "$tarball.tmp" . && mv "$tarball.tmp" "$tarball"
-    rm -rf "$root"
+    $sudo debootstrap --variant=minbase --include="$BASE_PACKAGES" bookworm "$root" "$mirror" >/dev/null
+    $sudo rm -rf "$root"/var/cache/apt/archives/*.deb "$root"/var/lib/apt/lists/*
+    $sudo tar -C "$root" -cf "$tarball.tmp" . && $sudo chown "$(id -u)" "$tarball.tmp" && mv "$tarball.tmp" "$tarball"
+    $sudo rm -rf "$root"
   fi
   $DOCKER import "$tarball" "$BASE_IMAGE" >/dev/null
 }
