@@ -31,6 +31,9 @@ step "images built"
 # pulled; every test cleans up after itself), and the engine's published
 # ports are on localhost.
 export TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=localhost
+# With no reaper, what an interrupted earlier run left goes first.
+leftover=$($DOCKER ps -aq --filter label=org.testcontainers=true)
+[ -z "$leftover" ] || $DOCKER rm -f $leftover >/dev/null
 export ZS_SYSTEM_TESTS=1
 go test -count=1 -timeout 15m ./systemtest/...
 step "system tests passed"

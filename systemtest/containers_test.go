@@ -73,7 +73,6 @@ func startStage(t *testing.T, name string, env map[string]string, files []testco
 	ctr, err := testcontainers.GenericContainer(context.Background(), testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
 			Image: zonestreamImage,
-			Name:  fmt.Sprintf("zs-%s-%s", strings.ToLower(t.Name()), name),
 			Cmd:   cmd,
 			Env:   env,
 			Files: files,
