@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../.."
 DOCKER=${DOCKER:-docker}
 compose=(docker-compose)
 docker compose version >/dev/null 2>&1 && compose=(docker compose)
+echo "compose: $("${compose[@]}" version | head -n 1)" >&2
 compose+=(-p zonestream-check -f docker-compose.yml -f deploy/compose/local-kube.yml)
 export KUBECONFIG=$PWD/.local-kube/kubeconfig
 down() {
