@@ -1,6 +1,8 @@
 # zonestream: one image, every stage (`zonestream collector|dedup|planner|applier`)
-# and the all-in-one (`zonestream`).
-#   docker build -t zonestream:dev .
+# and the all-in-one (`zonestream`). Static, non-root, nothing but the binary.
+#   docker build -t zonestream:0.1.0 -t zonestream:latest .
+# (CI builds the same image from a binary built on the host:
+# hack/containers/zonestream.Dockerfile.)
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY . .
@@ -9,5 +11,8 @@ RUN --mount=type=cache,target=/root/.cache/go-build --mount=type=cache,target=/g
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/zonestream /zonestream
+USER 65532:65532
 EXPOSE 7979
 ENTRYPOINT ["/zonestream"]
+# The image has no shell or curl: the binary asks its own /readyz.
+HEALTHCHECK --interval=10s --timeout=3s CMD ["/zonestream", "healthcheck"]

@@ -10,6 +10,9 @@ export KUBEBUILDER_ASSETS
 # CoreDNS with its etcd plugin, for the coredns provider's tests
 # (testenv/coredns finds it in the cache). Only the tests need it.
 hack/coredns.sh >/dev/null
+# helm and the NATS CLI, for TestHelmChart and TestNATSCLIReadsTheBus.
+tools=$(hack/tools.sh | tail -n 1)
+export ZS_HELM=$tools/helm ZS_NATS_CLI=$tools/nats
 
 # Every module of the workspace, so that a new one is tested without
 # anyone remembering to add it here.
@@ -22,3 +25,6 @@ if [ -n "$unformatted" ]; then
   echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1
 fi
 go test -count=1 -timeout 25m "$@" "${pkgs[@]}"
+# The whole run also runs the images, the system tests in containers and
+# the docker-compose stack (Docker engine started here if none runs).
+if [ $# -eq 0 ]; then hack/containers.sh; fi

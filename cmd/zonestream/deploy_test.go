@@ -86,56 +86,12 @@ func TestKubernetesManifests(t *testing.T) {
 		if err := yaml.Unmarshal(data, &d); err != nil || d.Kind != "Deployment" {
 			continue
 		}
-		c := d.Spec.Template.Spec.Containers[0]
-		args := slices.Clone(c.Args)
-		// Secrets come from the environment (EXTERNAL_DNS_<FLAG>, from a
-		// Secret) or from mounted files, never from the arguments.
-		for _, a := range args {
-			for _, secret := range secretFlags {
-				if strings.HasPrefix(a, "--"+secret+"=") {
-					t.Errorf("%s passes %s as an argument: it shows in ps and the Pod spec", f, secret)
-				}
+		if name, elected := checkStageDeployment(t, f, d); name != "" {
+			seen[name] = true
+			// Two replicas, one of which works: the other stands by.
+			if r := d.Spec.Replicas; r == nil || *r < 2 || !elected {
+				t.Errorf("%s: %s runs %v replicas, leader election %v: want 2 or more, elected", f, name, r, elected)
 			}
-		}
-		// The stage reads its env as kubelet sets it; a value from a
-		// Secret stands in as a base64 placeholder.
-		for _, e := range c.Env {
-			v := e.Value
-			if e.ValueFrom != nil {
-				v = "cGxhY2Vob2xkZXI="
-			}
-			t.Setenv(e.Name, v)
-		}
-		st, ok := findStage(args[0])
-		if !ok {
-			t.Errorf("%s runs unknown stage %q", f, args[0])
-			continue
-		}
-		seen[st.name] = true
-		fs := flag.NewFlagSet(st.name, flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		var opts service.Options
-		opts.RegisterFlags(fs)
-		opts.Election.RegisterFlags(fs)
-		construct := st.standalone(fs)
-		if st.name != "collector" {
-			if a := d.Spec.Template.Spec.AutomountServiceAccountToken; a == nil || *a {
-				t.Errorf("%s: the %s stage does not talk to Kubernetes but gets a service-account token", f, st.name)
-			}
-		}
-		if err := service.Parse(fs, args[1:]); err != nil {
-			t.Errorf("%s: %v", f, err)
-			continue
-		}
-		// Two replicas, one of which works: the other stands by.
-		if r := d.Spec.Replicas; r == nil || *r < 2 || !opts.Election.Enabled {
-			t.Errorf("%s: %s runs %v replicas, leader election %v: want 2 or more, elected", f, st.name, r, opts.Election.Enabled)
-		}
-		if st.name == "collector" {
-			continue // New needs a cluster to talk to; its flags parsed
-		}
-		if _, err := construct(slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
-			t.Errorf("%s: %s rejects its configuration: %v", f, st.name, err)
 		}
 	}
 	for _, st := range stages {
@@ -190,5 +146,87 @@ func checkClusterManifests(t *testing.T, rendered string) {
 	}
 	if stagesSeen != len(stages) {
 		t.Errorf("%s: %d stages, want %d", clusterManifests, stagesSeen, len(stages))
+	}
+}
+
+// checkStageDeployment checks a stage's Deployment from source: no secret
+// among its arguments, no service-account token where the stage does not
+// talk to Kubernetes, and arguments its own flag parsing and configuration
+// checks accept. It returns the stage's name ("" when it runs none) and
+// whether it runs under leader election.
+func checkStageDeployment(t *testing.T, source string, d appsv1.Deployment) (name string, elected bool) {
+	t.Helper()
+	c := d.Spec.Template.Spec.Containers[0]
+	args := slices.Clone(c.Args)
+	// Secrets come from the environment (EXTERNAL_DNS_<FLAG>, from a
+	// Secret) or from mounted files, never from the arguments.
+	for _, a := range args {
+		for _, secret := range secretFlags {
+			if strings.HasPrefix(a, "--"+secret+"=") {
+				t.Errorf("%s passes %s as an argument: it shows in ps and the Pod spec", source, secret)
+			}
+		}
+	}
+	// The stage reads its env as kubelet sets it; a value from a
+	// Secret stands in as a base64 placeholder.
+	for _, e := range c.Env {
+		v := e.Value
+		if e.ValueFrom != nil {
+			v = "cGxhY2Vob2xkZXI="
+		}
+		t.Setenv(e.Name, v)
+	}
+	standInMountedSecrets(t, d, args)
+	st, ok := findStage(args[0])
+	if !ok {
+		t.Errorf("%s runs unknown stage %q", source, args[0])
+		return "", false
+	}
+	fs := flag.NewFlagSet(st.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var opts service.Options
+	opts.RegisterFlags(fs)
+	opts.Election.RegisterFlags(fs)
+	construct := st.standalone(fs)
+	if st.name != "collector" {
+		if a := d.Spec.Template.Spec.AutomountServiceAccountToken; a == nil || *a {
+			t.Errorf("%s: the %s stage does not talk to Kubernetes but gets a service-account token", source, st.name)
+		}
+	}
+	if err := service.Parse(fs, args[1:]); err != nil {
+		t.Errorf("%s: %v", source, err)
+		return st.name, opts.Election.Enabled
+	}
+	if st.name == "collector" {
+		return st.name, opts.Election.Enabled // New needs a cluster to talk to; its flags parsed
+	}
+	if _, err := construct(slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+		t.Errorf("%s: %s rejects its configuration: %v", source, st.name, err)
+	}
+	return st.name, opts.Election.Enabled
+}
+
+// standInMountedSecrets points each --<secret>-file argument that names a
+// file of a mounted Secret at a placeholder file, as kubelet would mount
+// it; a file outside every mount is left for the parsing to refuse.
+func standInMountedSecrets(t *testing.T, d appsv1.Deployment, args []string) {
+	t.Helper()
+	c := d.Spec.Template.Spec.Containers[0]
+	for i, a := range args {
+		flagName, path, ok := strings.Cut(a, "=")
+		if !ok || !strings.HasSuffix(flagName, "-file") {
+			continue
+		}
+		for _, m := range c.VolumeMounts {
+			if !strings.HasPrefix(path, m.MountPath+"/") {
+				continue
+			}
+			// 32 bytes: also a valid --txt-encrypt-aes-key.
+			standIn := filepath.Join(t.TempDir(), filepath.Base(path))
+			if err := os.WriteFile(standIn, []byte("0123456789abcdef0123456789abcdef\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args[i] = flagName + "=" + standIn
+		}
 	}
 }

@@ -12,6 +12,7 @@
 //	zonestream cluster retire NAME  remove a cluster that is gone from the bus
 //	zonestream nats-config          the NATS server's users and permissions, and their keys
 //	zonestream streams ensure       create the streams (operator credentials)
+//	zonestream healthcheck          exit 0 if a process' /readyz answers 200 (container HEALTHCHECK)
 package main
 
 import (
@@ -45,6 +46,8 @@ func main() {
 		err = demo(args)
 	case "webhook-server":
 		err = webhookServer(args)
+	case "healthcheck":
+		err = healthcheck(args)
 	case "help":
 		fmt.Println(usage)
 	default:
@@ -77,4 +80,5 @@ const usage = `usage:
   zonestream nats-config --cluster NAME... --provider NAME... [--out-dir DIR]
                                           print a nats-server config with a user per identity; write their NKey seeds
   zonestream streams ensure               create or complete the streams, with the operator's credentials
+  zonestream healthcheck [--url URL]      exit 0 if a process' /readyz answers 200 (for a container's HEALTHCHECK)
 Run any of them with -h for its flags.`
