@@ -125,18 +125,25 @@ nats:
 			if !strings.Contains(out, "customresourcedefinition.apiextensions.k8s.io/dnsendpoints.externaldns.k8s.io") {
 				t.Errorf("the DNSEndpoint CRD is not in the release:\n%s", out)
 			}
-			kinds, seen := map[string]bool{}, map[string]bool{}
+			kinds, seen, budgets := map[string]bool{}, map[string]bool{}, 0
 			for _, doc := range strings.Split(rendered, "\n---\n") {
 				var d appsv1.Deployment
 				if err := yaml.Unmarshal([]byte(doc), &d); err != nil {
 					t.Fatalf("%v in\n%s", err, doc)
 				}
 				kinds[d.Kind] = true
+				if d.Kind == "PodDisruptionBudget" {
+					budgets++
+				}
 				if d.Kind != "Deployment" {
 					continue
 				}
-				name, _ := checkStageDeployment(t, tc.name, d)
+				name, elected := checkStageDeployment(t, tc.name, d)
 				seen[name] = true
+				// By default one replica works and one stands by.
+				if r := d.Spec.Replicas; r == nil || *r != 2 || !elected {
+					t.Errorf("%s: %s runs %v replicas, leader election %v: want 2, elected", tc.name, name, r, elected)
+				}
 				joined := strings.Join(d.Spec.Template.Spec.Containers[0].Args, " ")
 				if !strings.Contains(joined, "--nats-url="+tc.natsURL+" ") {
 					t.Errorf("%s: %s is not given --nats-url=%s: %s", tc.name, name, tc.natsURL, joined)
@@ -161,6 +168,9 @@ nats:
 			}
 			if len(seen) != len(want) {
 				t.Errorf("%s: the release runs %v, want only %v", tc.name, seen, want)
+			}
+			if budgets != len(want) {
+				t.Errorf("%s: %d disruption budgets for %d stages", tc.name, budgets, len(want))
 			}
 			for _, k := range tc.absent {
 				if kinds[k] {
