@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"errors"
+	"flag"
 	"io"
 	"log/slog"
 	"os"
@@ -20,6 +22,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/testenv/pki"
 )
 
 // securedBus is a nats-server run from the configuration zonestream
@@ -28,16 +31,36 @@ type securedBus struct {
 	url  string
 	dir  string // the identities' seeds
 	conf []byte
+	// tls are the client side's TLS flags when the bus speaks TLS.
+	tls []string
 }
 
 // startSecuredBus generates the configuration for clusters and providers,
 // runs a nats-server from it on loopback, and creates the streams with
 // the operator's credentials (zonestream streams ensure).
 func startSecuredBus(t *testing.T, clusters, providers []string) *securedBus {
+	return startBus(t, clusters, providers, false)
+}
+
+// startSecuredBusTLS is startSecuredBus speaking TLS only, the server
+// requiring a client certificate of its CA from every process.
+func startSecuredBusTLS(t *testing.T, clusters, providers []string) *securedBus {
+	return startBus(t, clusters, providers, true)
+}
+
+func startBus(t *testing.T, clusters, providers []string, withTLS bool) *securedBus {
 	t.Helper()
 	b := &securedBus{dir: t.TempDir()}
 	port := strings.Split(freeAddr(t), ":")[1]
 	args := []string{"--out-dir=" + b.dir, "--listen=127.0.0.1:" + port, "--store-dir=" + t.TempDir(), "--http="}
+	if withTLS {
+		certs := t.TempDir()
+		ca := pki.New(t, certs, "ca")
+		serverCert, serverKey := ca.Issue(t, certs, "nats", x509.ExtKeyUsageServerAuth)
+		clientCert, clientKey := ca.Issue(t, certs, "zonestream", x509.ExtKeyUsageClientAuth)
+		args = append(args, "--tls-cert="+serverCert, "--tls-key="+serverKey, "--tls-ca="+ca.File, "--tls-verify")
+		b.tls = []string{"--nats-tls-ca=" + ca.File, "--nats-tls-cert=" + clientCert, "--nats-tls-key=" + clientKey}
+	}
 	for _, c := range clusters {
 		args = append(args, "--cluster="+c)
 	}
@@ -76,11 +99,20 @@ func startSecuredBus(t *testing.T, clusters, providers []string) *securedBus {
 }
 
 // flags are the command-line flags of a process of identity p.
-func (b *securedBus) flags(p events.Permissions) []string { return identityFlags(b.dir, p) }
+func (b *securedBus) flags(p events.Permissions) []string {
+	return append(identityFlags(b.dir, p), b.tls...)
+}
 
 // creds are the credentials of identity p.
-func (b *securedBus) creds(p events.Permissions) service.Credentials {
-	return service.Credentials{NkeyFile: seedPath(b.dir, p.Identity), InboxPrefix: p.InboxPrefix}
+func (b *securedBus) creds(t *testing.T, p events.Permissions) service.Credentials {
+	t.Helper()
+	fs := flag.NewFlagSet(p.Identity, flag.ContinueOnError)
+	var c service.Credentials
+	c.RegisterFlags(fs)
+	if err := fs.Parse(b.flags(p)); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // logBuffer is a log a test reads while the service writes it.
@@ -108,7 +140,7 @@ func (b *securedBus) connectAs(t *testing.T, p events.Permissions) (jetstream.Je
 	log := &logBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	nc, js, err := service.Connect(ctx, b.url, "test-"+p.Identity, b.creds(p), slog.New(slog.NewTextHandler(log, nil)))
+	nc, js, err := service.Connect(ctx, b.url, "test-"+p.Identity, b.creds(t, p), slog.New(slog.NewTextHandler(log, nil)))
 	if err != nil {
 		t.Fatalf("%s cannot connect and find its streams: %v\n%s", p.Identity, err, log)
 	}
@@ -337,7 +369,7 @@ func TestNatsConfigKeepsSeeds(t *testing.T) {
 // is missing.
 func TestMissingInboxPrefixIsExplained(t *testing.T) {
 	b := startSecuredBus(t, []string{"a"}, []string{"inmemory"})
-	creds := b.creds(events.DedupPermissions())
+	creds := b.creds(t, events.DedupPermissions())
 	creds.InboxPrefix = "_INBOX"
 	log := &logBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)

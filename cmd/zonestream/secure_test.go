@@ -103,13 +103,14 @@ func TestForgedPlanIsNeverApplied(t *testing.T) {
 
 // TestPipelineWithGeneratedCredentials runs the four stages as separate
 // processes, each with its own generated credentials and nothing more,
-// against a nats-server run from the generated configuration: a Service
-// becomes a record, changes and goes, and no stage is refused anything.
+// against a nats-server run from the generated configuration, speaking
+// TLS only and requiring client certificates: a Service becomes a record,
+// changes and goes, and no stage is refused anything.
 func TestPipelineWithGeneratedCredentials(t *testing.T) {
 	const zone = "secure.test"
 	cluster := kube.StartT(t)
 	ns := bind.StartT(t, zone)
-	b := startSecuredBus(t, []string{"secure"}, []string{"rfc2136"})
+	b := startSecuredBusTLS(t, []string{"secure"}, []string{"rfc2136"})
 	p := startStagesWith(t, b.url, cluster, "secure", tsigFromFile(t, rfc2136Flags(ns, zone, "secure")), map[string][]string{
 		"collector": b.flags(events.CollectorPermissions("secure")),
 		"dedup":     b.flags(events.DedupPermissions()),
