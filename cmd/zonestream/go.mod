@@ -11,6 +11,7 @@ require (
 	github.com/zonestream/zonestream/services/collector v0.0.0
 	github.com/zonestream/zonestream/services/dedup v0.0.0
 	github.com/zonestream/zonestream/services/planner v0.0.0
+	github.com/zonestream/zonestream/services/portal v0.0.0
 	github.com/zonestream/zonestream/testenv v0.0.0
 	golang.org/x/sync v0.24.0
 	k8s.io/api v0.37.2
@@ -91,5 +92,6 @@ replace (
 	github.com/zonestream/zonestream/services/collector => ../../services/collector
 	github.com/zonestream/zonestream/services/dedup => ../../services/dedup
 	github.com/zonestream/zonestream/services/planner => ../../services/planner
+	github.com/zonestream/zonestream/services/portal => ../../services/portal
 	github.com/zonestream/zonestream/testenv => ../../testenv
 )

@@ -3,7 +3,7 @@
 // operator tools.
 //
 //	zonestream [flags]              all stages, embedded NATS unless --nats-url
-//	zonestream collector|dedup|planner|applier [flags]
+//	zonestream collector|dedup|planner|applier|portal [flags]
 //	zonestream demo                 a local kube-apiserver and BIND, sample Services
 //	zonestream webhook-server       a provider over ExternalDNS' webhook protocol
 //	zonestream decode               one msgpack payload on stdin -> JSON
@@ -63,7 +63,7 @@ func main() {
 
 const usage = `usage:
   zonestream [flags]                      every stage in one process (embedded NATS unless --nats-url)
-  zonestream collector|dedup|planner|applier [flags]
+  zonestream collector|dedup|planner|applier|portal [flags]
                                           one stage, against --nats-url
   zonestream demo [--keep-running]        local kube-apiserver + BIND + sample Services
   zonestream webhook-server --provider=... [flags]

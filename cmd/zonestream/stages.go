@@ -11,6 +11,7 @@ import (
 	"github.com/zonestream/zonestream/services/collector"
 	"github.com/zonestream/zonestream/services/dedup"
 	"github.com/zonestream/zonestream/services/planner"
+	"github.com/zonestream/zonestream/services/portal"
 )
 
 // stage is one service of the pipeline: it registers its own flags and
@@ -65,6 +66,18 @@ var stages = []stage{
 		var cfg applier.Config
 		cfg.RegisterFlags(fs)
 		return func(l *slog.Logger) (service.Service, error) { return applier.New(cfg, l) }
+	}, false},
+	// The portal reads the streams and serves the page; it writes nothing.
+	{"portal", func(fs *flag.FlagSet, _ *sharedFlags) func(*slog.Logger) (service.Service, error) {
+		var cfg portal.Config
+		cfg.RegisterFlags(fs)
+		owner := fs.Lookup("txt-owner-id") // the planner's, in the all-in-one
+		return func(l *slog.Logger) (service.Service, error) {
+			if owner != nil {
+				cfg.OwnerID = owner.Value.String()
+			}
+			return portal.New(cfg, l)
+		}
 	}, false},
 }
 

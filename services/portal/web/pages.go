@@ -1,0 +1,120 @@
+package web
+
+import (
+	"html/template"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/portal/history"
+	"github.com/zonestream/zonestream/services/portal/projection"
+)
+
+// group is the names of one zone on the page.
+type group struct {
+	Zone   string
+	Names  []projection.Summary
+	Counts map[projection.Status]int
+}
+
+// listData is what the list page shows.
+type listData struct {
+	Filter   projection.Filter
+	Statuses []projection.Status
+	Counts   map[projection.Status]int
+	Total    int
+	Groups   []group
+	// Choices are the values the filters offer, from the names in view.
+	Zones, Clusters, Namespaces, Sources []string
+}
+
+func (s *server) listPage(w http.ResponseWriter, r *http.Request) {
+	f, err := filter(r.URL.Query())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	names, counts := s.proj.List(f)
+	all, _ := s.proj.List(projection.Filter{})
+	d := listData{Filter: f, Statuses: projection.Statuses, Counts: counts, Total: len(names)}
+	choices := [4]map[string]bool{{}, {}, {}, {}}
+	for _, n := range all {
+		choices[0][n.Zone] = true
+		for _, o := range n.Objects {
+			choices[1][o.Cluster], choices[2][o.Namespace], choices[3][o.Source] = true, true, true
+		}
+	}
+	d.Zones, d.Clusters, d.Namespaces, d.Sources = sorted(choices[0]), sorted(choices[1]), sorted(choices[2]), sorted(choices[3])
+	for _, n := range names {
+		if len(d.Groups) == 0 || d.Groups[len(d.Groups)-1].Zone != n.Zone {
+			d.Groups = append(d.Groups, group{Zone: n.Zone, Counts: map[projection.Status]int{}})
+		}
+		g := &d.Groups[len(d.Groups)-1]
+		g.Names = append(g.Names, n)
+		g.Counts[n.Status]++
+	}
+	s.render(w, "list.html", d)
+}
+
+func (s *server) detailPage(w http.ResponseWriter, r *http.Request) {
+	d, ok := s.detail(r)
+	if !ok {
+		w.WriteHeader(http.StatusNotFound)
+	}
+	s.render(w, "detail.html", d)
+}
+
+func (s *server) render(w http.ResponseWriter, page string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := s.pages.ExecuteTemplate(w, page, data); err != nil {
+		s.log.Error("rendering a page failed", "page", page, "err", err)
+	}
+}
+
+func sorted(set map[string]bool) []string {
+	delete(set, "")
+	return slices.Sorted(maps.Keys(set))
+}
+
+var funcs = template.FuncMap{
+	"slug": func(s projection.Status) string { return s.Slug() },
+	"when": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return t.UTC().Format("2006-01-02 15:04:05Z")
+	},
+	"ago": func(t time.Time) string {
+		if t.IsZero() {
+			return ""
+		}
+		return time.Since(t).Round(time.Second).String() + " ago"
+	},
+	"object": func(o events.ObjectRef) string { return o.Cluster + "/" + o.Resource() },
+	"records": func(eps []events.Endpoint) []string {
+		out := make([]string, 0, len(eps))
+		for _, ep := range eps {
+			r := ep.RecordType + " " + strings.Join(ep.Targets, " ")
+			if ep.RecordTTL > 0 {
+				r += " (ttl " + strconv.FormatInt(ep.RecordTTL, 10) + ")"
+			}
+			out = append(out, r)
+		}
+		return out
+	},
+	"change": func(c events.Change) string { return c.String() + targets(c) },
+	"kind":   func(k history.Kind) string { return string(k) },
+	"join":   strings.Join,
+	"ms":     func(sec float64) string { return strconv.FormatFloat(sec*1000, 'f', 1, 64) + " ms" },
+}
+
+func targets(c events.Change) string {
+	if c.New == nil {
+		return ""
+	}
+	return " → " + strings.Join(c.New.Targets, " ")
+}
