@@ -79,4 +79,3 @@ func link(entries []Entry) []Entry {
 func rank(k Kind) int {
 	return slices.Index([]Kind{KindSource, KindDesired, KindPlan, KindObserved, KindResult}, k)
 }
-

@@ -44,8 +44,8 @@ type Projection struct {
 	results   *recent[events.Result]
 	// observedBy maps a plan's event id to the names whose observed state it caused.
 	observedBy *recent[[]string]
-	resultAt  map[string]Meta
-	subs      []*Subscription
+	resultAt   map[string]Meta
+	subs       []*Subscription
 }
 
 // New returns an empty projection.
@@ -54,7 +54,7 @@ func New(opts Options) *Projection {
 		views: map[string]*View{}, held: map[string]map[string]*Observed{}, zones: map[string][]string{},
 		planNames: newRecent[[]string](recentLimit), results: newRecent[events.Result](recentLimit),
 		observedBy: newRecent[[]string](recentLimit),
-		resultAt: map[string]Meta{}}
+		resultAt:   map[string]Meta{}}
 }
 
 // Subscription collects the names that changed since it was last drained.
