@@ -44,6 +44,9 @@ type Entry struct {
 
 // Label names the entry in a causation chain: "desired #42".
 func (e Entry) Label() string {
+	if e.Kind == KindPlan && e.PlanID != "" {
+		return "plan " + e.PlanID
+	}
 	return string(e.Kind) + " #" + strconv.FormatUint(e.Seq, 10)
 }
 

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"html/template"
 	"maps"
 	"net/http"
@@ -94,7 +95,9 @@ var funcs = template.FuncMap{
 		}
 		return time.Since(t).Round(time.Second).String() + " ago"
 	},
-	"object": func(o events.ObjectRef) string { return o.Cluster + "/" + o.Resource() },
+	"object": func(o events.ObjectRef) string {
+		return fmt.Sprintf("%s %s/%s in cluster %s", o.Source, o.Namespace, o.Name, o.Cluster)
+	},
 	"records": func(eps []events.Endpoint) []string {
 		out := make([]string, 0, len(eps))
 		for _, ep := range eps {
