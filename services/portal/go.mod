@@ -7,7 +7,7 @@ require (
 	github.com/nats-io/nats.go v1.55.0
 	github.com/prometheus/client_golang v1.25.0
 	github.com/zonestream/zonestream/events v0.0.0
-	github.com/zonestream/zonestream/testenv v0.0.0-00010101000000-000000000000
+	github.com/zonestream/zonestream/testenv v0.0.0
 )
 
 require (

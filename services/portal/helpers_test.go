@@ -86,7 +86,7 @@ func waitStatus(t *testing.T, p *portal.Portal, name string, st projection.Statu
 	}
 }
 
-var web = events.ObjectRef{Cluster: "prod", Source: "service", Namespace: "shop", Name: "web"}
+var shopWeb = events.ObjectRef{Cluster: "prod", Source: "service", Namespace: "shop", Name: "web"}
 
 func desired(name string, by events.ObjectRef, eps ...events.Endpoint) *events.DesiredState {
 	return &events.DesiredState{DNSName: name, Endpoints: eps, Contributors: []events.ObjectRef{by}}

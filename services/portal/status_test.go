@@ -27,10 +27,10 @@ func TestStatusRules(t *testing.T) {
 
 	t.Run("wanted, not held: pending, then in sync once held and answered", func(t *testing.T) {
 		name := "web." + zone
-		publish(t, js, events.DesiredSubject(name), desired(name, web, a(name, "192.0.2.1")), "")
+		publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, a(name, "192.0.2.1")), "")
 		v := waitStatus(t, p, name, projection.Pending)
-		if v.Zone != zone || len(v.Desired.Contributors) != 1 || v.Desired.Contributors[0] != web {
-			t.Fatalf("view %+v: want zone %s, wanted by %v", v, zone, web)
+		if v.Zone != zone || len(v.Desired.Contributors) != 1 || v.Desired.Contributors[0] != shopWeb {
+			t.Fatalf("view %+v: want zone %s, wanted by %v", v, zone, shopWeb)
 		}
 		plant(t, ns, name+". 300 IN A 192.0.2.1")
 		publish(t, js, events.ObservedSubject("bind", name), observed("bind", zone, name, a(name, "192.0.2.1")), "")
@@ -42,7 +42,7 @@ func TestStatusRules(t *testing.T) {
 	})
 	t.Run("held but DNS answers something else past the grace: not in sync", func(t *testing.T) {
 		name := "stale." + zone
-		publish(t, js, events.DesiredSubject(name), desired(name, web, a(name, "192.0.2.2")), "")
+		publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, a(name, "192.0.2.2")), "")
 		publish(t, js, events.ObservedSubject("bind", name), observed("bind", zone, name, a(name, "192.0.2.2")), "")
 		publish(t, js, events.ObservedSubject("bind", "a-"+name), observed("bind", zone, "a-"+name, ownership(name, "us")), "")
 		v := waitStatus(t, p, name, projection.NotInSync)
@@ -57,7 +57,7 @@ func TestStatusRules(t *testing.T) {
 	t.Run("plans failing: failed, with the provider's error and the failures counted", func(t *testing.T) {
 		name := "fail." + zone
 		want := a(name, "192.0.2.3")
-		cause := publish(t, js, events.DesiredSubject(name), desired(name, web, want), "")
+		cause := publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, want), "")
 		waitStatus(t, p, name, projection.Pending)
 		for i := range 2 {
 			plan := &events.Plan{ID: "plan-" + string(rune('a'+i)), Provider: "bind", Zone: zone,
@@ -81,7 +81,7 @@ func TestStatusRules(t *testing.T) {
 	})
 	t.Run("no zone holds the name: not managed", func(t *testing.T) {
 		name := "www.elsewhere.example"
-		publish(t, js, events.DesiredSubject(name), desired(name, web, a(name, "192.0.2.4")), "")
+		publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, a(name, "192.0.2.4")), "")
 		v := waitStatus(t, p, name, projection.NotManaged)
 		if !strings.Contains(v.Reason, "no provider manages a zone") {
 			t.Fatalf("reason %q", v.Reason)
@@ -91,7 +91,7 @@ func TestStatusRules(t *testing.T) {
 		name := "theirs." + zone
 		publish(t, js, events.ObservedSubject("bind", name), observed("bind", zone, name, a(name, "192.0.2.9")), "")
 		publish(t, js, events.ObservedSubject("bind", "a-"+name), observed("bind", zone, "a-"+name, ownership(name, "them")), "")
-		publish(t, js, events.DesiredSubject(name), desired(name, web, a(name, "192.0.2.5")), "")
+		publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, a(name, "192.0.2.5")), "")
 		v := waitStatus(t, p, name, projection.NotManaged)
 		if !strings.Contains(v.Reason, `"them"`) {
 			t.Fatalf("reason %q, want the other owner named", v.Reason)
@@ -100,7 +100,7 @@ func TestStatusRules(t *testing.T) {
 	t.Run("records nobody marked as ours: not managed", func(t *testing.T) {
 		name := "legacy." + zone
 		publish(t, js, events.ObservedSubject("bind", name), observed("bind", zone, name, a(name, "192.0.2.99")), "")
-		publish(t, js, events.DesiredSubject(name), desired(name, web, a(name, "192.0.2.6")), "")
+		publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, a(name, "192.0.2.6")), "")
 		v := waitStatus(t, p, name, projection.NotManaged)
 		if !strings.Contains(v.Reason, "no ownership record") {
 			t.Fatalf("reason %q", v.Reason)
@@ -121,7 +121,7 @@ func TestStatusNotAnswering(t *testing.T) {
 		DNSTimeout: 100 * time.Millisecond, DNSInterval: time.Second, Grace: time.Second})
 	publish(t, js, events.ZonesSubject("bind"), &events.ZoneList{Provider: "bind", Zones: []string{zone}}, "")
 	name := "quiet." + zone
-	publish(t, js, events.DesiredSubject(name), desired(name, web, a(name, "192.0.2.7")), "")
+	publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, a(name, "192.0.2.7")), "")
 	publish(t, js, events.ObservedSubject("bind", name), observed("bind", zone, name, a(name, "192.0.2.7")), "")
 	publish(t, js, events.ObservedSubject("bind", "a-"+name), observed("bind", zone, "a-"+name, ownership(name, "default")), "")
 	v := waitStatus(t, p, name, projection.NotAnswering)
