@@ -15,7 +15,6 @@ import (
 	"github.com/zonestream/zonestream/services/portal/web"
 )
 
-
 // TestHistoryChain reads a name's history by subject, newest first,
 // linked by causation ids, with the plan the portal saw go by, through
 // the JSON API.
