@@ -71,7 +71,7 @@ const usage = `usage:
   zonestream decode                       msgpack on stdin -> JSON (nats --translate)
   zonestream tail [--new|--last] [--no-follow] SUBJECT
                                           events on SUBJECT as JSON lines
-  zonestream explain [--json] NAME        which objects want NAME, who lost, what providers hold
+  zonestream explain [--json] NAME        which objects want NAME, who lost, what providers hold, and its history
   zonestream cluster retire [--force] NAME
                                           remove a cluster that is gone: its records go, it holds no deletes back
   zonestream nats-config --cluster NAME... --provider NAME... [--out-dir DIR]
