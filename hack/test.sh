@@ -10,6 +10,10 @@ export KUBEBUILDER_ASSETS
 # CoreDNS with its etcd plugin, for the coredns provider's tests
 # (testenv/coredns finds it in the cache). Only the tests need it.
 hack/coredns.sh >/dev/null
+# Chromium, for the portal's browser test; its screenshots go to $ZS_ARTIFACTS.
+hack/chromium.sh
+export ZS_ARTIFACTS=${ZS_ARTIFACTS:-$PWD/.artifacts}
+echo "test artifacts (portal screenshots): $ZS_ARTIFACTS" >&2
 
 # Every module of the workspace, so that a new one is tested without
 # anyone remembering to add it here.

@@ -171,3 +171,28 @@ func (p *Projection) Names() []string {
 	defer p.mu.RUnlock()
 	return slices.Collect(maps.Keys(p.views))
 }
+
+// Choices are the values of each filter among the names in view.
+type Choices struct {
+	Zones, Clusters, Namespaces, Sources []string
+}
+
+// Choices lists the values the filters can take.
+func (p *Projection) Choices() Choices {
+	sets := [4]map[string]bool{{}, {}, {}, {}}
+	p.mu.RLock()
+	for _, v := range p.views {
+		sets[0][v.Zone] = true
+		if v.Desired != nil {
+			for _, o := range v.Desired.Contributors {
+				sets[1][o.Cluster], sets[2][o.Namespace], sets[3][o.Source] = true, true, true
+			}
+		}
+	}
+	p.mu.RUnlock()
+	sorted := func(set map[string]bool) []string {
+		delete(set, "")
+		return slices.Sorted(maps.Keys(set))
+	}
+	return Choices{Zones: sorted(sets[0]), Clusters: sorted(sets[1]), Namespaces: sorted(sets[2]), Sources: sorted(sets[3])}
+}

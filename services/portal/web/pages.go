@@ -3,9 +3,7 @@ package web
 import (
 	"fmt"
 	"html/template"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +17,7 @@ import (
 type group struct {
 	Zone   string
 	Names  []projection.Summary
+	Size   int // names in the zone, listed or not
 	Counts map[projection.Status]int
 }
 
@@ -28,10 +27,17 @@ type listData struct {
 	Statuses []projection.Status
 	Counts   map[projection.Status]int
 	Total    int
-	Groups   []group
+	// Shown is how many names the page lists: at most the limit, so that
+	// thousands of names still load fast; search and filters narrow them.
+	Shown  int
+	Limit  int
+	Groups []group
 	// Choices are the values the filters offer, from the names in view.
-	Zones, Clusters, Namespaces, Sources []string
+	projection.Choices
 }
+
+// pageLimit is how many names the page lists unless ?limit= says otherwise.
+const pageLimit = 500
 
 func (s *server) listPage(w http.ResponseWriter, r *http.Request) {
 	f, err := filter(r.URL.Query())
@@ -39,24 +45,27 @@ func (s *server) listPage(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	names, counts := s.proj.List(f)
-	all, _ := s.proj.List(projection.Filter{})
-	d := listData{Filter: f, Statuses: projection.Statuses, Counts: counts, Total: len(names)}
-	choices := [4]map[string]bool{{}, {}, {}, {}}
-	for _, n := range all {
-		choices[0][n.Zone] = true
-		for _, o := range n.Objects {
-			choices[1][o.Cluster], choices[2][o.Namespace], choices[3][o.Source] = true, true, true
+	limit := pageLimit
+	if l := r.URL.Query().Get("limit"); l != "" {
+		if limit, err = strconv.Atoi(l); err != nil || limit < 1 {
+			http.Error(w, "limit: want a positive number", http.StatusBadRequest)
+			return
 		}
 	}
-	d.Zones, d.Clusters, d.Namespaces, d.Sources = sorted(choices[0]), sorted(choices[1]), sorted(choices[2]), sorted(choices[3])
-	for _, n := range names {
+	names, counts := s.proj.List(f)
+	d := listData{Filter: f, Statuses: projection.Statuses, Counts: counts, Total: len(names), Limit: limit,
+		Choices: s.proj.Choices()}
+	for i, n := range names {
 		if len(d.Groups) == 0 || d.Groups[len(d.Groups)-1].Zone != n.Zone {
 			d.Groups = append(d.Groups, group{Zone: n.Zone, Counts: map[projection.Status]int{}})
 		}
 		g := &d.Groups[len(d.Groups)-1]
-		g.Names = append(g.Names, n)
 		g.Counts[n.Status]++
+		g.Size++
+		if i < limit {
+			g.Names = append(g.Names, n)
+			d.Shown++
+		}
 	}
 	s.render(w, "list.html", d)
 }
@@ -74,11 +83,6 @@ func (s *server) render(w http.ResponseWriter, page string, data any) {
 	if err := s.pages.ExecuteTemplate(w, page, data); err != nil {
 		s.log.Error("rendering a page failed", "page", page, "err", err)
 	}
-}
-
-func sorted(set map[string]bool) []string {
-	delete(set, "")
-	return slices.Sorted(maps.Keys(set))
 }
 
 var funcs = template.FuncMap{

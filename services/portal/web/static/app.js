@@ -14,7 +14,7 @@
     search.addEventListener("input", () => {
       const q = search.value.trim().toLowerCase();
       for (const row of groups.querySelectorAll("tr[data-name]")) {
-        row.classList.toggle("hidden", q !== "" && !row.dataset.search.toLowerCase().includes(q));
+        row.classList.toggle("hidden", q !== "" && !row.textContent.toLowerCase().includes(q));
       }
     });
   }
@@ -80,7 +80,6 @@
       tbody(n.zone).appendChild(row);
     }
     row.dataset.status = n.statusSlug;
-    row.dataset.search = [n.name, (n.records || []).join(" "), n.objectSummary || ""].join(" ");
     const st = row.querySelector(".status");
     st.className = "status s-" + n.statusSlug;
     st.textContent = n.status;
