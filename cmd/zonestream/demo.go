@@ -122,8 +122,8 @@ func demo(args []string) error {
 	}
 	say("all checks passed")
 	if *keep {
-		say("still running. Try:\n\n    kubectl --kubeconfig %s get services\n    dig @127.0.0.1 -p %d web.%s A +short\n\nCtrl-C stops everything.",
-			cluster.Kubeconfig, dnsServer.Port, *zone)
+		say("still running. Try:\n\n    open http://%s/  (every name, why it exists, live)\n    kubectl --kubeconfig %s get services\n    dig @127.0.0.1 -p %d web.%s A +short\n\nCtrl-C stops everything.",
+			webAddr, cluster.Kubeconfig, dnsServer.Port, *zone)
 		<-ctx.Done()
 	}
 	cancelRun()
