@@ -73,7 +73,7 @@ func fillStreams(b *testing.B, js jetstream.JetStream, names int) string {
 			b.Fatal(err)
 		}
 		msg.Header.Del(nats.MsgIdHdr) // a million ids would only fill the server's duplicate window
-		if _, err := js.PublishMsgAsync(msg); err != nil {
+		if _, err := js.PublishMsgAsync(msg, jetstream.WithStallWait(time.Minute)); err != nil {
 			b.Fatal(err)
 		}
 		return msg.Header.Get(events.HeaderEventID)

@@ -183,10 +183,11 @@ func (r *reader) results(observed, known []Entry) ([]Entry, error) {
 	return out, nil
 }
 
-// resultOf reads the zone's results from just before after on, up to
-// maxPerSubject of them, for the one caused by planEvent.
+// resultOf reads the zone's results stored from after on, up to
+// maxPerSubject of them, for the one caused by planEvent: the applier
+// publishes a plan's result right after what the provider holds.
 func (r *reader) resultOf(provider, zone, planEvent string, after time.Time) (*jetstream.RawStreamMsg, error) {
-	start := after.Add(-time.Second)
+	start := after
 	cons, err := r.js.OrderedConsumer(r.ctx, events.StreamResults, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{events.ResultSubject(provider, zone)},
 		DeliverPolicy:  jetstream.DeliverByStartTimePolicy, OptStartTime: &start,

@@ -125,12 +125,25 @@ func (p *Projection) Len() int {
 	return len(p.views)
 }
 
-// Reevaluate applies the status rules to every view again: pending turns
-// into not in sync when its grace runs out without any event.
+// Reevaluate applies the status rules again to the pending views: pending
+// turns into not in sync when its grace runs out without any event. It
+// forgets the names nothing is wanted at any more once their tombstone has
+// expired from the stream, as a restarted portal would not know them.
 func (p *Projection) Reevaluate() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for _, v := range p.views {
+	now := p.now()
+	for name, v := range p.views {
+		if d := v.Desired; d != nil && len(d.Endpoints) == 0 && now.Sub(d.Time) > events.TombstoneTTL && len(v.held()) == 0 {
+			delete(p.views, name)
+			for _, s := range p.subs {
+				s.add(name)
+			}
+			continue
+		}
+		if v.Status != Pending {
+			continue
+		}
 		before, reason := v.Status, v.Reason
 		p.evaluate(v)
 		if v.Status != before || v.Reason != reason {

@@ -70,6 +70,7 @@
       return;
     }
     if (!row) {
+      if (document.getElementById("more")) return; // a partial list: search finds it
       row = document.createElement("tr");
       row.id = "n:" + n.name;
       row.dataset.name = n.name;
