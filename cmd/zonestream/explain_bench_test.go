@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,8 +21,8 @@ const explainBenchEvents = 1_000_000
 
 // BenchmarkExplain measures `zonestream explain NAME` (what the bus says
 // about one name, and its history) with 10^6 events in the streams: 100k
-// names, each with 3 states of its object, 3 desired states, 3 observed
-// states and a result of the plan that wrote it.
+// names in 100 zones, each with 3 states of its object, 3 desired states,
+// 3 observed states and a result of the plan that wrote it.
 func BenchmarkExplain(b *testing.B) {
 	s := natsenv.StartT(b)
 	nc, err := nats.Connect(s.ClientURL())
@@ -57,7 +58,11 @@ func BenchmarkExplain(b *testing.B) {
 			b.Fatal(err)
 		}
 		if len(ex.History) != 10 {
-			b.Fatalf("history of %s: %d entries, want 10", target, len(ex.History))
+			var got []string
+			for _, e := range ex.History {
+				got = append(got, e.Label()+" "+e.Time.Format(time.StampNano)+" "+e.Causation)
+			}
+			b.Fatalf("history of %s: %d entries, want 10:\n%s", target, len(ex.History), strings.Join(got, "\n"))
 		}
 	}
 	b.ReportMetric(float64(stored), "events")
@@ -66,7 +71,12 @@ func BenchmarkExplain(b *testing.B) {
 // fillStreams publishes names*10 events and returns a name from the
 // middle. Publishes are asynchronous, a bounded window at a time.
 func fillStreams(b *testing.B, js jetstream.JetStream, names int) string {
-	const provider, zone = "bind", "bench.test"
+	const provider, zones = "bind", 100
+	zoneOf := func(i int) string { return fmt.Sprintf("z%d.bench.test", i%zones) }
+	var all []string
+	for i := range zones {
+		all = append(all, zoneOf(i))
+	}
 	pub := func(subject string, ev events.Event, cause string) string {
 		msg, err := events.Message(subject, ev, cause)
 		if err != nil {
@@ -78,9 +88,10 @@ func fillStreams(b *testing.B, js jetstream.JetStream, names int) string {
 		}
 		return msg.Header.Get(events.HeaderEventID)
 	}
-	pub(events.ZonesSubject(provider), &events.ZoneList{Provider: provider, Zones: []string{zone}}, "")
+	pub(events.ZonesSubject(provider), &events.ZoneList{Provider: provider, Zones: all}, "")
 	for version := range 3 {
 		for i := range names {
+			zone := zoneOf(i)
 			name := fmt.Sprintf("svc-%d.%s", i, zone)
 			obj := events.ObjectRef{Cluster: "prod", Source: "service", Namespace: "default", Name: fmt.Sprintf("svc-%d", i)}
 			ep := events.NewEndpoint(name, events.RecordTypeA, 300, fmt.Sprintf("10.%d.%d.%d", version, i>>8&255, i&255))
@@ -101,5 +112,5 @@ func fillStreams(b *testing.B, js jetstream.JetStream, names int) string {
 	case <-time.After(10 * time.Minute):
 		b.Fatal("publishing did not complete in 10 minutes")
 	}
-	return fmt.Sprintf("svc-%d.%s", names/2, zone)
+	return fmt.Sprintf("svc-%d.%s", names/2, zoneOf(names/2))
 }

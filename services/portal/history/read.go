@@ -17,6 +17,9 @@ import (
 // keep a few states per subject, the results of a zone may be many.
 const maxPerSubject = 16
 
+// maxResults bounds the results of a zone read to find one plan's.
+const maxResults = 128
+
 // ownershipPrefixes are the ExternalDNS TXT registry's names for the
 // ownership records of a name ("a-web.example.org").
 var ownershipPrefixes = []string{"", "a-", "aaaa-", "cname-", "txt-"}
@@ -183,11 +186,14 @@ func (r *reader) results(observed, known []Entry) ([]Entry, error) {
 	return out, nil
 }
 
-// resultOf reads the zone's results stored from after on, up to
-// maxPerSubject of them, for the one caused by planEvent: the applier
-// publishes a plan's result right after what the provider holds.
+// resultOf reads the zone's results from a second before after on, up
+// to maxResults of them, for the one caused by planEvent: the applier
+// publishes a plan's result right after what the provider holds, but
+// another stream may be stored on another server (clocks, order). A zone
+// gets a result per batch of changes (the planner's --batch-window, 20ms):
+// a second holds some tens of them.
 func (r *reader) resultOf(provider, zone, planEvent string, after time.Time) (*jetstream.RawStreamMsg, error) {
-	start := after
+	start := after.Add(-time.Second)
 	cons, err := r.js.OrderedConsumer(r.ctx, events.StreamResults, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{events.ResultSubject(provider, zone)},
 		DeliverPolicy:  jetstream.DeliverByStartTimePolicy, OptStartTime: &start,
@@ -195,7 +201,9 @@ func (r *reader) resultOf(provider, zone, planEvent string, after time.Time) (*j
 	if err != nil {
 		return nil, fmt.Errorf("results of %s: %w", zone, err)
 	}
-	batch, err := cons.FetchNoWait(maxPerSubject)
+	// Its consumer goes at once rather than when the server notices it idle.
+	defer func() { _ = r.js.DeleteConsumer(r.ctx, events.StreamResults, cons.CachedInfo().Name) }()
+	batch, err := cons.FetchNoWait(maxResults)
 	if err != nil {
 		return nil, fmt.Errorf("results of %s: %w", zone, err)
 	}
