@@ -119,7 +119,7 @@ func TestPipelineWithGeneratedCredentials(t *testing.T) {
 		"dedup":     b.flags(events.DedupPermissions()),
 		"planner":   b.flags(events.PlannerPermissions()),
 		"applier":   b.flags(events.ApplierPermissions("rfc2136")),
-		"portal":    append(b.flags(events.PortalPermissions()), "--portal-listen="+portalAddr),
+		"portal":    append(b.flags(events.PortalPermissions()), "--portal-listen="+portalAddr, "--txt-owner-id=secure"),
 	}, "--interval=5s")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
