@@ -34,7 +34,7 @@ func demo(args []string) error {
 	keep := fs.Bool("keep-running", true, "keep everything running after the walk-through, until Ctrl-C")
 	zone := fs.String("zone", "zonestream.test", "the DNS zone BIND serves")
 	verbose := fs.Bool("verbose", false, "show zonestream's own logs")
-	web := fs.String("portal-listen", "127.0.0.1:8080", "address of the portal's page (port 0: any free port)")
+	web := fs.String("portal-listen", "127.0.0.1:8080", "address of the portal's page (taken or port 0: any free port)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -100,7 +100,7 @@ func demo(args []string) error {
 	case err := <-runErr:
 		return err
 	}
-	if err := waitHTTP(ctx, "http://"+webAddr+"/"); err != nil {
+	if err := waitPortal(ctx, "http://"+webAddr+"/"); err != nil {
 		return err
 	}
 	fmt.Printf("web: http://%s/\n", webAddr)

@@ -8,17 +8,18 @@ import (
 	"time"
 )
 
-// portalAddr returns addr, with a free port in place of port 0, so that the
-// demo can print the page's address before zonestream listens on it.
+// portalAddr returns addr if it is free, else a free port on its host
+// (port 0 asks for one), so that the demo can print the page's address
+// before zonestream listens on it.
 func portalAddr(addr string) (string, error) {
-	host, port, err := net.SplitHostPort(addr)
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return "", fmt.Errorf("--portal-listen: %w", err)
 	}
-	if port != "0" {
-		return addr, nil
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		ln, err = net.Listen("tcp", net.JoinHostPort(host, "0"))
 	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
 	if err != nil {
 		return "", err
 	}
@@ -26,17 +27,21 @@ func portalAddr(addr string) (string, error) {
 	return ln.Addr().String(), nil
 }
 
-// waitHTTP waits until url answers, for at most 30s.
-func waitHTTP(ctx context.Context, url string) error {
+// waitPortal waits until the portal answers at base, for at most 30s.
+func waitPortal(ctx context.Context, base string) error {
+	url := base + "api/names"
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		resp, err := http.Get(url)
 		if err == nil {
 			resp.Body.Close()
-			return nil
+			if resp.StatusCode == http.StatusOK && resp.Header.Get("Content-Type") == "application/json" {
+				return nil
+			}
+			err = fmt.Errorf("%s: %s", url, resp.Status)
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("the portal's page at %s does not answer: %w", url, err)
+			return fmt.Errorf("the portal at %s does not answer: %w", base, err)
 		}
 		select {
 		case <-ctx.Done():
