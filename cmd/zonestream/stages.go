@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/zonestream/zonestream/events"
@@ -70,11 +71,20 @@ var stages = []stage{
 	// The portal reads the streams and serves the page; it writes nothing.
 	{"portal", func(fs *flag.FlagSet, _ *sharedFlags) func(*slog.Logger) (service.Service, error) {
 		var cfg portal.Config
+		ownFlags := fs.Lookup("txt-owner-id") == nil
 		cfg.RegisterFlags(fs)
-		owner := fs.Lookup("txt-owner-id") // the planner's, in the all-in-one
+		// In the all-in-one, the planner's owner id and domain filters.
+		planner := func(name string) string {
+			if f := fs.Lookup(name); f != nil {
+				return f.Value.String()
+			}
+			return ""
+		}
 		return func(l *slog.Logger) (service.Service, error) {
-			if owner != nil {
-				cfg.OwnerID = owner.Value.String()
+			if !ownFlags {
+				cfg.OwnerID = planner("txt-owner-id")
+				cfg.Filters = portal.Filters{Include: list(planner("domain-filter")), Exclude: list(planner("exclude-domains")),
+					Regex: planner("regex-domain-filter"), RegexExclusion: planner("regex-domain-exclusion")}
 			}
 			return portal.New(cfg, l)
 		}
@@ -103,4 +113,12 @@ func (st stage) standalone(fs *flag.FlagSet) func(*slog.Logger) (service.Service
 		shared.register(fs)
 	}
 	return st.register(fs, shared)
+}
+
+// list splits a repeatable flag's value.
+func list(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
 }

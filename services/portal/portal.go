@@ -43,7 +43,12 @@ func New(cfg Config, logger *slog.Logger) (*Portal, error) {
 	if cfg.Grace <= 0 {
 		cfg.Grace = 2 * time.Minute
 	}
-	proj := projection.New(projection.Options{Grace: cfg.Grace, OwnerID: cfg.OwnerID, Checking: cfg.Resolver != ""})
+	filtered, err := cfg.Filters.reasoner()
+	if err != nil {
+		return nil, err
+	}
+	proj := projection.New(projection.Options{Grace: cfg.Grace, OwnerID: cfg.OwnerID, Checking: cfg.Resolver != "",
+		Filtered: filtered})
 	return &Portal{cfg: cfg, log: logger, proj: proj}, nil
 }
 

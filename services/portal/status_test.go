@@ -22,7 +22,7 @@ func TestStatusRules(t *testing.T) {
 	js := bus(t)
 	ns := bind.StartT(t, zone)
 	p := start(t, js, portal.Config{Resolver: ns.Addr, DNSWorkers: 2, DNSTimeout: time.Second,
-		DNSInterval: time.Second, Grace: time.Second, OwnerID: "us"})
+		DNSInterval: time.Second, Grace: time.Second, OwnerID: "us", Filters: portal.Filters{Exclude: []string{"internal." + zone}}})
 	publish(t, js, events.ZonesSubject("bind"), &events.ZoneList{Provider: "bind", Zones: []string{zone}}, "")
 
 	t.Run("wanted, not held: pending, then in sync once held and answered", func(t *testing.T) {
@@ -84,6 +84,14 @@ func TestStatusRules(t *testing.T) {
 		publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, a(name, "192.0.2.4")), "")
 		v := waitStatus(t, p, name, projection.NotManaged)
 		if !strings.Contains(v.Reason, "no provider manages a zone") {
+			t.Fatalf("reason %q", v.Reason)
+		}
+	})
+	t.Run("left out by the planner's domain filters: not managed, with the filter", func(t *testing.T) {
+		name := "db.internal." + zone
+		publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, a(name, "192.0.2.10")), "")
+		v := waitStatus(t, p, name, projection.NotManaged)
+		if !strings.Contains(v.Reason, "excluded by --exclude-domains internal."+zone) {
 			t.Fatalf("reason %q", v.Reason)
 		}
 	})

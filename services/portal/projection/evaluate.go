@@ -18,6 +18,11 @@ func (p *Projection) status(v *View) (Status, string) {
 	if v.Desired == nil {
 		return Pending, "nothing is known yet about what is wanted here"
 	}
+	if p.opts.Filtered != nil {
+		if reason := p.opts.Filtered(v.Name); reason != "" {
+			return NotManaged, "filtered out: " + reason
+		}
+	}
 	if len(p.zones) > 0 && v.Zone == "" {
 		return NotManaged, "no provider manages a zone holding this name (domain filter or zone list)"
 	}

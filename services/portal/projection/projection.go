@@ -21,6 +21,9 @@ type Options struct {
 	// Checking says DNS is checked; without it, in sync means the
 	// provider holds what is wanted.
 	Checking bool
+	// Filtered says why the planner's domain filters leave a name out;
+	// "" when they do not. Nil: no filters.
+	Filtered func(name string) string
 }
 
 // recentLimit bounds the plans and results remembered to link results
