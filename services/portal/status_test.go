@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/portal"
@@ -114,6 +115,48 @@ func TestStatusRules(t *testing.T) {
 			t.Fatalf("reason %q", v.Reason)
 		}
 	})
+}
+
+// TestStatusMetrics: names per status, and the time DNS took to answer.
+func TestStatusMetrics(t *testing.T) {
+	js := bus(t)
+	ns := bind.StartT(t, zone)
+	start(t, js, portal.Config{Resolver: ns.Addr, DNSWorkers: 1, DNSTimeout: time.Second, DNSInterval: time.Minute, Grace: time.Minute})
+	publish(t, js, events.ZonesSubject("bind"), &events.ZoneList{Provider: "bind", Zones: []string{zone}}, "")
+	name := "metrics." + zone
+	publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, a(name, "192.0.2.11")), "")
+	waitFor(t, "a name pending and a DNS answer timed", func() bool {
+		return metric(t, "zonestream_portal_names", `status="pending"`) >= 1 &&
+			metric(t, "zonestream_portal_resolve_seconds", "") >= 1
+	})
+}
+
+// metric is the value of a gauge, or the sample count of a histogram,
+// whose labels include label.
+func metric(t *testing.T, name, label string) float64 {
+	families, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			labels := ""
+			for _, l := range m.GetLabel() {
+				labels += l.GetName() + `="` + l.GetValue() + `" `
+			}
+			if !strings.Contains(labels, label) {
+				continue
+			}
+			if h := m.GetHistogram(); h != nil {
+				return float64(h.GetSampleCount())
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	return 0
 }
 
 // TestStatusNotAnswering points the portal at a DNS server that never
