@@ -39,6 +39,12 @@ func (p *Projection) view(name string) *View {
 		for prov, o := range p.held[name] {
 			v.setObserved(prov, o)
 		}
+		if plan, ok := p.early.get(name); ok {
+			v.Plan = plan
+			if res, ok := p.results.get(plan.EventID); ok {
+				p.setResult(v, res, p.resultAt[res.PlanID])
+			}
+		}
 		p.views[name] = v
 	}
 	return v
@@ -131,7 +137,9 @@ func (p *Projection) applyZones(r events.Received) error {
 	return nil
 }
 
-// ApplyPlan takes in a plan seen on its way to an applier.
+// ApplyPlan takes in a plan seen on its way to an applier. A plan may
+// come before the desired state that caused it (a plain subscription is
+// faster than a consumer): it waits for its name's view in early.
 func (p *Projection) ApplyPlan(r events.Received) error {
 	var plan events.Plan
 	if err := events.Decode(r, &plan); err != nil {
@@ -140,24 +148,23 @@ func (p *Projection) ApplyPlan(r events.Received) error {
 	byName := map[string][]events.Change{}
 	for _, c := range plan.Changes {
 		name := c.Key().DNSName
+		if owner := ownerOf(name); owner != "" && c.Key().RecordType == events.RecordTypeTXT {
+			name = owner // an ownership record speaks for its name
+		}
 		byName[name] = append(byName[name], c)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var names []string
+	names := make([]string, 0, len(byName))
 	for name, changes := range byName {
+		names = append(names, name)
+		ref := &PlanRef{Meta: MetaOf(r), ID: plan.ID, Provider: plan.Provider, Zone: plan.Zone, Changes: changes}
 		v, ok := p.views[name]
 		if !ok {
-			if v, ok = p.views[ownerOf(name)]; !ok {
-				continue
-			}
+			p.early.put(name, ref)
+			continue
 		}
-		if v.Plan == nil || v.Plan.EventID != r.EventID() {
-			v.Plan = &PlanRef{Meta: MetaOf(r), ID: plan.ID, Provider: plan.Provider, Zone: plan.Zone}
-			names = append(names, v.Name)
-		}
-		v.Plan.Changes = append(v.Plan.Changes, changes...)
-		v.Result = nil
+		v.Plan, v.Result = ref, nil
 		p.touched(v)
 	}
 	p.planNames.put(r.EventID(), names)

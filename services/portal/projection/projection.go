@@ -47,8 +47,10 @@ type Projection struct {
 	results   *recent[events.Result]
 	// observedBy maps a plan's event id to the names whose observed state it caused.
 	observedBy *recent[[]string]
-	resultAt   map[string]Meta
-	subs       []*Subscription
+	// early holds the plans for names not in view yet, by name.
+	early    *recent[*PlanRef]
+	resultAt map[string]Meta
+	subs     []*Subscription
 }
 
 // New returns an empty projection.
@@ -57,6 +59,7 @@ func New(opts Options) *Projection {
 		views: map[string]*View{}, held: map[string]map[string]*Observed{}, zones: map[string][]string{},
 		planNames: newRecent[[]string](recentLimit), results: newRecent[events.Result](recentLimit),
 		observedBy: newRecent[[]string](recentLimit),
+		early:      newRecent[*PlanRef](recentLimit),
 		resultAt:   map[string]Meta{}}
 }
 
