@@ -87,6 +87,12 @@ func TestPortalInBrowser(t *testing.T) {
 	}
 	t.Logf("%s shows as in sync", name)
 	listShot := run(t, ctx, chromedp.FullScreenshot(100))
+	inSync := run(t, ctx, chromedp.Text(chromedp.CSS(`[data-count="in-sync"]`)))
+	pending := run(t, ctx, chromedp.Text(chromedp.CSS(`[data-count="pending"]`)))
+	groups := run(t, ctx, chromedp.Evaluate[string](`[...document.querySelectorAll("details.zone")].map(d => d.dataset.zone).join(",")`))
+	if inSync != "1" || pending != "0" || groups != zone {
+		t.Errorf("live counts: %s in sync, %s pending; zones on the page %q: want 1, 0, %s", inSync, pending, groups, zone)
+	}
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(row+` a`)), chromedp.WaitVisible(chromedp.CSS(`#contributors`))); err != nil {
 		t.Fatalf("the name's detail did not open: %v", err)
 	}

@@ -34,14 +34,17 @@
       return;
     }
     if (!groups) return;
-    for (const [status, n] of Object.entries(u.counts || {})) {
-      const el = document.querySelector('[data-count="' + status.replaceAll(" ", "-") + '"]');
-      if (el) el.textContent = n;
-    }
+    // Counts come for the statuses that have names; the others are 0.
+    const counts = {};
+    for (const [status, n] of Object.entries(u.counts || {})) counts[status.replaceAll(" ", "-")] = n;
+    for (const el of document.querySelectorAll("[data-count]")) el.textContent = counts[el.dataset.count] || 0;
     for (const n of u.names) upsert(n);
     for (const name of u.removed || []) {
       const row = document.getElementById("n:" + name);
       if (row) row.remove();
+    }
+    for (const d of groups.querySelectorAll("details.zone")) {
+      if (!d.querySelector("tr[data-name]")) d.remove(); // its names moved or went
     }
     document.getElementById("total").textContent = groups.querySelectorAll("tr[data-name]").length;
   });
@@ -79,6 +82,8 @@
       row.querySelector("a").href = "/names/" + encodeURIComponent(n.name);
       row.querySelector("a").textContent = n.name;
       tbody(n.zone).appendChild(row);
+    } else if (row.parentElement.dataset.zone !== (n.zone || "")) {
+      tbody(n.zone).appendChild(row); // its zone became known
     }
     row.dataset.status = n.statusSlug;
     const st = row.querySelector(".status");
