@@ -26,6 +26,8 @@ const (
 	RoleDedup     = "dedup"
 	RolePlanner   = "planner"
 	RoleApplier   = "applier"
+	// RolePortal reads the streams for the portal's page: it writes nothing.
+	RolePortal = "portal"
 	// RoleOperator administers the streams (zonestream streams ensure,
 	// cluster retire, tail, explain): it may do anything.
 	RoleOperator = "operator"
@@ -183,6 +185,23 @@ func ApplierPermissions(provider string) Permissions {
 		jsAck+StreamPlans+"."+durable+".>",
 	)
 	p.lease(ApplierLease(provider))
+	return p.done()
+}
+
+// PortalPermissions: the portal reads desired and observed state and
+// results, reads a name's history subject by subject (direct gets of the
+// next message for a subject, on the state streams), and sees the plans go
+// by through a plain subscription, which takes nothing from their work
+// queue. It publishes nothing but its requests.
+func PortalPermissions() Permissions {
+	p := newPermissions(RolePortal, "")
+	p.read(StreamDesired, SubjectDesired+".>")
+	p.read(StreamObserved, "") // observed names and zone lists: two filters
+	p.read(StreamResults, SubjectResults+".>")
+	for _, s := range []string{StreamSources, StreamDesired, StreamObserved} {
+		p.publish(jsAPI + "DIRECT.GET." + s)
+	}
+	p.Subscribe = append(p.Subscribe, SubjectPlans+".>")
 	return p.done()
 }
 

@@ -22,3 +22,8 @@ go test -run '^$' -bench 'BenchmarkApply' -benchtime=3x ./services/applier/
 # without the transform, sync -> all published, one Gateway change -> its
 # routes republished.
 go test -run '^$' -bench 'BenchmarkCollectorServices|BenchmarkCollectorGatewayRoutes' -benchtime=1x -timeout 30m ./services/collector/
+# Portal: explain with 10^6 events in the streams; projection heap per name;
+# the list page with 10k names, served and loaded in chromium.
+go test -run '^$' -bench 'BenchmarkExplain$' -benchtime=20x -timeout 30m ./cmd/zonestream/
+go test -run '^$' -bench 'BenchmarkMemoryPerName' -benchtime=1x ./services/portal/projection/
+go test -run '^$' -bench 'BenchmarkListPage10k|BenchmarkPageLoadInChromium' -benchtime=10x ./services/portal/web/

@@ -13,6 +13,10 @@ hack/coredns.sh >/dev/null
 # helm and the NATS CLI, for TestHelmChart and TestNATSCLIReadsTheBus.
 tools=$(hack/tools.sh | tail -n 1)
 export ZS_HELM=$tools/helm ZS_NATS_CLI=$tools/nats
+# Chromium, for the portal's browser test; its screenshots go to $ZS_ARTIFACTS.
+hack/chromium.sh
+export ZS_ARTIFACTS=${ZS_ARTIFACTS:-$PWD/.artifacts}
+echo "test artifacts (portal screenshots): $ZS_ARTIFACTS" >&2
 
 # Every module of the workspace, so that a new one is tested without
 # anyone remembering to add it here.

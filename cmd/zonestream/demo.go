@@ -34,6 +34,7 @@ func demo(args []string) error {
 	keep := fs.Bool("keep-running", true, "keep everything running after the walk-through, until Ctrl-C")
 	zone := fs.String("zone", "zonestream.test", "the DNS zone BIND serves")
 	verbose := fs.Bool("verbose", false, "show zonestream's own logs")
+	web := fs.String("portal-listen", "127.0.0.1:8080", "address of the portal's page (taken or port 0: any free port)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -73,7 +74,12 @@ func demo(args []string) error {
 		"--rfc2136-tsig-axfr", "--domain-filter=" + *zone, "--txt-owner-id=demo",
 		"--policy=sync", "--registry=txt", "--interval=10s",
 	}
-	local := []string{"--nats-listen=127.0.0.1:0", "--data-dir=" + dataDir, "--metrics-address=127.0.0.1:0"}
+	webAddr, err := portalAddr(*web)
+	if err != nil {
+		return err
+	}
+	local := []string{"--nats-listen=127.0.0.1:0", "--data-dir=" + dataDir, "--metrics-address=127.0.0.1:0",
+		"--portal-listen=" + webAddr, "--portal-resolver=" + dnsServer.Addr, "--portal-grace=30s"}
 	a := newAllInOne()
 	if _, err := a.parse(append(slices.Clone(flags), local...)); err != nil {
 		return err
@@ -94,6 +100,10 @@ func demo(args []string) error {
 	case err := <-runErr:
 		return err
 	}
+	if err := waitPortal(ctx, "http://"+webAddr+"/"); err != nil {
+		return err
+	}
+	fmt.Printf("web: http://%s/\n", webAddr)
 
 	w := walk{ctx: ctx, kc: cluster.Client, dns: dnsServer, zone: *zone}
 	steps := []func() error{
@@ -112,8 +122,8 @@ func demo(args []string) error {
 	}
 	say("all checks passed")
 	if *keep {
-		say("still running. Try:\n\n    kubectl --kubeconfig %s get services\n    dig @127.0.0.1 -p %d web.%s A +short\n\nCtrl-C stops everything.",
-			cluster.Kubeconfig, dnsServer.Port, *zone)
+		say("still running. Try:\n\n    open http://%s/  (every name, why it exists, live)\n    kubectl --kubeconfig %s get services\n    dig @127.0.0.1 -p %d web.%s A +short\n\nCtrl-C stops everything.",
+			webAddr, cluster.Kubeconfig, dnsServer.Port, *zone)
 		<-ctx.Done()
 	}
 	cancelRun()

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/portal/history"
 )
 
 // explanation is everything the bus knows about one DNS name, gathered
@@ -23,6 +24,9 @@ type explanation struct {
 	Desired  *stored[events.DesiredState]   `json:"desired,omitempty"`
 	Sources  []stored[events.SourceState]   `json:"sources,omitempty"`
 	Observed []stored[events.ObservedState] `json:"observed,omitempty"`
+	// History is every event about the name the streams keep, newest
+	// first, each with the event that caused it.
+	History []history.Entry `json:"history,omitempty"`
 }
 
 // stored is an event with where and when it was stored.
@@ -116,6 +120,9 @@ func explainName(ctx context.Context, js jetstream.JetStream, name string) (*exp
 			}
 		}
 	}
+	if ex.History, err = history.Read(ctx, js, name); err != nil {
+		return nil, err
+	}
 	return ex, nil
 }
 
@@ -202,6 +209,16 @@ func (ex *explanation) print(w io.Writer) {
 		for _, ep := range o.Event.Records {
 			fmt.Fprintf(w, "    %s %-6s %s%s\n", ep.DNSName, ep.RecordType, strings.Join(ep.Targets, " "), ttl(ep.RecordTTL))
 		}
+	}
+	if len(ex.History) > 0 {
+		fmt.Fprintf(w, "  history (newest first):\n")
+	}
+	for _, e := range ex.History {
+		cause := ""
+		if e.Cause != "" {
+			cause = "  ← " + e.Cause
+		}
+		fmt.Fprintf(w, "    %s  %-14s %s%s\n", e.Time.UTC().Format("2006-01-02T15:04:05.000Z"), e.Label(), e.Summary, cause)
 	}
 }
 

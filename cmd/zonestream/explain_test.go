@@ -58,6 +58,10 @@ func TestExplain(t *testing.T) {
 		"owned by: A www.example.org [blue] ← eu/ingress/shop/web, us/ingress/shop/web\n",
 		"held by rfc2136 in zone example.org",
 		"a-www.example.org TXT    heritage=external-dns,external-dns/owner=eu",
+		"history (newest first):",
+		"source #1      eu/ingress/shop/web wants A 192.0.2.7",
+		"desired #1     wanted: A 192.0.2.7 by eu/ingress/shop/web; outranked: eu/service/shop/legacy",
+		"observed #3    rfc2136 holds at a-www.example.org: TXT",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("explain output lacks %q:\n%s", want, out.String())

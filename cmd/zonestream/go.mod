@@ -3,6 +3,7 @@ module github.com/zonestream/zonestream/cmd/zonestream
 go 1.26.0
 
 require (
+	github.com/chromedp/chromedp v0.23.0
 	github.com/miekg/dns v1.1.73
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
@@ -11,12 +12,31 @@ require (
 	github.com/zonestream/zonestream/services/collector v0.0.0
 	github.com/zonestream/zonestream/services/dedup v0.0.0
 	github.com/zonestream/zonestream/services/planner v0.0.0
+	github.com/zonestream/zonestream/services/portal v0.0.0
 	github.com/zonestream/zonestream/testenv v0.0.0
 	golang.org/x/sync v0.24.0
 	k8s.io/api v0.37.2
 	k8s.io/apimachinery v0.37.2
 	k8s.io/client-go v0.37.2
 	sigs.k8s.io/yaml v1.6.0
+)
+
+require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
+	github.com/coreos/go-semver v0.3.1 // indirect
+	github.com/coreos/go-systemd/v22 v22.7.0 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
+	github.com/golang/protobuf v1.5.4 // indirect
+	github.com/grpc-ecosystem/grpc-gateway/v2 v2.29.0 // indirect
+	go.etcd.io/etcd/api/v3 v3.7.0 // indirect
+	go.etcd.io/etcd/client/pkg/v3 v3.7.0 // indirect
+	go.etcd.io/etcd/client/v3 v3.7.0 // indirect
+	go.uber.org/multierr v1.11.0 // indirect
+	go.uber.org/zap v1.27.1 // indirect
+	google.golang.org/genproto/googleapis/api v0.0.0-20260526163538-3dc84a4a5aaa // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
+	google.golang.org/grpc v1.82.1 // indirect
+	sigs.k8s.io/gateway-api v1.6.3 // indirect
 )
 
 require (
@@ -42,7 +62,7 @@ require (
 	github.com/go-openapi/swag/stringutils v0.27.1 // indirect
 	github.com/go-openapi/swag/typeutils v0.27.1 // indirect
 	github.com/go-openapi/swag/yamlutils v0.27.1 // indirect
-	github.com/google/gnostic-models v0.7.0 // indirect
+	github.com/google/gnostic-models v0.7.1 // indirect
 	github.com/google/go-tpm v0.9.8 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
@@ -91,5 +111,6 @@ replace (
 	github.com/zonestream/zonestream/services/collector => ../../services/collector
 	github.com/zonestream/zonestream/services/dedup => ../../services/dedup
 	github.com/zonestream/zonestream/services/planner => ../../services/planner
+	github.com/zonestream/zonestream/services/portal => ../../services/portal
 	github.com/zonestream/zonestream/testenv => ../../testenv
 )

@@ -3,7 +3,7 @@
 // operator tools.
 //
 //	zonestream [flags]              all stages, embedded NATS unless --nats-url
-//	zonestream collector|dedup|planner|applier [flags]
+//	zonestream collector|dedup|planner|applier|portal [flags]
 //	zonestream demo                 a local kube-apiserver and BIND, sample Services
 //	zonestream webhook-server       a provider over ExternalDNS' webhook protocol
 //	zonestream decode               one msgpack payload on stdin -> JSON
@@ -66,7 +66,7 @@ func main() {
 
 const usage = `usage:
   zonestream [flags]                      every stage in one process (embedded NATS unless --nats-url)
-  zonestream collector|dedup|planner|applier [flags]
+  zonestream collector|dedup|planner|applier|portal [flags]
                                           one stage, against --nats-url
   zonestream demo [--keep-running]        local kube-apiserver + BIND + sample Services
   zonestream webhook-server --provider=... [flags]
@@ -74,7 +74,7 @@ const usage = `usage:
   zonestream decode                       msgpack on stdin -> JSON (nats --translate)
   zonestream tail [--new|--last] [--no-follow] SUBJECT
                                           events on SUBJECT as JSON lines
-  zonestream explain [--json] NAME        which objects want NAME, who lost, what providers hold
+  zonestream explain [--json] NAME        which objects want NAME, who lost, what providers hold, and its history
   zonestream cluster retire [--force] NAME
                                           remove a cluster that is gone: its records go, it holds no deletes back
   zonestream nats-config --cluster NAME... --provider NAME... [--out-dir DIR]

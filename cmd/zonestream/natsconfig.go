@@ -91,7 +91,7 @@ func (c *natsConfig) identities() []events.Permissions {
 	for _, cl := range c.clusters {
 		ids = append(ids, events.CollectorPermissions(cl))
 	}
-	ids = append(ids, events.DedupPermissions(), events.PlannerPermissions())
+	ids = append(ids, events.DedupPermissions(), events.PlannerPermissions(), events.PortalPermissions())
 	for _, p := range c.providers {
 		ids = append(ids, events.ApplierPermissions(p))
 	}

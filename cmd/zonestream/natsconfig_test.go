@@ -350,7 +350,7 @@ func TestNatsConfigKeepsSeeds(t *testing.T) {
 		return keys
 	}
 	first, second := nkeysOf(gen("a")), nkeysOf(gen("a", "b"))
-	if len(first) != 5 || len(second) != 6 {
+	if len(first) != 6 || len(second) != 7 {
 		t.Fatalf("identities: %v then %v", first, second)
 	}
 	for id, k := range first {

@@ -3,7 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,11 +114,13 @@ func TestPipelineWithGeneratedCredentials(t *testing.T) {
 	cluster := kube.StartT(t)
 	ns := bind.StartT(t, zone)
 	b := startSecuredBusTLS(t, []string{"secure"}, []string{"rfc2136"})
+	portalAddr := freeAddr(t)
 	p := startStagesWith(t, b.url, cluster, "secure", tsigFromFile(t, rfc2136Flags(ns, zone, "secure")), map[string][]string{
 		"collector": b.flags(events.CollectorPermissions("secure")),
 		"dedup":     b.flags(events.DedupPermissions()),
 		"planner":   b.flags(events.PlannerPermissions()),
 		"applier":   b.flags(events.ApplierPermissions("rfc2136")),
+		"portal":    append(b.flags(events.PortalPermissions()), "--portal-listen="+portalAddr, "--txt-owner-id=secure"),
 	}, "--interval=5s")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -127,8 +132,39 @@ func TestPipelineWithGeneratedCredentials(t *testing.T) {
 	if err := w.changeIP("web", "192.0.2.11"); err != nil {
 		t.Fatalf("change: %v", err)
 	}
+	// The portal, with only its read permissions, sees it all.
+	waitUntil(t, "the portal to show web in sync with its history", 30*time.Second, func() error {
+		return portalShows(portalAddr, "web."+zone, "in sync", "A 192.0.2.11")
+	})
 	if err := w.remove("web"); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
 	noViolations(t, p.stages...)
+}
+
+// portalShows asks the portal at addr for name: nil once it has the status
+// and records given, and a history.
+func portalShows(addr, name, status, records string) error {
+	resp, err := http.Get("http://" + addr + "/api/names/" + name)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var d struct {
+		Status  string
+		Desired *struct{ Endpoints []events.Endpoint }
+		History []json.RawMessage
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&d); err != nil {
+		return err
+	}
+	got := ""
+	if d.Desired != nil && len(d.Desired.Endpoints) > 0 {
+		ep := d.Desired.Endpoints[0]
+		got = ep.RecordType + " " + strings.Join(ep.Targets, " ")
+	}
+	if d.Status != status || got != records || len(d.History) == 0 {
+		return fmt.Errorf("%s: %s, %q, %d history entries", name, d.Status, got, len(d.History))
+	}
+	return nil
 }

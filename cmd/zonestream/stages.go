@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/zonestream/zonestream/events"
@@ -12,6 +13,7 @@ import (
 	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/dedup"
 	"github.com/zonestream/zonestream/services/planner"
+	"github.com/zonestream/zonestream/services/portal"
 )
 
 // stage is one service of the pipeline: it registers its own flags and
@@ -76,6 +78,27 @@ var stages = []stage{
 		cfg.RegisterFlags(fs)
 		return func(l *slog.Logger) (service.Service, error) { return applier.New(cfg, l) }
 	}, false},
+	// The portal reads the streams and serves the page; it writes nothing.
+	{"portal", func(fs *flag.FlagSet, _ *sharedFlags) func(*slog.Logger) (service.Service, error) {
+		var cfg portal.Config
+		ownFlags := fs.Lookup("txt-owner-id") == nil
+		cfg.RegisterFlags(fs)
+		// In the all-in-one, the planner's owner id and domain filters.
+		planner := func(name string) string {
+			if f := fs.Lookup(name); f != nil {
+				return f.Value.String()
+			}
+			return ""
+		}
+		return func(l *slog.Logger) (service.Service, error) {
+			if !ownFlags {
+				cfg.OwnerID = planner("txt-owner-id")
+				cfg.Filters = portal.Filters{Include: list(planner("domain-filter")), Exclude: list(planner("exclude-domains")),
+					Regex: planner("regex-domain-filter"), RegexExclusion: planner("regex-domain-exclusion")}
+			}
+			return portal.New(cfg, l)
+		}
+	}, false},
 }
 
 func findStage(name string) (stage, bool) {
@@ -112,4 +135,12 @@ func ownershipOf(fs *flag.FlagSet) kubestatus.Ownership {
 	}
 	return kubestatus.Ownership{OwnerID: get("txt-owner-id"), Prefix: get("txt-prefix"),
 		Suffix: get("txt-suffix"), WildcardReplacement: get("txt-wildcard-replacement")}
+}
+
+// list splits a repeatable flag's value.
+func list(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return strings.Split(v, ",")
 }

@@ -79,4 +79,3 @@ func writePEM(t *testing.T, file, kind string, der []byte) {
 		t.Fatal(err)
 	}
 }
-

@@ -1,0 +1,184 @@
+package projection
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// evaluate applies the status rules to v. Callers hold p.mu.
+func (p *Projection) evaluate(v *View) {
+	v.Status, v.Reason = p.status(v)
+}
+
+func (p *Projection) status(v *View) (Status, string) {
+	if v.Desired == nil {
+		return Pending, "nothing is known yet about what is wanted here"
+	}
+	if p.opts.Filtered != nil {
+		if reason := p.opts.Filtered(v.Name); reason != "" {
+			return NotManaged, "filtered out: " + reason
+		}
+	}
+	if len(p.zones) > 0 && v.Zone == "" {
+		return NotManaged, "no provider manages a zone holding this name (domain filter or zone list)"
+	}
+	if reason := p.foreign(v); reason != "" {
+		return NotManaged, reason
+	}
+	if v.Result != nil && (v.Result.Status == events.ResultFailed || v.PlanFailures > 0) {
+		return Failed, fmt.Sprintf("plan %s %s: %s", v.Result.PlanID, v.Result.Status, v.Result.Error)
+	}
+	since := p.now().Sub(v.Changed)
+	wanted := recordSets(v.Desired.Endpoints)
+	held := recordSets(v.held())
+	if !equalSets(wanted, held) {
+		if since < p.opts.Grace {
+			return Pending, "the provider does not hold it yet: " + describe(held, "nothing")
+		}
+		return NotInSync, "the provider holds " + describe(held, "nothing") + ", wanted " + describe(wanted, "nothing")
+	}
+	if !p.opts.Checking {
+		return InSync, "the provider holds what is wanted (DNS is not checked)"
+	}
+	c := v.Check
+	if c == nil || c.Version != v.Version && since < p.opts.Grace {
+		return Pending, "the provider holds it; waiting for a DNS check"
+	}
+	if c.Error != "" {
+		return NotAnswering, c.Error
+	}
+	answered := map[string][]string{}
+	for t, targets := range c.Answers {
+		if len(targets) > 0 {
+			answered[t] = targets
+		}
+	}
+	if !equalSets(wanted, answered) {
+		if since < p.opts.Grace {
+			return Pending, "DNS does not answer it yet: " + describe(answered, "nothing")
+		}
+		return NotInSync, "DNS answers " + describe(answered, "nothing") + ", wanted " + describe(wanted, "nothing")
+	}
+	if len(wanted) == 0 {
+		return InSync, "nothing is wanted any more, and nothing is there"
+	}
+	return InSync, ""
+}
+
+// held is what the name's provider holds at the name, ownership TXT
+// records aside.
+func (v *View) held() []events.Endpoint {
+	o := v.Observed[v.Provider]
+	if o == nil {
+		for _, prov := range slices.Sorted(maps.Keys(v.Observed)) {
+			o = v.Observed[prov]
+			break
+		}
+	}
+	if o == nil {
+		return nil
+	}
+	var out []events.Endpoint
+	for _, r := range o.Records {
+		if r.RecordType == events.RecordTypeTXT && isOwnership(r) {
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// foreign says why the records at v are someone else's; empty if they
+// are not: an ownership record names another owner, or the provider holds
+// records of a wanted type with no ownership record at all.
+func (p *Projection) foreign(v *View) string {
+	var ownership []string
+	for _, n := range []string{v.Name, "a-" + v.Name, "aaaa-" + v.Name, "cname-" + v.Name, "txt-" + v.Name} {
+		for _, r := range p.held[n][v.Provider].records() {
+			if r.RecordType == events.RecordTypeTXT && isOwnership(r) {
+				ownership = append(ownership, r.Targets...)
+			}
+		}
+	}
+	for _, t := range ownership {
+		if owner := txtOwner(t); owner != "" && p.opts.OwnerID != "" && owner != p.opts.OwnerID {
+			return fmt.Sprintf("owned by another owner %q (TXT registry)", owner)
+		}
+	}
+	if len(ownership) > 0 {
+		return ""
+	}
+	wanted := recordSets(v.Desired.Endpoints)
+	for t, targets := range recordSets(v.held()) {
+		if _, ok := wanted[t]; ok && !slices.Equal(targets, wanted[t]) {
+			return fmt.Sprintf("the provider holds %s %s, with no ownership record: not ours, left alone", t, strings.Join(targets, " "))
+		}
+	}
+	return ""
+}
+
+func (o *Observed) records() []events.Endpoint {
+	if o == nil {
+		return nil
+	}
+	return o.Records
+}
+
+func isOwnership(r events.Endpoint) bool {
+	for _, t := range r.Targets {
+		if strings.Contains(t, "heritage=external-dns") {
+			return true
+		}
+	}
+	return false
+}
+
+// txtOwner is the owner id in an ExternalDNS ownership TXT value.
+func txtOwner(txt string) string {
+	for kv := range strings.SplitSeq(strings.Trim(txt, `"`), ",") {
+		if v, ok := strings.CutPrefix(kv, "external-dns/owner="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// recordSets maps each record type to its sorted targets.
+func recordSets(eps []events.Endpoint) map[string][]string {
+	out := map[string][]string{}
+	for _, ep := range eps {
+		out[ep.RecordType] = append(out[ep.RecordType], ep.Targets...)
+	}
+	for t, targets := range out {
+		slices.Sort(targets)
+		out[t] = slices.Compact(targets)
+	}
+	return out
+}
+
+func equalSets(a, b map[string][]string) bool {
+	return maps.EqualFunc(a, b, slices.Equal)
+}
+
+func describe(sets map[string][]string, none string) string {
+	if len(sets) == 0 {
+		return none
+	}
+	var parts []string
+	for _, t := range slices.Sorted(maps.Keys(sets)) {
+		parts = append(parts, t+" "+strings.Join(sets[t], " "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// RecordSets is what is wanted at v, by record type; nil when nothing is.
+func (v *View) RecordSets() map[string][]string {
+	if v.Desired == nil {
+		return nil
+	}
+	return recordSets(v.Desired.Endpoints)
+}

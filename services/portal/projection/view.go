@@ -1,0 +1,112 @@
+package projection
+
+import (
+	"time"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// View is everything the portal knows about one DNS name.
+type View struct {
+	Name string `json:"name"`
+	// Zone is the longest zone a provider manages that holds the name;
+	// empty when none does.
+	Zone     string `json:"zone,omitempty"`
+	Provider string `json:"provider,omitempty"`
+
+	Desired *Desired `json:"desired,omitempty"`
+	// Observed is what each provider holds at the name.
+	Observed map[string]*Observed `json:"observed,omitempty"`
+	Plan     *PlanRef             `json:"plan,omitempty"`
+	Result   *ResultRef           `json:"result,omitempty"`
+	Check    *Check               `json:"check,omitempty"`
+
+	Status Status `json:"status"`
+	Reason string `json:"reason,omitempty"`
+	// PlanFailures counts the plans for the name that failed in a row;
+	// CheckFailures the DNS checks that did not get the wanted answer.
+	PlanFailures  int `json:"planFailures,omitempty"`
+	CheckFailures int `json:"checkFailures,omitempty"`
+	// Changed is when anything about the name last changed.
+	Changed time.Time `json:"changed"`
+	// Version goes up with every change, so that a DNS check started
+	// before one is not taken for the name as it is now.
+	Version uint64 `json:"version"`
+}
+
+// Meta is where and when an event was stored, and what caused it.
+type Meta struct {
+	Subject   string    `json:"subject"`
+	Seq       uint64    `json:"seq"`
+	Time      time.Time `json:"time"`
+	EventID   string    `json:"eventId,omitempty"`
+	Causation string    `json:"causationId,omitempty"`
+}
+
+// MetaOf is the Meta of a received message.
+func MetaOf(r events.Received) Meta {
+	return Meta{Subject: r.Subject, Seq: r.Seq, Time: r.Time, EventID: r.EventID(), Causation: r.Header.Get(events.HeaderCausation)}
+}
+
+// Desired is the last desired state of the name.
+type Desired struct {
+	Meta
+	Endpoints     []events.Endpoint  `json:"endpoints"`
+	Contributors  []events.ObjectRef `json:"contributors,omitempty"`
+	Losers        []events.Loser     `json:"losers,omitempty"`
+	LosersOmitted int                `json:"losersOmitted,omitempty"`
+}
+
+// Observed is what one provider holds at the name.
+type Observed struct {
+	Meta
+	Zone    string            `json:"zone"`
+	Records []events.Endpoint `json:"records"`
+}
+
+// PlanRef is the last plan that touched the name, with only its changes
+// to the name.
+type PlanRef struct {
+	Meta
+	ID       string          `json:"id"`
+	Provider string          `json:"provider"`
+	Zone     string          `json:"zone"`
+	Changes  []events.Change `json:"changes"`
+}
+
+// ResultRef is what became of the last plan for the name.
+type ResultRef struct {
+	Meta
+	PlanID   string              `json:"planId"`
+	Provider string              `json:"provider"`
+	Status   events.ResultStatus `json:"status"`
+	// Error is the plan's error or the provider's error for this name.
+	Error   string `json:"error,omitempty"`
+	Applied int    `json:"applied"`
+}
+
+// Check is the last DNS check of the name.
+type Check struct {
+	Time    time.Time `json:"time"`
+	Latency float64   `json:"latencySeconds"`
+	// Answers maps each record type asked to the targets DNS answered.
+	Answers map[string][]string `json:"answers"`
+	// Error says why DNS did not answer; empty when it did.
+	Error string `json:"error,omitempty"`
+	// Version is the View.Version the check was made for.
+	Version uint64 `json:"version"`
+}
+
+// Summary is the line of the list for one name.
+type Summary struct {
+	Name          string             `json:"name"`
+	Zone          string             `json:"zone,omitempty"`
+	Status        Status             `json:"status"`
+	Reason        string             `json:"reason,omitempty"`
+	Records       []string           `json:"records,omitempty"`
+	Objects       []events.ObjectRef `json:"objects,omitempty"`
+	Failures      int                `json:"failures,omitempty"`
+	Changed       time.Time          `json:"changed"`
+	StatusSlug    string             `json:"statusSlug"`
+	ObjectSummary string             `json:"objectSummary,omitempty"`
+}
