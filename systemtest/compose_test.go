@@ -29,7 +29,7 @@ func TestComposeFilesLoad(t *testing.T) {
 		return p
 	}
 	base := load("../docker-compose.yml")
-	for _, name := range []string{"nats", "bind", "collector", "dedup", "planner", "applier"} {
+	for _, name := range []string{"nats", "bind", "collector", "dedup", "planner", "applier", "portal"} {
 		s, ok := base.Services[name]
 		if !ok {
 			t.Fatalf("docker-compose.yml has no %s service", name)

@@ -102,7 +102,7 @@ nats:
 			inbox:   map[string]string{"collector": "_INBOX.collector-prod-eu", "applier": "_INBOX.applier-pdns"},
 			natsURL: "nats://a:4222,nats://b:4222", absent: []string{"StatefulSet", "NetworkPolicy"}},
 		{name: "member cluster with a collector only", values: "clusterName: prod-us\nnats: {bundled: false, url: 'nats://bus.example:4222'}\n" +
-			"dedup: {enabled: false}\nplanner: {enabled: false}\napplier: {enabled: false}",
+			"dedup: {enabled: false}\nplanner: {enabled: false}\napplier: {enabled: false}\nportal: {enabled: false}",
 			stages:  []string{"collector"},
 			inbox:   map[string]string{"collector": "_INBOX.collector-prod-us"},
 			natsURL: "nats://bus.example:4222", absent: []string{"StatefulSet", "NetworkPolicy"}},

@@ -34,7 +34,17 @@ ip=$(kubectl get service web -o jsonpath='{.spec.clusterIP}')
 for _ in $(seq 1 240); do
   if [ "$(dig +short +time=1 +tries=1 @127.0.0.1 -p 1053 web.example.org A)" = "$ip" ]; then
     echo "compose: web.example.org A $ip answered by the compose BIND $(since) after docker compose up" >&2
-    exit 0
+    # The portal shows the name in sync: its BIND answers what is wanted.
+    for _ in $(seq 1 120); do
+      if curl -fsS 'http://127.0.0.1:8080/api/names?q=web.example.org&status=in+sync' 2>/dev/null | grep -q '"name":"web.example.org"'; then
+        echo "compose: the portal shows web.example.org in sync $(since) after docker compose up" >&2
+        exit 0
+      fi
+      sleep 0.25
+    done
+    echo "compose: the portal never showed web.example.org in sync" >&2
+    curl -sS 'http://127.0.0.1:8080/api/names?q=web.example.org' >&2 || true
+    exit 1
   fi
   sleep 0.25
 done
