@@ -85,19 +85,52 @@ func (e *Elector) Healthy() error {
 
 // Run campaigns until ctx ends. Each time it acquires the lease it calls
 // lead with a context that ends when the lease is lost, waits for lead to
-// return, and campaigns again. An error from lead that it was not asked
-// for ends Run with that error. The lease is released when Run returns.
+// return, and campaigns again. When lead fails on its own (most often the
+// bus in trouble: a JetStream node lost, a stream without a leader), the
+// lease is given up, so that another replica may try, and this one
+// campaigns again after a backoff rather than exit: a process restart
+// would cost a whole lease duration. The lease is released when Run
+// returns, which is only when ctx ends.
 func (e *Elector) Run(ctx context.Context, lead func(context.Context) error) error {
 	defer e.releaseIfHeld()
+	failures := 0
 	for {
 		acquired, err := e.acquire(ctx)
 		if err != nil {
 			return err
 		}
-		if err := e.lead(ctx, acquired, lead); err != nil || ctx.Err() != nil {
-			return errors.Join(err, ctx.Err())
+		began := time.Now()
+		err = e.lead(ctx, acquired, lead)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err == nil {
+			continue // the lease was lost; the work stopped when told
+		}
+		if time.Since(began) > e.cfg.LeaseDuration {
+			failures = 0 // it had been working: a new trouble
+		}
+		failures++
+		workFailuresTotal.WithLabelValues(e.key).Inc()
+		e.releaseIfHeld()
+		wait := failureBackoff(e.cfg, failures)
+		e.log.Warn("campaigning again after the leader's work failed", "in", wait, "failures_in_a_row", failures)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
 		}
 	}
+}
+
+// failureBackoff doubles from the retry period with each failure in a
+// row, up to the lease duration.
+func failureBackoff(cfg Config, failures int) time.Duration {
+	d := cfg.RetryPeriod
+	for i := 1; i < failures && d < cfg.LeaseDuration; i++ {
+		d *= 2
+	}
+	return min(d, cfg.LeaseDuration)
 }
 
 // acquire tries every retry period until the lease is ours, and returns

@@ -313,3 +313,52 @@ func (p *proxy) heal() {
 		close(p.resume)
 	}
 }
+
+// TestFailedWorkCampaignsAgain: work that fails on its own (the bus in
+// trouble) gives the lease up and is tried again after a backoff; Run
+// keeps going rather than end the process, and returns only with ctx.
+func TestFailedWorkCampaignsAgain(t *testing.T) {
+	url := startNATS(t)
+	_, js := connect(t, url)
+	el, err := New(context.Background(), js, "test.failing", fast, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var runs atomic.Int32
+	working := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		done <- el.Run(ctx, func(ctx context.Context) error {
+			if runs.Add(1) <= 2 {
+				return errors.New("watch ZS_DESIRED: context deadline exceeded")
+			}
+			close(working)
+			<-ctx.Done()
+			return nil
+		})
+	}()
+	select {
+	case <-working:
+	case err := <-done:
+		t.Fatalf("Run ended after %d runs of failing work: %v", runs.Load(), err)
+	case <-time.After(10 * fast.LeaseDuration):
+		t.Fatalf("the work ran %d times, never a third", runs.Load())
+	}
+	if !el.Leading() {
+		t.Error("the third run works but the elector does not lead")
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("Run returned %v once ctx ended, want context.Canceled", err)
+	}
+}
+
+func TestFailureBackoffDoublesUpToTheLeaseDuration(t *testing.T) {
+	for failures, want := range map[int]time.Duration{1: 200 * time.Millisecond, 2: 400 * time.Millisecond, 3: 800 * time.Millisecond, 4: 1500 * time.Millisecond, 9: 1500 * time.Millisecond} {
+		if got := failureBackoff(fast, failures); got != want {
+			t.Errorf("after %d failures: %s, want %s", failures, got, want)
+		}
+	}
+}

@@ -14,4 +14,8 @@ var (
 		Name: "zonestream_leader_transitions_total",
 		Help: "Times this replica became leader (acquired) or stopped being one (lost, released), by lease.",
 	}, []string{"lease", "transition"})
+	workFailuresTotal = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_leader_work_failures_total",
+		Help: "Times the work of this replica's stage failed while it led (the lease is then given up and campaigned for again), by lease.",
+	}, []string{"lease"})
 )
