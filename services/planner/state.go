@@ -88,21 +88,26 @@ func newState(p *Planner) *state {
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames()}
 }
 
-func (s *state) apply(ctx context.Context, kind string, m events.Received) {
+// on reports whether subject is under the subject root.
+func on(subject, root string) bool { return strings.HasPrefix(subject, root+".") }
+
+// apply folds one message into the state, picking its handler by subject
+// as dedup does: the subject, not the payload, says what a message is.
+func (s *state) apply(ctx context.Context, m events.Received) {
 	var err error
 	switch {
-	case kind == "desired":
+	case on(m.Subject, events.SubjectDesired):
 		err = s.applyDesired(m)
-	case kind == "result":
+	case on(m.Subject, events.SubjectResults):
 		err = s.applyResult(m)
-	case strings.HasPrefix(m.Subject, events.SubjectZones+"."):
+	case on(m.Subject, events.SubjectZones):
 		err = s.applyZones(m)
 	default:
 		err = s.applyObserved(m)
 	}
 	if err != nil {
 		deadLetters.Inc()
-		name := s.markUnknown(kind, m)
+		name := s.markUnknown(m)
 		unknownNamesGauge.Set(float64(s.unknown.count()))
 		s.log.Error("undecodable event; parked on the dead-letter subject; its name is planned for nobody until a readable state comes",
 			"subject", m.Subject, "name", name, "err", err)
