@@ -52,7 +52,7 @@ func feedSource(b *testing.B, r *run, ref events.ObjectRef, eps ...events.Endpoi
 	if err != nil {
 		b.Fatal(err)
 	}
-	r.apply(context.Background(), events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data})
+	r.fold(context.Background(), events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data})
 }
 
 // BenchmarkMergeOneChange: one object changes among 100k names in place;

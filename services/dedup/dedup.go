@@ -145,13 +145,13 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case m := <-msgs:
-			r.apply(ctx, m)
+			r.fold(ctx, m)
 		case <-caughtUp:
 			caughtUp = nil
 			// Watch hands over every replayed message before it reports
 			// the replay done, so they are all in the buffer now.
 			for len(msgs) > 0 {
-				r.apply(ctx, <-msgs)
+				r.fold(ctx, <-msgs)
 			}
 			r.markAll()
 			d.caughtUp.Store(true)
@@ -202,10 +202,10 @@ func (d *Dedup) newRun(js jetstream.JetStream) *run {
 		collectors: newCollectors(), unknown: map[string]events.ObjectRef{}, reason: "dedup restarted"}
 }
 
-func (r *run) apply(ctx context.Context, m events.Received) {
+func (r *run) fold(ctx context.Context, m events.Received) {
 	if mark, other := isCollectorMark(m.Subject); other {
 		if mark {
-			r.applyCollector(ctx, m)
+			r.foldCollector(ctx, m)
 		}
 		return // a cluster claim, or a mark of an older version
 	}
@@ -233,7 +233,7 @@ func (r *run) apply(ctx context.Context, m events.Received) {
 	}
 }
 
-func (r *run) applyCollector(ctx context.Context, m events.Received) {
+func (r *run) foldCollector(ctx context.Context, m events.Received) {
 	var cs events.CollectorState
 	if err := events.Decode(m, &cs); err != nil {
 		r.reject(ctx, m, err)

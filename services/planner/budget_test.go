@@ -36,7 +36,7 @@ func feedT(t *testing.T, s *state, subject string, ev events.Event) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.apply(context.Background(), events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1, Live: true})
+	s.fold(context.Background(), events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1, Live: true})
 }
 
 // aaaaTargets are n distinct IPv6 addresses (about 20 bytes each in a plan).

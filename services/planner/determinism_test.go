@@ -63,7 +63,7 @@ func TestReplayGivesTheSamePlans(t *testing.T) {
 			}
 			// Live: the completeness mark counts only when it comes after
 			// the planner started watching.
-			s.apply(ctx, events.Received{Subject: in.subject, Header: msg.Header, Data: msg.Data, Seq: uint64(i + 1), Live: true})
+			s.fold(ctx, events.Received{Subject: in.subject, Header: msg.Header, Data: msg.Data, Seq: uint64(i + 1), Live: true})
 		}
 		sub, err := nc.SubscribeSync(events.SubjectPlans + ".>")
 		if err != nil {

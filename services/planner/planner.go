@@ -216,7 +216,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case m := <-in:
-			s.apply(ctx, m)
+			s.fold(ctx, m)
 		case <-desiredDone:
 			desiredDone, pending = nil, pending-1
 		case <-observedDone:
@@ -233,7 +233,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 			// reported done; take them all before the first plan.
 			for len(in) > 0 {
 				m := <-in
-				s.apply(ctx, m)
+				s.fold(ctx, m)
 			}
 			s.markAll()
 			p.caughtUp.Store(true)

@@ -91,19 +91,19 @@ func newState(p *Planner) *state {
 // on reports whether subject is under the subject root.
 func on(subject, root string) bool { return strings.HasPrefix(subject, root+".") }
 
-// apply folds one message into the state, picking its handler by subject
+// fold folds one message into the state, picking its handler by subject
 // as dedup does: the subject, not the payload, says what a message is.
-func (s *state) apply(ctx context.Context, m events.Received) {
+func (s *state) fold(ctx context.Context, m events.Received) {
 	var err error
 	switch {
 	case on(m.Subject, events.SubjectDesired):
-		err = s.applyDesired(m)
+		err = s.foldDesired(m)
 	case on(m.Subject, events.SubjectResults):
-		err = s.applyResult(m)
+		err = s.foldResult(m)
 	case on(m.Subject, events.SubjectZones):
-		err = s.applyZones(m)
+		err = s.foldZones(m)
 	default:
-		err = s.applyObserved(m)
+		err = s.foldObserved(m)
 	}
 	if err != nil {
 		deadLetters.Inc()
@@ -117,7 +117,7 @@ func (s *state) apply(ctx context.Context, m events.Received) {
 	}
 }
 
-func (s *state) applyDesired(m events.Received) error {
+func (s *state) foldDesired(m events.Received) error {
 	if events.IsMarker(m.Subject) {
 		var c events.DesiredComplete
 		if err := events.Decode(m, &c); err != nil {
@@ -143,7 +143,7 @@ func (s *state) applyDesired(m events.Received) error {
 	return nil
 }
 
-func (s *state) applyObserved(m events.Received) error {
+func (s *state) foldObserved(m events.Received) error {
 	var o events.ObservedState
 	if err := events.Decode(m, &o); err != nil {
 		return err
@@ -170,7 +170,7 @@ func (s *state) applyObserved(m events.Received) error {
 	return nil
 }
 
-func (s *state) applyZones(m events.Received) error {
+func (s *state) foldZones(m events.Received) error {
 	var z events.ZoneList
 	if err := events.Decode(m, &z); err != nil {
 		return err
@@ -183,7 +183,7 @@ func (s *state) applyZones(m events.Received) error {
 	return nil
 }
 
-func (s *state) applyResult(m events.Received) error {
+func (s *state) foldResult(m events.Received) error {
 	var r events.Result
 	if err := events.Decode(m, &r); err != nil {
 		return err

@@ -31,7 +31,7 @@ func TestRepeatedAppliedPlanBacksOff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.applyResult(events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data}); err != nil {
+		if err := s.foldResult(events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -78,7 +78,7 @@ func TestNoDeleteBeforeDesiredComplete(t *testing.T) {
 		}
 		// Live: fed after the planner started watching (only a live
 		// completeness mark counts).
-		s.apply(ctx, events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1, Live: true})
+		s.fold(ctx, events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1, Live: true})
 	}
 	feedEvent(events.ObservedSubject("p", www), &events.ObservedState{Provider: "p", Zone: zone, DNSName: www,
 		Records: []events.Endpoint{rr(www, "A", 300, "192.0.2.1")}})
