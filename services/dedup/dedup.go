@@ -332,13 +332,13 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 
 // desired computes what is wanted at name now, and its content hash.
 func (r *run) desired(name string) (*events.DesiredState, string, error) {
-	d := merge(name, r.state.contributions(name), r.published.owners[name], r.rules)
+	d := merge(name, r.state.contributions(name), r.published.holders[name], r.rules)
 	hash, err := events.HashOf(d)
 	return d, hash, err
 }
 
 // remember notes a desired state as published: its hash, to stay quiet
-// until it changes, and its owners, for the next merge. A tombstone is
+// until it changes, and its holders, for the next merge. A tombstone is
 // forgotten: the name is gone, and so is what dedup kept of it.
 func (r *run) remember(d *events.DesiredState, hash string) {
 	subject := events.DesiredSubject(d.DNSName)
@@ -347,5 +347,5 @@ func (r *run) remember(d *events.DesiredState, hash string) {
 	} else {
 		r.published.hashes[subject] = hash
 	}
-	r.published.setOwners(d.DNSName, d.Owners)
+	r.published.setHolders(d.DNSName, d.Holders)
 }
