@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/retry"
 	"github.com/zonestream/zonestream/events/service"
 )
 
@@ -134,11 +135,13 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 	if err != nil {
 		return err
 	}
-	retry := time.NewTimer(0)
-	<-retry.C
+	again := time.NewTimer(0)
+	<-again.C
 	heartbeat := time.NewTicker(d.cfg.Heartbeat)
 	defer heartbeat.Stop()
-	backoff := newBackoff()
+	// Doubles from 200ms to 30s, with jitter so that restarted services
+	// don't retry in step.
+	backoff := &retry.Backoff{Base: 200 * time.Millisecond, Max: 30 * time.Second, Jitter: true}
 	for {
 		renew := false
 		select {
@@ -160,18 +163,18 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 				"collectors", len(r.collectors.bySubject), "unknown", len(r.unknown))
 		case <-heartbeat.C:
 			renew = true
-		case <-retry.C:
+		case <-again.C:
 		}
 		if !d.caughtUp.Load() {
 			continue
 		}
 		if err := r.flush(ctx, renew); err != nil {
-			wait := backoff.next()
+			wait := backoff.Next()
 			d.log.Warn("publishing desired state failed; retrying", "err", err, "in", wait, "pending", len(r.dirty))
-			retry.Reset(wait)
+			again.Reset(wait)
 			continue
 		}
-		backoff.reset()
+		backoff.Reset()
 	}
 }
 

@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/retry"
 )
 
 // state is what one Run of the planner knows, all of it rebuilt from the
@@ -205,7 +205,7 @@ func (s *state) foldResult(m events.Received) error {
 		if p.hash == f.lastApplied {
 			f.repeats++
 			unconverged.Inc()
-			wait := min(time.Duration(1<<min(f.repeats, 9))*500*time.Millisecond, 5*time.Minute)
+			wait := retry.Delay(500*time.Millisecond, 5*time.Minute, min(f.repeats, 9))
 			f.notBefore = time.Now().Add(wait)
 			s.log.Warn("the provider does not hold what the same plan applied before; backing off",
 				"zone", r.Zone, "plan", r.PlanID, "repeats", f.repeats, "retry_in", wait)
@@ -215,8 +215,8 @@ func (s *state) foldResult(m events.Received) error {
 		f.lastApplied = p.hash
 	} else {
 		f.failures++
-		wait := min(time.Duration(1<<min(f.failures, 6))*500*time.Millisecond, time.Minute)
-		f.notBefore = time.Now().Add(wait/2 + rand.N(wait/2))
+		wait := retry.Delay(500*time.Millisecond, time.Minute, f.failures)
+		f.notBefore = time.Now().Add(retry.Jitter(wait))
 		s.log.Warn("plan not fully applied; re-planning", "plan", r.PlanID, "zone", r.Zone,
 			"status", r.Status, "err", r.Error, "failed", len(r.Failed), "retry_in", wait)
 	}
