@@ -82,18 +82,19 @@ type DesiredState struct {
 	// by thousands of objects still fits in one message.
 	Losers        []Loser `msgpack:"losers,omitempty" json:"losers,omitempty"`
 	LosersOmitted int     `msgpack:"losersOmitted,omitempty" json:"losersOmitted,omitempty"`
-	// Owners says which objects each RRset's records come from. Dedup
-	// reads it back at start, so that the object holding a record keeps it
-	// across restarts.
-	Owners []RRsetOwner `msgpack:"owners,omitempty" json:"owners,omitempty"`
+	// Holders says which objects each RRset's records come from (the wire
+	// name stays "owners"). Dedup reads it back at start, so that the object
+	// holding a record keeps it across restarts.
+	Holders []RRsetHolder `msgpack:"owners,omitempty" json:"owners,omitempty"`
 }
 
 // MaxLosers is the most losers a desired state lists.
 const MaxLosers = 100
 
-// RRsetOwner names the objects an RRset at a name comes from: one object,
-// or one per cluster when clusters are merged.
-type RRsetOwner struct {
+// RRsetHolder names the objects an RRset at a name comes from: one object,
+// or one per cluster when clusters are merged. (Not an owner: that word is
+// the registry's TXT owner id.)
+type RRsetHolder struct {
 	RecordType    string      `msgpack:"recordType" json:"recordType"`
 	SetIdentifier string      `msgpack:"setIdentifier,omitempty" json:"setIdentifier,omitempty"`
 	Objects       []ObjectRef `msgpack:"objects" json:"objects"`
@@ -120,10 +121,10 @@ func (d *DesiredState) canonicalize() {
 	slices.SortFunc(d.Losers, func(a, b Loser) int {
 		return cmp.Or(CompareRefs(a.Object, b.Object), cmp.Compare(a.Reason, b.Reason))
 	})
-	for i := range d.Owners {
-		slices.SortFunc(d.Owners[i].Objects, CompareRefs)
+	for i := range d.Holders {
+		slices.SortFunc(d.Holders[i].Objects, CompareRefs)
 	}
-	slices.SortFunc(d.Owners, func(a, b RRsetOwner) int {
+	slices.SortFunc(d.Holders, func(a, b RRsetHolder) int {
 		return cmp.Or(cmp.Compare(a.RecordType, b.RecordType), cmp.Compare(a.SetIdentifier, b.SetIdentifier))
 	})
 }

@@ -189,7 +189,7 @@ func (ex *explanation) print(w io.Writer) {
 		for _, l := range d.Losers {
 			fmt.Fprintf(w, "  outranked: %s in cluster %s: %s\n", l.Object.Resource(), l.Object.Cluster, l.Reason)
 		}
-		for _, o := range d.Owners {
+		for _, o := range d.Holders {
 			fmt.Fprintf(w, "  owned by: %s\n", owner(d.DNSName, o))
 		}
 	}
@@ -224,7 +224,7 @@ func (ex *explanation) print(w io.Writer) {
 
 // owner renders the objects an RRset's records come from, e.g.
 // "A www.example.org [eu-west] ← eu/service/shop/web, us/service/shop/web".
-func owner(name string, o events.RRsetOwner) string {
+func owner(name string, o events.RRsetHolder) string {
 	set := ""
 	if o.SetIdentifier != "" {
 		set = " [" + o.SetIdentifier + "]"

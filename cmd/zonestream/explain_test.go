@@ -34,7 +34,7 @@ func TestExplain(t *testing.T) {
 	publish(old.Subject(), &events.SourceState{Object: old, Endpoints: []events.Endpoint{events.NewEndpoint(name, "A", 0, "192.0.2.99")}})
 	publish(events.DesiredSubject(name), &events.DesiredState{DNSName: name, Endpoints: []events.Endpoint{a},
 		Contributors: []events.ObjectRef{web}, Losers: []events.Loser{{Object: old, Reason: `source "ingress" outranks "service"`}},
-		Owners: []events.RRsetOwner{{RecordType: "A", Objects: []events.ObjectRef{web}},
+		Holders: []events.RRsetHolder{{RecordType: "A", Objects: []events.ObjectRef{web}},
 			{RecordType: "A", SetIdentifier: "blue", Objects: []events.ObjectRef{web, us}}}})
 	publish(events.ZonesSubject("rfc2136"), &events.ZoneList{Provider: "rfc2136", Zones: []string{"example.org"}})
 	publish(events.ObservedSubject("rfc2136", name), &events.ObservedState{Provider: "rfc2136", Zone: "example.org",

@@ -95,7 +95,7 @@ func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
 	// DNSEndpoint, and the provider holds it.
 	obj := events.ObjectRef{Cluster: ns, Source: "crd", Namespace: ns, Name: "web"}
 	publish(t, events.DesiredSubject(name), &events.DesiredState{DNSName: name, Endpoints: []events.Endpoint{ep},
-		Contributors: []events.ObjectRef{obj}, Owners: []events.RRsetOwner{{RecordType: "A", Objects: []events.ObjectRef{obj}}}})
+		Contributors: []events.ObjectRef{obj}, Holders: []events.RRsetHolder{{RecordType: "A", Objects: []events.ObjectRef{obj}}}})
 	publish(t, events.ObservedSubject("test", name), &events.ObservedState{Provider: "test", Zone: "example.org",
 		DNSName: name, Records: []events.Endpoint{ep}})
 

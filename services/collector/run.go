@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/retry"
 	"github.com/zonestream/zonestream/services/collector/source"
 )
 
@@ -271,7 +272,7 @@ func (r *run) ref(it item) events.ObjectRef {
 // readBack returns the last hash of every subject this cluster's collector
 // published, retrying with backoff while NATS is unreachable.
 func (r *run) readBack(ctx context.Context) (map[string]string, error) {
-	delay := retryBase
+	backoff := &retry.Backoff{Base: retryBase, Max: retryMax}
 	for {
 		hashes, err := events.LastHashes(ctx, r.js, events.StreamSources, events.SourceFilter(r.c.cfg.ClusterName))
 		if err == nil {
@@ -281,13 +282,11 @@ func (r *run) readBack(ctx context.Context) (map[string]string, error) {
 			return nil, ctx.Err()
 		}
 		publishErrors.Inc()
+		delay := backoff.Next()
 		r.logger.Warn("reading back published state failed; retrying", "err", err, "in", delay)
-		select {
-		case <-ctx.Done():
+		if !retry.Wait(ctx, delay) {
 			return nil, ctx.Err()
-		case <-time.After(delay):
 		}
-		delay = min(2*delay, retryMax)
 	}
 }
 

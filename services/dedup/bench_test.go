@@ -31,7 +31,7 @@ func benchRun(b *testing.B, js jetstream.JetStream, n int) *run {
 		b.Fatal(err)
 	}
 	r := d.newRun(js)
-	r.published = &published{hashes: map[string]string{}, owners: map[string][]events.RRsetOwner{}}
+	r.published = &published{hashes: map[string]string{}, holders: map[string][]events.RRsetHolder{}}
 	for i := range n {
 		name := benchName(i)
 		feedSource(b, r, benchObject(i), events.NewEndpoint(name, "A", 0, fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)))
@@ -52,7 +52,7 @@ func feedSource(b *testing.B, r *run, ref events.ObjectRef, eps ...events.Endpoi
 	if err != nil {
 		b.Fatal(err)
 	}
-	r.apply(context.Background(), events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data})
+	r.fold(context.Background(), events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data})
 }
 
 // BenchmarkMergeOneChange: one object changes among 100k names in place;

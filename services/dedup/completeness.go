@@ -138,7 +138,7 @@ func (r *run) lost(ctx context.Context) bool {
 	}
 	streamLost.Inc()
 	r.log.Error("the desired stream lost what dedup published (purged or lost); publishing everything again")
-	r.published = &published{hashes: map[string]string{}, owners: r.published.owners}
+	r.published = &published{hashes: map[string]string{}, holders: r.published.holders}
 	r.markSeq = 0
 	r.markAll()
 	return true

@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/retry"
 	"github.com/zonestream/zonestream/events/service"
 )
 
@@ -134,24 +135,26 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 	if err != nil {
 		return err
 	}
-	retry := time.NewTimer(0)
-	<-retry.C
+	again := time.NewTimer(0)
+	<-again.C
 	heartbeat := time.NewTicker(d.cfg.Heartbeat)
 	defer heartbeat.Stop()
-	backoff := newBackoff()
+	// Doubles from 200ms to 30s, with jitter so that restarted services
+	// don't retry in step.
+	backoff := &retry.Backoff{Base: 200 * time.Millisecond, Max: 30 * time.Second, Jitter: true}
 	for {
 		renew := false
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case m := <-msgs:
-			r.apply(ctx, m)
+			r.fold(ctx, m)
 		case <-caughtUp:
 			caughtUp = nil
 			// Watch hands over every replayed message before it reports
 			// the replay done, so they are all in the buffer now.
 			for len(msgs) > 0 {
-				r.apply(ctx, <-msgs)
+				r.fold(ctx, <-msgs)
 			}
 			r.markAll()
 			d.caughtUp.Store(true)
@@ -160,18 +163,18 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 				"collectors", len(r.collectors.bySubject), "unknown", len(r.unknown))
 		case <-heartbeat.C:
 			renew = true
-		case <-retry.C:
+		case <-again.C:
 		}
 		if !d.caughtUp.Load() {
 			continue
 		}
 		if err := r.flush(ctx, renew); err != nil {
-			wait := backoff.next()
+			wait := backoff.Next()
 			d.log.Warn("publishing desired state failed; retrying", "err", err, "in", wait, "pending", len(r.dirty))
-			retry.Reset(wait)
+			again.Reset(wait)
 			continue
 		}
-		backoff.reset()
+		backoff.Reset()
 	}
 }
 
@@ -202,10 +205,10 @@ func (d *Dedup) newRun(js jetstream.JetStream) *run {
 		collectors: newCollectors(), unknown: map[string]events.ObjectRef{}, reason: "dedup restarted"}
 }
 
-func (r *run) apply(ctx context.Context, m events.Received) {
+func (r *run) fold(ctx context.Context, m events.Received) {
 	if mark, other := isCollectorMark(m.Subject); other {
 		if mark {
-			r.applyCollector(ctx, m)
+			r.foldCollector(ctx, m)
 		}
 		return // a cluster claim, or a mark of an older version
 	}
@@ -233,7 +236,7 @@ func (r *run) apply(ctx context.Context, m events.Received) {
 	}
 }
 
-func (r *run) applyCollector(ctx context.Context, m events.Received) {
+func (r *run) foldCollector(ctx context.Context, m events.Received) {
 	var cs events.CollectorState
 	if err := events.Decode(m, &cs); err != nil {
 		r.reject(ctx, m, err)
@@ -332,13 +335,13 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 
 // desired computes what is wanted at name now, and its content hash.
 func (r *run) desired(name string) (*events.DesiredState, string, error) {
-	d := merge(name, r.state.contributions(name), r.published.owners[name], r.rules)
+	d := merge(name, r.state.contributions(name), r.published.holders[name], r.rules)
 	hash, err := events.HashOf(d)
 	return d, hash, err
 }
 
 // remember notes a desired state as published: its hash, to stay quiet
-// until it changes, and its owners, for the next merge. A tombstone is
+// until it changes, and its holders, for the next merge. A tombstone is
 // forgotten: the name is gone, and so is what dedup kept of it.
 func (r *run) remember(d *events.DesiredState, hash string) {
 	subject := events.DesiredSubject(d.DNSName)
@@ -347,5 +350,5 @@ func (r *run) remember(d *events.DesiredState, hash string) {
 	} else {
 		r.published.hashes[subject] = hash
 	}
-	r.published.setOwners(d.DNSName, d.Owners)
+	r.published.setHolders(d.DNSName, d.Holders)
 }

@@ -28,7 +28,7 @@ type rules struct {
 	mergeClusters bool
 }
 
-// merge decides what is wanted at one name, given who owned each RRset in
+// merge decides what is wanted at one name, given who held each RRset in
 // the desired state published last. In order:
 //
 //  1. cluster priority (unless clusters are merged): the best-ranked cluster
@@ -36,14 +36,14 @@ type rules struct {
 //  2. source priority: the best-ranked source keeps the whole name;
 //  3. CNAME conflict: a CNAME cannot stand beside other types, so it loses
 //     to them, as in ExternalDNS;
-//  4. per RRset and cluster, one object keeps it: the one that already owns
+//  4. per RRset and cluster, one object keeps it: the one that already holds
 //     it, otherwise the tie-break (compareCandidates);
 //  5. per RRset, the clusters' winners are united: targets joined, the
 //     shortest configured TTL kept. A CNAME holds one target, so among
 //     clusters step 4's rule picks one instead.
 //
 // Every object that loses something is listed with the reason.
-func merge(name string, contribs []contribution, owned []events.RRsetOwner, rl rules) *events.DesiredState {
+func merge(name string, contribs []contribution, held []events.RRsetHolder, rl rules) *events.DesiredState {
 	d := &events.DesiredState{DNSName: name}
 	if len(contribs) == 0 {
 		return d
@@ -60,9 +60,9 @@ func merge(name string, contribs []contribution, owned []events.RRsetOwner, rl r
 	byKey := candidatesByRRset(contribs)
 	dropCNAMEConflict(d, byKey)
 
-	ownersOf := make(map[rrset][]events.ObjectRef, len(owned))
-	for _, o := range owned {
-		ownersOf[rrset{o.RecordType, o.SetIdentifier}] = o.Objects
+	holdersOf := make(map[rrset][]events.ObjectRef, len(held))
+	for _, o := range held {
+		holdersOf[rrset{o.RecordType, o.SetIdentifier}] = o.Objects
 	}
 	keys := make([]rrset, 0, len(byKey))
 	for k := range byKey {
@@ -73,18 +73,18 @@ func merge(name string, contribs []contribution, owned []events.RRsetOwner, rl r
 	})
 	contributors := map[events.ObjectRef]struct{}{}
 	for _, k := range keys {
-		winners := winnersPerCluster(d, name, byKey[k], ownersOf[k], rl.clusters)
+		winners := winnersPerCluster(d, name, byKey[k], holdersOf[k], rl.clusters)
 		if k.recordType == events.RecordTypeCNAME && len(winners) > 1 {
-			win, lost := pickWinner(name, winners, ownersOf[k])
+			win, lost := pickWinner(name, winners, holdersOf[k])
 			d.Losers = append(d.Losers, lost...)
 			winners = []candidate{win}
 		}
-		owner := events.RRsetOwner{RecordType: k.recordType, SetIdentifier: k.setIdentifier}
+		holder := events.RRsetHolder{RecordType: k.recordType, SetIdentifier: k.setIdentifier}
 		for _, w := range winners {
-			owner.Objects = append(owner.Objects, w.object)
+			holder.Objects = append(holder.Objects, w.object)
 			contributors[w.object] = struct{}{}
 		}
-		d.Owners = append(d.Owners, owner)
+		d.Holders = append(d.Holders, holder)
 		d.Endpoints = append(d.Endpoints, unite(winners))
 	}
 	for o := range contributors {
@@ -163,14 +163,14 @@ func dropCNAMEConflict(d *events.DesiredState, byKey map[rrset][]candidate) {
 }
 
 // winnersPerCluster picks one candidate per cluster, in cluster order.
-func winnersPerCluster(d *events.DesiredState, name string, cs []candidate, owners []events.ObjectRef, clusters ranking) []candidate {
+func winnersPerCluster(d *events.DesiredState, name string, cs []candidate, holders []events.ObjectRef, clusters ranking) []candidate {
 	byCluster := map[string][]candidate{}
 	for _, c := range cs {
 		byCluster[c.object.Cluster] = append(byCluster[c.object.Cluster], c)
 	}
 	winners := make([]candidate, 0, len(byCluster))
 	for _, group := range byCluster {
-		win, lost := pickWinner(name, group, owners)
+		win, lost := pickWinner(name, group, holders)
 		d.Losers = append(d.Losers, lost...)
 		winners = append(winners, win)
 	}

@@ -23,8 +23,8 @@ func ep(typ string, ttl int64, targets ...string) events.Endpoint {
 
 func want(o events.ObjectRef, eps ...events.Endpoint) contribution { return contribution{o, eps} }
 
-func owns(typ string, objs ...events.ObjectRef) events.RRsetOwner {
-	return events.RRsetOwner{RecordType: typ, Objects: objs}
+func owns(typ string, objs ...events.ObjectRef) events.RRsetHolder {
+	return events.RRsetHolder{RecordType: typ, Objects: objs}
 }
 
 func TestMerge(t *testing.T) {
@@ -33,7 +33,7 @@ func TestMerge(t *testing.T) {
 		name     string
 		rules    rules
 		contribs []contribution
-		owned    []events.RRsetOwner
+		owned    []events.RRsetHolder
 		// record type (/set identifier) -> targets
 		wantTargets map[string][]string
 		wantTTL     map[string]int64
@@ -79,7 +79,7 @@ func TestMerge(t *testing.T) {
 				want(obj("service", "a"), ep("A", 0, "192.0.2.1")),
 				want(obj("service", "b"), ep("A", 0, "192.0.2.7", "192.0.2.8")),
 			},
-			owned:       []events.RRsetOwner{owns("A", obj("service", "b"))},
+			owned:       []events.RRsetHolder{owns("A", obj("service", "b"))},
 			wantTargets: map[string][]string{"A": {"192.0.2.7", "192.0.2.8"}},
 			winners:     []string{"b"}, losers: map[string]string{"a": "object c1/service/default/b already owns A www.example.com"},
 		},
@@ -90,7 +90,7 @@ func TestMerge(t *testing.T) {
 				want(obj("service", "b"), ep("A", 0, "192.0.2.7")),
 				want(obj("service", "gone"), ep("AAAA", 0, "2001:db8::1")),
 			},
-			owned:       []events.RRsetOwner{owns("A", obj("service", "gone"))},
+			owned:       []events.RRsetHolder{owns("A", obj("service", "gone"))},
 			wantTargets: map[string][]string{"A": {"192.0.2.7"}, "AAAA": {"2001:db8::1"}},
 			winners:     []string{"b", "gone"}, losers: map[string]string{"a": "fewer targets"},
 		},
@@ -100,7 +100,7 @@ func TestMerge(t *testing.T) {
 				want(obj("service", "a"), ep("A", 0, "192.0.2.1")),
 				want(obj("service", "b"), ep("A", 0, "192.0.2.2"), ep("AAAA", 0, "2001:db8::2")),
 			},
-			owned:       []events.RRsetOwner{owns("AAAA", obj("service", "b"))},
+			owned:       []events.RRsetHolder{owns("AAAA", obj("service", "b"))},
 			wantTargets: map[string][]string{"A": {"192.0.2.1"}, "AAAA": {"2001:db8::2"}},
 			winners:     []string{"a", "b"}, losers: map[string]string{"b": "lower targets for A"},
 		},
@@ -148,7 +148,7 @@ func TestMerge(t *testing.T) {
 				want(obj("service", "b"), ep("A", 0, "192.0.2.1")),
 				want(obj("service", "c"), ep("AAAA", 0, "2001:db8::1")),
 			},
-			owned:       []events.RRsetOwner{owns("CNAME", obj("service", "a"))},
+			owned:       []events.RRsetHolder{owns("CNAME", obj("service", "a"))},
 			wantTargets: map[string][]string{"A": {"192.0.2.1"}, "AAAA": {"2001:db8::1"}},
 			winners:     []string{"b", "c"}, losers: map[string]string{"a": "CNAME conflicts with A, AAAA at www.example.com"},
 		},
@@ -262,8 +262,8 @@ func TestMerge(t *testing.T) {
 				}
 			}
 			// Every RRset has its owners, and they are the contributors.
-			if len(d.Owners) != len(d.Endpoints) {
-				t.Errorf("%d owner entries for %d RRsets", len(d.Owners), len(d.Endpoints))
+			if len(d.Holders) != len(d.Endpoints) {
+				t.Errorf("%d owner entries for %d RRsets", len(d.Holders), len(d.Endpoints))
 			}
 		})
 	}
@@ -304,7 +304,7 @@ func TestMergeIsOrderIndependent(t *testing.T) {
 		want(ref("c2", "service", "f"), ep("A", 0, "192.0.2.8", "192.0.2.7")),
 		want(ref("c3", "crd", "g"), ep("AAAA", 0, "2001:db8::9")),
 	}
-	owned := []events.RRsetOwner{owns("AAAA", ref("c1", "service", "a"))}
+	owned := []events.RRsetHolder{owns("AAAA", ref("c1", "service", "a"))}
 	for _, rl := range []rules{
 		{mergeClusters: true},
 		{mergeClusters: true, sources: newRanking([]string{"crd"})},

@@ -12,15 +12,15 @@ import (
 
 // published is what dedup published before, read back from the desired
 // stream at start: the content hash per subject (to stay quiet when nothing
-// changed) and the owners of each name's RRsets (so that an owner keeps its
+// changed) and the holders of each name's RRsets (so that a holder keeps its
 // record across restarts).
 type published struct {
-	hashes map[string]string
-	owners map[string][]events.RRsetOwner // DNS name -> owners last published
+	hashes  map[string]string
+	holders map[string][]events.RRsetHolder // DNS name -> holders last published
 }
 
 func readBack(ctx context.Context, js jetstream.JetStream, log *slog.Logger) (*published, error) {
-	p := &published{hashes: map[string]string{}, owners: map[string][]events.RRsetOwner{}}
+	p := &published{hashes: map[string]string{}, holders: map[string][]events.RRsetHolder{}}
 	var mu sync.Mutex
 	done := false
 	err := events.ReadLast(ctx, js, events.StreamDesired, []string{events.SubjectDesired + ".>"},
@@ -37,10 +37,10 @@ func readBack(ctx context.Context, js jetstream.JetStream, log *slog.Logger) (*p
 			var d events.DesiredState
 			if err := events.Decode(m, &d); err != nil {
 				// Only who owned what is lost: the tie-break decides again.
-				log.Warn("undecodable desired state read back; its owners are forgotten", "subject", m.Subject, "err", err)
+				log.Warn("undecodable desired state read back; its holders are forgotten", "subject", m.Subject, "err", err)
 				return
 			}
-			p.setOwners(d.DNSName, d.Owners)
+			p.setHolders(d.DNSName, d.Holders)
 		})
 	if err != nil {
 		return nil, err
@@ -51,10 +51,10 @@ func readBack(ctx context.Context, js jetstream.JetStream, log *slog.Logger) (*p
 	return p, nil
 }
 
-func (p *published) setOwners(name string, owners []events.RRsetOwner) {
-	if len(owners) == 0 {
-		delete(p.owners, name)
+func (p *published) setHolders(name string, holders []events.RRsetHolder) {
+	if len(holders) == 0 {
+		delete(p.holders, name)
 		return
 	}
-	p.owners[name] = owners
+	p.holders[name] = holders
 }

@@ -163,7 +163,7 @@ func TestDedupClustersMergedByDefault(t *testing.T) {
 	}
 	b.waitFor(t, "both clusters' targets", func(ds []events.DesiredState) bool {
 		d, _ := last(ds, www)
-		return len(d.Endpoints) == 1 && len(d.Endpoints[0].Targets) == 2 && len(d.Contributors) == 2 && len(d.Owners) == 1
+		return len(d.Endpoints) == 1 && len(d.Endpoints[0].Targets) == 2 && len(d.Contributors) == 2 && len(d.Holders) == 1
 	})
 }
 

@@ -52,11 +52,11 @@ func compareTargets(a, b []string) int {
 // pickWinner chooses the one candidate that keeps an RRset: an object that
 // already owns it keeps it; otherwise the tie-break decides. It returns the
 // winner and why each other candidate lost.
-func pickWinner(name string, cs []candidate, owners []events.ObjectRef) (candidate, []events.Loser) {
-	owning := slices.DeleteFunc(slices.Clone(cs), func(c candidate) bool { return !slices.Contains(owners, c.object) })
+func pickWinner(name string, cs []candidate, holders []events.ObjectRef) (candidate, []events.Loser) {
+	holding := slices.DeleteFunc(slices.Clone(cs), func(c candidate) bool { return !slices.Contains(holders, c.object) })
 	win := slices.MinFunc(cs, compareCandidates)
-	if len(owning) > 0 {
-		win = slices.MinFunc(owning, compareCandidates)
+	if len(holding) > 0 {
+		win = slices.MinFunc(holding, compareCandidates)
 	}
 	var losers []events.Loser
 	for _, c := range cs {
@@ -70,7 +70,7 @@ func pickWinner(name string, cs []candidate, owners []events.ObjectRef) (candida
 
 // lossReason says what decided against lost. Ownership is named only when
 // it overruled the tie-break, so the reason (and the event's hash) is the
-// same before and after the winner became the owner.
+// same before and after the winner became the holder.
 func lossReason(name string, win, lost candidate) string {
 	rrset := fmt.Sprintf("%s %s", win.ep.RecordType, name)
 	if win.ep.SetIdentifier != "" {

@@ -30,8 +30,8 @@ func (r *run) reject(ctx context.Context, m events.Received, err error) {
 
 // markNamesOf recomputes the names ref owned.
 func (r *run) markNamesOf(ref events.ObjectRef, cause string) {
-	for name, owners := range r.published.owners {
-		if ownedBy(owners, ref) {
+	for name, holders := range r.published.holders {
+		if heldBy(holders, ref) {
 			r.dirty[name] = cause
 		}
 	}
@@ -43,7 +43,7 @@ func (r *run) held(name string) bool {
 	if len(r.unknown) == 0 {
 		return false
 	}
-	for _, o := range r.published.owners[name] {
+	for _, o := range r.published.holders[name] {
 		for _, obj := range o.Objects {
 			if _, ok := r.unknown[obj.Subject()]; ok {
 				return true
@@ -53,8 +53,8 @@ func (r *run) held(name string) bool {
 	return false
 }
 
-func ownedBy(owners []events.RRsetOwner, ref events.ObjectRef) bool {
-	for _, o := range owners {
+func heldBy(holders []events.RRsetHolder, ref events.ObjectRef) bool {
+	for _, o := range holders {
 		if slices.Contains(o.Objects, ref) {
 			return true
 		}

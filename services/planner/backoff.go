@@ -1,8 +1,9 @@
 package planner
 
 import (
-	"math/rand/v2"
 	"time"
+
+	"github.com/zonestream/zonestream/events/retry"
 )
 
 // A plan that cannot be published (the bus down, the stream gone, the plan
@@ -19,8 +20,7 @@ const (
 func (s *state) backOff(k zoneKey) time.Duration {
 	f := s.flight(k)
 	f.publishFailures++
-	wait := min(publishBackoffBase<<min(f.publishFailures-1, 10), publishBackoffMax)
-	wait = wait/2 + rand.N(wait/2+1)
+	wait := retry.Jitter(retry.Delay(publishBackoffBase, publishBackoffMax, f.publishFailures-1))
 	f.notBefore = time.Now().Add(wait)
 	return wait
 }

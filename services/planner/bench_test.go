@@ -34,24 +34,24 @@ func benchState(b *testing.B, n int) *state {
 	for i := range n {
 		name := fmt.Sprintf("svc-%d.%s", i, benchZone)
 		ip := fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)
-		feed(b, s, "desired", events.DesiredSubject(name), &events.DesiredState{DNSName: name,
+		feed(b, s, events.DesiredSubject(name), &events.DesiredState{DNSName: name,
 			Endpoints:    []events.Endpoint{events.NewEndpoint(name, "A", 0, ip)},
 			Contributors: []events.ObjectRef{{Cluster: "c", Source: "service", Namespace: "ns", Name: fmt.Sprint("svc-", i)}}})
-		feed(b, s, "observed", events.ObservedSubject("p", name), &events.ObservedState{Provider: "p", Zone: benchZone,
+		feed(b, s, events.ObservedSubject("p", name), &events.ObservedState{Provider: "p", Zone: benchZone,
 			DNSName: name, Records: []events.Endpoint{events.NewEndpoint(name, "A", 300, ip)}})
 		owner := ownership{owner: "bench", resource: fmt.Sprint("service/ns/svc-", i)}.format()
-		feed(b, s, "observed", events.ObservedSubject("p", "a-"+name), &events.ObservedState{Provider: "p", Zone: benchZone,
+		feed(b, s, events.ObservedSubject("p", "a-"+name), &events.ObservedState{Provider: "p", Zone: benchZone,
 			DNSName: "a-" + name, Records: []events.Endpoint{events.NewEndpoint("a-"+name, "TXT", 300, owner)}})
 	}
 	return s
 }
 
-func feed(b *testing.B, s *state, kind, subject string, ev events.Event) {
+func feed(b *testing.B, s *state, subject string, ev events.Event) {
 	msg, err := events.Message(subject, ev, "")
 	if err != nil {
 		b.Fatal(err)
 	}
-	s.apply(context.Background(), kind, events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1})
+	s.fold(context.Background(), events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1})
 }
 
 // BenchmarkPlanOneNameChange: one name's desired state changes among 100k
@@ -70,7 +70,7 @@ func BenchmarkPlanOneNameChange(b *testing.B) {
 			Endpoints: []events.Endpoint{events.NewEndpoint(name, "A", 0, fmt.Sprint("192.0.2.", i%250+1))}}, "")
 		s.flights = map[zoneKey]*flight{} // the previous plan's result came
 		b.StartTimer()
-		s.apply(context.Background(), "desired", events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data})
+		s.fold(context.Background(), events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data})
 		if !s.plannable() {
 			b.Fatal("a changed name in a free zone is not plannable")
 		}
@@ -105,7 +105,7 @@ func BenchmarkFirstPlan(b *testing.B) {
 		s := benchState(b, 0)
 		for i := range 100_000 {
 			name := fmt.Sprintf("svc-%d.%s", i, benchZone)
-			feed(b, s, "desired", events.DesiredSubject(name), &events.DesiredState{DNSName: name,
+			feed(b, s, events.DesiredSubject(name), &events.DesiredState{DNSName: name,
 				Endpoints: []events.Endpoint{events.NewEndpoint(name, "A", 0, "192.0.2.1")}})
 		}
 		b.StartTimer()

@@ -25,26 +25,26 @@ func TestReplayGivesTheSamePlans(t *testing.T) {
 		t.Fatal(err)
 	}
 	type input struct {
-		kind, subject string
-		ev            events.Event
+		subject string
+		ev      events.Event
 	}
 	var inputs []input
 	for i := range 300 {
 		name := fmt.Sprintf("svc-%d.%s", i, zone)
 		if i%3 != 0 { // wanted
-			inputs = append(inputs, input{"desired", events.DesiredSubject(name), &events.DesiredState{DNSName: name,
+			inputs = append(inputs, input{events.DesiredSubject(name), &events.DesiredState{DNSName: name,
 				Endpoints:    []events.Endpoint{events.NewEndpoint(name, "A", 0, fmt.Sprintf("192.0.2.%d", i%250+1))},
 				Contributors: []events.ObjectRef{{Cluster: "c", Source: "service", Namespace: "ns", Name: fmt.Sprint(i)}}}})
 		}
 		if i%2 == 0 { // held, and ours
 			inputs = append(inputs,
-				input{"observed", events.ObservedSubject("p", name), &events.ObservedState{Provider: "p", Zone: zone, DNSName: name,
+				input{events.ObservedSubject("p", name), &events.ObservedState{Provider: "p", Zone: zone, DNSName: name,
 					Records: []events.Endpoint{events.NewEndpoint(name, "A", 300, "198.51.100.1")}}},
-				input{"observed", events.ObservedSubject("p", "a-"+name), &events.ObservedState{Provider: "p", Zone: zone,
+				input{events.ObservedSubject("p", "a-"+name), &events.ObservedState{Provider: "p", Zone: zone,
 					DNSName: "a-" + name, Records: []events.Endpoint{events.NewEndpoint("a-"+name, "TXT", 300, owned("me", ""))}}})
 		}
 	}
-	inputs = append(inputs, input{"desired", events.DesiredCompleteSubject(), &events.DesiredComplete{Complete: true, Clusters: []string{"c"}}})
+	inputs = append(inputs, input{events.DesiredCompleteSubject(), &events.DesiredComplete{Complete: true, Clusters: []string{"c"}}})
 
 	planOnce := func(order []input) []string {
 		t.Helper()
@@ -63,7 +63,7 @@ func TestReplayGivesTheSamePlans(t *testing.T) {
 			}
 			// Live: the completeness mark counts only when it comes after
 			// the planner started watching.
-			s.apply(ctx, in.kind, events.Received{Subject: in.subject, Header: msg.Header, Data: msg.Data, Seq: uint64(i + 1), Live: true})
+			s.fold(ctx, events.Received{Subject: in.subject, Header: msg.Header, Data: msg.Data, Seq: uint64(i + 1), Live: true})
 		}
 		sub, err := nc.SubscribeSync(events.SubjectPlans + ".>")
 		if err != nil {

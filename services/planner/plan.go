@@ -2,33 +2,95 @@ package planner
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/zonestream/zonestream/events"
 )
 
-// Policy says which changes the planner may make (--policy).
-type Policy string
-
-const (
-	PolicySync       Policy = "sync"        // create, update and delete
-	PolicyUpsertOnly Policy = "upsert-only" // create and update, never delete
-	PolicyCreateOnly Policy = "create-only" // create only
-)
-
-func (p Policy) valid() bool {
-	return p == PolicySync || p == PolicyUpsertOnly || p == PolicyCreateOnly
+// zoneChanges gathers the changes for one zone, name by name: a name's
+// changes (records and their ownership) always travel in one plan.
+type zoneChanges struct {
+	units [][]events.Change
+	names []string
+	cause string
 }
 
-func (p Policy) allows(action string) bool {
-	switch action {
-	case "create":
-		return true
-	case "update":
-		return p != PolicyCreateOnly
+// plan plans every dirty name whose zone is free, and publishes the plans.
+func (s *state) plan(ctx context.Context) {
+	start := time.Now()
+	s.fresh = s.fresh[:0] // every dirty name is looked at here
+	byZone := map[zoneKey]*zoneChanges{}
+	providers := sortedKeys(s.zones)
+	for _, name := range sortedKeys(s.dirty) {
+		if !s.complete && !s.desired[name].live {
+			// History, not news: planned once the desired state is
+			// complete (completeness marks every name again).
+			delete(s.dirty, name)
+			continue
+		}
+		done := true
+		for _, provider := range providers {
+			zone, ok := zoneOf(name, s.zones[provider])
+			if !ok || !s.filter.match(name) {
+				continue
+			}
+			k := zoneKey{provider, zone}
+			if s.busy(k, start) {
+				done = false
+				continue
+			}
+			if !s.known(provider, name) {
+				s.log.Debug("state unknown: not planned", "provider", provider, "name", name)
+				continue
+			}
+			np := planName(s.nameInput(provider, zone, name))
+			for _, c := range np.conflicts {
+				conflicts.Inc()
+				s.log.Debug("left alone", "provider", provider, "reason", c)
+			}
+			for _, r := range np.refused {
+				refused.WithLabelValues(r.reason).Inc()
+				s.log.Warn("record refused: nothing at it is touched", "provider", provider, "reason", r.reason, "detail", r.detail)
+			}
+			if len(np.changes) == 0 {
+				continue
+			}
+			zc := byZone[k]
+			if zc == nil {
+				zc = &zoneChanges{cause: s.dirty[name]}
+				byZone[k] = zc
+			}
+			zc.units = append(zc.units, np.changes)
+			zc.names = append(zc.names, name)
+		}
+		if done {
+			delete(s.dirty, name)
+		}
 	}
-	return p == PolicySync
+	keys := make([]zoneKey, 0, len(byZone))
+	for k := range byZone {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b zoneKey) int {
+		return cmp.Or(cmp.Compare(a.provider, b.provider), cmp.Compare(a.zone, b.zone))
+	})
+	for _, k := range keys {
+		s.publishZone(ctx, k, byZone[k])
+	}
+	planSeconds.Observe(time.Since(start).Seconds())
+}
+
+func (s *state) nameInput(provider, zone, name string) nameInput {
+	d := s.desired[name].state
+	resource := ""
+	if len(d.Contributors) == 1 {
+		resource = d.Contributors[0].Resource()
+	}
+	return nameInput{name: name, zone: zone, desired: d.Endpoints, resource: resource,
+		observed: s.observedAt(provider), policy: s.effectivePolicy(), reg: s.reg}
 }
 
 // nameInput is everything planName needs to know about one DNS name.
@@ -47,42 +109,6 @@ type namePlan struct {
 	changes   []events.Change
 	conflicts []string  // why something wanted was left alone
 	refused   []refusal // records that cannot be written safely (refuse.go)
-}
-
-// registryRRset is a TXT RRset holding ownership strings: the new-format
-// record of one type (registry_names.go), the old-format record of every
-// type at the name, or the TXT at the name itself where the new-format name
-// would fall outside the zone (the apex).
-type registryRRset struct {
-	name    string
-	setID   string // the set identifier of the records it speaks for, as ExternalDNS writes it
-	current *events.Endpoint
-	keep    bool  // whether our ownership string should be there
-	ttl     int64 // TTL for a written record
-	claimed bool  // some type wants it written (its resource refreshed)
-	kept    map[string]bool
-	dropped map[string]bool
-	// The RRset may also be the TXT records a user wants at the name
-	// (txt.go): then data is set, user holds the user's strings it should
-	// have (none: the user's TXT is deleted), and the registry strings in it
-	// are left as they are when leaveRegistry is set.
-	data          bool
-	user          []string
-	userTTL       int64
-	adds          bool // the user's TXT is created or changed, not deleted
-	shared        bool // our ownership of the user's TXT lives in this RRset itself (the apex)
-	leaveRegistry bool
-}
-
-// newFormatOfAnother reports whether the TXT at txt reads as the
-// new-format registry record of a name other than name. "a-web.example.org"
-// is web's ownership of its A record; it must never be taken for an
-// old-format claim of a host called "a-web", or planning that phantom host
-// would "clean up" web's ownership. (A real host named like that, owned in
-// the old format, is left alone: seen as unowned, never deleted.)
-func (reg *registry) newFormatOfAnother(txt, name string) bool {
-	owner, recordType := reg.names.endpointName(txt)
-	return recordType != "" && owner != "" && owner != name
 }
 
 // planName decides the changes at one name. It is a pure function of its
@@ -315,180 +341,6 @@ func planNoop(in nameInput, keys []rrKey, have, want map[rrKey]*events.Endpoint)
 		}
 	}
 	return out
-}
-
-// anyKept reports whether any registry RRset of the set identifier keeps
-// our ownership: then a record of ours in that set remains at the name.
-func anyKept(registries map[string]*registryRRset, setID string) bool {
-	for _, r := range registries {
-		if r.keep && r.setID == setID {
-			return true
-		}
-	}
-	return false
-}
-
-// deletedIn reports whether changes delete an RRset of the set identifier.
-func deletedIn(changes []events.Change, setID string) bool {
-	for _, c := range changes {
-		if c.New == nil && c.Key().SetIdentifier == setID {
-			return true
-		}
-	}
-	return false
-}
-
-func (r *registryRRset) claim(t string, ttl int64) {
-	r.keep, r.claimed, r.kept[t] = true, true, true
-	if ttl != 0 && (r.ttl == 0 || ttl < r.ttl) {
-		r.ttl = ttl
-	}
-}
-
-// change returns the change that makes the registry RRset hold exactly our
-// ownership string (r.keep) or none of it, leaving every TXT string that is
-// not a registry string, and every other owner's, as it is; strings of
-// owners we take over are replaced by ours. An existing string of ours is
-// kept byte for byte unless its content must change (claimed: resource
-// refreshed; record-type fields changed), so encrypted and quoted strings
-// are not rewritten for nothing.
-func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events.Change, bool) {
-	var targets []string
-	var mine string
-	var mineO ownership
-	var fields []string
-	hadFields, takeover := false, false
-	if r.current != nil {
-		for _, t := range r.current.Targets {
-			o, isRegistry := reg.parse(t)
-			if !isRegistry {
-				if !r.data {
-					targets = append(targets, t) // the user's, left as it is
-				}
-				continue
-			}
-			if r.leaveRegistry {
-				targets = append(targets, t)
-				continue
-			}
-			switch reg.role(o.owner) {
-			case roleMine:
-				mine, mineO = t, o
-			case roleTakeover:
-				takeover = true
-				if want.resource == "" {
-					want.resource = o.resource
-				}
-			default:
-				targets = append(targets, t) // never ours to drop
-				continue
-			}
-			if o.types != nil {
-				hadFields = true
-				fields = append(fields, o.types...)
-			}
-		}
-	}
-	if r.data {
-		targets = append(targets, r.user...)
-	}
-	keep := r.keep && !r.leaveRegistry
-	if hadFields || (r.shared && r.kept[events.RecordTypeTXT]) {
-		// Keep writing the per-record-type fields such a string had:
-		// the types it listed, less those we deleted, plus those we keep.
-		set := map[string]bool{}
-		for _, t := range fields {
-			if !r.dropped[t] {
-				set[t] = true
-			}
-		}
-		for t := range r.kept {
-			set[t] = true
-		}
-		want.types = sortedKeys(set)
-		if len(want.types) == 0 {
-			keep = false
-		}
-	}
-	if keep {
-		switch {
-		case mine != "" && mineO.same(want):
-		case mine != "" && !r.claimed && !takeover && !hadFields:
-		default:
-			if mine != "" && !r.claimed && !takeover {
-				want.resource = mineO.resource
-			}
-			if mine == "" || !mineO.same(want) {
-				mine = reg.render(want, r.name)
-			}
-		}
-		targets = append(targets, mine)
-	}
-	slices.Sort(targets)
-	next := events.NewEndpoint(r.name, events.RecordTypeTXT, ttl, targets...)
-	next.SetIdentifier = r.setID
-	switch {
-	case r.current == nil && len(next.Targets) == 0:
-		return events.Change{}, false
-	case r.current == nil:
-		return events.Change{New: &next}, true
-	case len(next.Targets) == 0:
-		return events.Change{Old: r.current}, true
-	case slices.Equal(next.Targets, r.current.Targets):
-		return events.Change{}, false
-	}
-	return events.Change{Old: r.current, New: &next}, true
-}
-
-// ownedBy is what a registry RRset says about one record type.
-type ownedBy struct {
-	ours     bool // a string of ours (or of an owner we take over) covers it
-	takeover bool // one of an owner we take over does
-	foreign  bool // another owner's covers it
-}
-
-// owners reads a registry RRset for recordType.
-func (reg *registry) owners(txt *events.Endpoint, recordType string, oldFormat bool) ownedBy {
-	var o ownedBy
-	if txt == nil {
-		return o
-	}
-	for _, t := range txt.Targets {
-		s, ok := reg.parse(t)
-		if !ok || !s.covers(recordType, oldFormat) {
-			continue
-		}
-		switch reg.role(s.owner) {
-		case roleMine:
-			o.ours = true
-		case roleTakeover:
-			o.ours, o.takeover = true, true
-		default:
-			o.foreign = true
-		}
-	}
-	return o
-}
-
-// ours reports whether an RRset holds a string of ours, one we take over,
-// or another owner's.
-func (reg *registry) ours(txt *events.Endpoint) (mine, takeover, foreign bool) {
-	if txt == nil {
-		return
-	}
-	for _, t := range txt.Targets {
-		if s, ok := reg.parse(t); ok {
-			switch reg.role(s.owner) {
-			case roleMine:
-				mine = true
-			case roleTakeover:
-				takeover = true
-			default:
-				foreign = true
-			}
-		}
-	}
-	return
 }
 
 // rrKey is one RRset at a name: its type and set identifier. Two

@@ -160,10 +160,6 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	p.caughtUp.Store(false)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type input struct {
-		kind string
-		msg  events.Received
-	}
 	// Plans queued by an earlier run were computed by a run that is gone:
 	// nobody waits for their results, and this run plans afresh.
 	// On a clustered NATS the request may time out while the stream's
@@ -186,24 +182,24 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	} else if n > 0 {
 		p.log.Info("dropped plans queued by an earlier run", "plans", n)
 	}
-	in := make(chan input, 1024)
-	watch := func(kind, stream string, filters ...string) (<-chan struct{}, error) {
+	in := make(chan events.Received, 1024)
+	watch := func(stream string, filters ...string) (<-chan struct{}, error) {
 		return events.Watch(ctx, js, stream, filters, func(m events.Received) {
 			select {
-			case in <- input{kind, m}:
+			case in <- m:
 			case <-ctx.Done():
 			}
 		})
 	}
-	desiredDone, err := watch("desired", events.StreamDesired, events.SubjectDesired+".>")
+	desiredDone, err := watch(events.StreamDesired, events.SubjectDesired+".>")
 	if err != nil {
 		return err
 	}
-	observedDone, err := watch("observed", events.StreamObserved, events.SubjectObserved+".>", events.SubjectZones+".>")
+	observedDone, err := watch(events.StreamObserved, events.SubjectObserved+".>", events.SubjectZones+".>")
 	if err != nil {
 		return err
 	}
-	if _, err := watch("result", events.StreamResults, events.SubjectResults+".>"); err != nil {
+	if _, err := watch(events.StreamResults, events.SubjectResults+".>"); err != nil {
 		return err
 	}
 
@@ -220,7 +216,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case m := <-in:
-			s.apply(ctx, m.kind, m.msg)
+			s.fold(ctx, m)
 		case <-desiredDone:
 			desiredDone, pending = nil, pending-1
 		case <-observedDone:
@@ -237,7 +233,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 			// reported done; take them all before the first plan.
 			for len(in) > 0 {
 				m := <-in
-				s.apply(ctx, m.kind, m.msg)
+				s.fold(ctx, m)
 			}
 			s.markAll()
 			p.caughtUp.Store(true)

@@ -1,105 +1,11 @@
 package planner
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"time"
 
 	"github.com/zonestream/zonestream/events"
 )
-
-// zoneChanges gathers the changes for one zone, name by name: a name's
-// changes (records and their ownership) always travel in one plan.
-type zoneChanges struct {
-	units [][]events.Change
-	names []string
-	cause string
-}
-
-// plan plans every dirty name whose zone is free, and publishes the plans.
-func (s *state) plan(ctx context.Context) {
-	start := time.Now()
-	s.fresh = s.fresh[:0] // every dirty name is looked at here
-	byZone := map[zoneKey]*zoneChanges{}
-	providers := sortedKeys(s.zones)
-	for _, name := range sortedKeys(s.dirty) {
-		if !s.complete && !s.desired[name].live {
-			// History, not news: planned once the desired state is
-			// complete (completeness marks every name again).
-			delete(s.dirty, name)
-			continue
-		}
-		done := true
-		for _, provider := range providers {
-			zone, ok := zoneOf(name, s.zones[provider])
-			if !ok || !s.filter.match(name) {
-				continue
-			}
-			k := zoneKey{provider, zone}
-			if s.busy(k, start) {
-				done = false
-				continue
-			}
-			if !s.known(provider, name) {
-				s.log.Debug("state unknown: not planned", "provider", provider, "name", name)
-				continue
-			}
-			np := planName(s.nameInput(provider, zone, name))
-			for _, c := range np.conflicts {
-				conflicts.Inc()
-				s.log.Debug("left alone", "provider", provider, "reason", c)
-			}
-			for _, r := range np.refused {
-				refused.WithLabelValues(r.reason).Inc()
-				s.log.Warn("record refused: nothing at it is touched", "provider", provider, "reason", r.reason, "detail", r.detail)
-			}
-			if len(np.changes) == 0 {
-				continue
-			}
-			zc := byZone[k]
-			if zc == nil {
-				zc = &zoneChanges{cause: s.dirty[name]}
-				byZone[k] = zc
-			}
-			zc.units = append(zc.units, np.changes)
-			zc.names = append(zc.names, name)
-		}
-		if done {
-			delete(s.dirty, name)
-		}
-	}
-	keys := make([]zoneKey, 0, len(byZone))
-	for k := range byZone {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b zoneKey) int {
-		return cmp.Or(cmp.Compare(a.provider, b.provider), cmp.Compare(a.zone, b.zone))
-	})
-	for _, k := range keys {
-		s.publishZone(ctx, k, byZone[k])
-	}
-	planSeconds.Observe(time.Since(start).Seconds())
-}
-
-func (s *state) nameInput(provider, zone, name string) nameInput {
-	d := s.desired[name].state
-	resource := ""
-	if len(d.Contributors) == 1 {
-		resource = d.Contributors[0].Resource()
-	}
-	return nameInput{name: name, zone: zone, desired: d.Endpoints, resource: resource,
-		observed: s.observedAt(provider), policy: s.effectivePolicy(), reg: s.reg}
-}
-
-// effectivePolicy is the configured policy, without deletes until the
-// desired stream is complete.
-func (s *state) effectivePolicy() Policy {
-	if !s.complete && s.policy == PolicySync {
-		return PolicyUpsertOnly
-	}
-	return s.policy
-}
 
 // publishZone splits a zone's changes into plans of at most
 // --batch-change-size changes and planBudget bytes, and queues them for the

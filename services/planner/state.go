@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/retry"
 )
 
 // state is what one Run of the planner knows, all of it rebuilt from the
@@ -88,21 +88,26 @@ func newState(p *Planner) *state {
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames()}
 }
 
-func (s *state) apply(ctx context.Context, kind string, m events.Received) {
+// on reports whether subject is under the subject root.
+func on(subject, root string) bool { return strings.HasPrefix(subject, root+".") }
+
+// fold folds one message into the state, picking its handler by subject
+// as dedup does: the subject, not the payload, says what a message is.
+func (s *state) fold(ctx context.Context, m events.Received) {
 	var err error
 	switch {
-	case kind == "desired":
-		err = s.applyDesired(m)
-	case kind == "result":
-		err = s.applyResult(m)
-	case strings.HasPrefix(m.Subject, events.SubjectZones+"."):
-		err = s.applyZones(m)
+	case on(m.Subject, events.SubjectDesired):
+		err = s.foldDesired(m)
+	case on(m.Subject, events.SubjectResults):
+		err = s.foldResult(m)
+	case on(m.Subject, events.SubjectZones):
+		err = s.foldZones(m)
 	default:
-		err = s.applyObserved(m)
+		err = s.foldObserved(m)
 	}
 	if err != nil {
 		deadLetters.Inc()
-		name := s.markUnknown(kind, m)
+		name := s.markUnknown(m)
 		unknownNamesGauge.Set(float64(s.unknown.count()))
 		s.log.Error("undecodable event; parked on the dead-letter subject; its name is planned for nobody until a readable state comes",
 			"subject", m.Subject, "name", name, "err", err)
@@ -112,7 +117,7 @@ func (s *state) apply(ctx context.Context, kind string, m events.Received) {
 	}
 }
 
-func (s *state) applyDesired(m events.Received) error {
+func (s *state) foldDesired(m events.Received) error {
 	if events.IsMarker(m.Subject) {
 		var c events.DesiredComplete
 		if err := events.Decode(m, &c); err != nil {
@@ -138,7 +143,7 @@ func (s *state) applyDesired(m events.Received) error {
 	return nil
 }
 
-func (s *state) applyObserved(m events.Received) error {
+func (s *state) foldObserved(m events.Received) error {
 	var o events.ObservedState
 	if err := events.Decode(m, &o); err != nil {
 		return err
@@ -165,7 +170,7 @@ func (s *state) applyObserved(m events.Received) error {
 	return nil
 }
 
-func (s *state) applyZones(m events.Received) error {
+func (s *state) foldZones(m events.Received) error {
 	var z events.ZoneList
 	if err := events.Decode(m, &z); err != nil {
 		return err
@@ -178,7 +183,7 @@ func (s *state) applyZones(m events.Received) error {
 	return nil
 }
 
-func (s *state) applyResult(m events.Received) error {
+func (s *state) foldResult(m events.Received) error {
 	var r events.Result
 	if err := events.Decode(m, &r); err != nil {
 		return err
@@ -200,7 +205,7 @@ func (s *state) applyResult(m events.Received) error {
 		if p.hash == f.lastApplied {
 			f.repeats++
 			unconverged.Inc()
-			wait := min(time.Duration(1<<min(f.repeats, 9))*500*time.Millisecond, 5*time.Minute)
+			wait := retry.Delay(500*time.Millisecond, 5*time.Minute, min(f.repeats, 9))
 			f.notBefore = time.Now().Add(wait)
 			s.log.Warn("the provider does not hold what the same plan applied before; backing off",
 				"zone", r.Zone, "plan", r.PlanID, "repeats", f.repeats, "retry_in", wait)
@@ -210,8 +215,8 @@ func (s *state) applyResult(m events.Received) error {
 		f.lastApplied = p.hash
 	} else {
 		f.failures++
-		wait := min(time.Duration(1<<min(f.failures, 6))*500*time.Millisecond, time.Minute)
-		f.notBefore = time.Now().Add(wait/2 + rand.N(wait/2))
+		wait := retry.Delay(500*time.Millisecond, time.Minute, f.failures)
+		f.notBefore = time.Now().Add(retry.Jitter(wait))
 		s.log.Warn("plan not fully applied; re-planning", "plan", r.PlanID, "zone", r.Zone,
 			"status", r.Status, "err", r.Error, "failed", len(r.Failed), "retry_in", wait)
 	}

@@ -31,7 +31,7 @@ func TestRepeatedAppliedPlanBacksOff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.applyResult(events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data}); err != nil {
+		if err := s.foldResult(events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -70,7 +70,7 @@ func TestNoDeleteBeforeDesiredComplete(t *testing.T) {
 	s.js = js
 	s.zones["p"] = []string{zone}
 	www := "www." + zone
-	feedEvent := func(kind, subject string, ev events.Event) {
+	feedEvent := func(subject string, ev events.Event) {
 		t.Helper()
 		msg, err := events.Message(subject, ev, "")
 		if err != nil {
@@ -78,11 +78,11 @@ func TestNoDeleteBeforeDesiredComplete(t *testing.T) {
 		}
 		// Live: fed after the planner started watching (only a live
 		// completeness mark counts).
-		s.apply(ctx, kind, events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1, Live: true})
+		s.fold(ctx, events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1, Live: true})
 	}
-	feedEvent("observed", events.ObservedSubject("p", www), &events.ObservedState{Provider: "p", Zone: zone, DNSName: www,
+	feedEvent(events.ObservedSubject("p", www), &events.ObservedState{Provider: "p", Zone: zone, DNSName: www,
 		Records: []events.Endpoint{rr(www, "A", 300, "192.0.2.1")}})
-	feedEvent("observed", events.ObservedSubject("p", "a-"+www), &events.ObservedState{Provider: "p", Zone: zone,
+	feedEvent(events.ObservedSubject("p", "a-"+www), &events.ObservedState{Provider: "p", Zone: zone,
 		DNSName: "a-" + www, Records: []events.Endpoint{rr("a-"+www, "TXT", 300, owned("me", ""))}})
 	sub, err := nc.SubscribeSync(events.SubjectPlans + ".>")
 	if err != nil {
@@ -92,7 +92,7 @@ func TestNoDeleteBeforeDesiredComplete(t *testing.T) {
 	if msg, err := sub.NextMsg(300 * time.Millisecond); err == nil {
 		t.Fatalf("planned before the desired stream was complete: %s", msg.Subject)
 	}
-	feedEvent("desired", events.DesiredCompleteSubject(), &events.DesiredComplete{Complete: true, Clusters: []string{"c1"}})
+	feedEvent(events.DesiredCompleteSubject(), &events.DesiredComplete{Complete: true, Clusters: []string{"c1"}})
 	s.plan(ctx)
 	msg, err := sub.NextMsg(5 * time.Second)
 	if err != nil {

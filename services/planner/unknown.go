@@ -53,9 +53,9 @@ func observedName(subject string) (provider, name string, ok bool) {
 // markUnknown records that the message m, which could not be decoded, left
 // its name's state unknown, and returns that name ("" when the subject
 // names none: then there is no state it could have replaced).
-func (s *state) markUnknown(kind string, m events.Received) string {
+func (s *state) markUnknown(m events.Received) string {
 	switch {
-	case kind == "desired":
+	case on(m.Subject, events.SubjectDesired):
 		name, ok := desiredName(m.Subject)
 		if !ok {
 			return ""
@@ -63,7 +63,7 @@ func (s *state) markUnknown(kind string, m events.Received) string {
 		s.unknown.desired[name] = true
 		delete(s.desired, name)
 		return name
-	case kind == "observed" && !strings.HasPrefix(m.Subject, events.SubjectZones+"."):
+	case on(m.Subject, events.SubjectObserved):
 		provider, name, ok := observedName(m.Subject)
 		if !ok {
 			return ""

@@ -111,7 +111,7 @@ func (b *book) setDesired(d *events.DesiredState) []Transition {
 			w.losers = append(w.losers, l)
 		}
 	}
-	for _, ow := range d.Owners {
+	for _, ow := range d.Holders {
 		var mine []events.ObjectRef
 		for _, o := range ow.Objects {
 			if b.owns(o) {

@@ -26,7 +26,7 @@ func txt(name, text string) events.Endpoint {
 func desired(name string, obj events.ObjectRef, eps ...events.Endpoint) *events.DesiredState {
 	d := &events.DesiredState{DNSName: name, Endpoints: eps, Contributors: []events.ObjectRef{obj}}
 	for _, ep := range eps {
-		d.Owners = append(d.Owners, events.RRsetOwner{RecordType: ep.RecordType, Objects: []events.ObjectRef{obj}})
+		d.Holders = append(d.Holders, events.RRsetHolder{RecordType: ep.RecordType, Objects: []events.ObjectRef{obj}})
 	}
 	return d
 }
@@ -72,7 +72,7 @@ func TestOutcomeFollowsTheStreams(t *testing.T) {
 	}
 	lost := &events.DesiredState{DNSName: www, Endpoints: []events.Endpoint{a(www, "192.0.2.7")},
 		Contributors: []events.ObjectRef{rival},
-		Owners:       []events.RRsetOwner{{RecordType: "A", Objects: []events.ObjectRef{rival}}},
+		Holders:      []events.RRsetHolder{{RecordType: "A", Objects: []events.ObjectRef{rival}}},
 		Losers:       []events.Loser{{Object: web, Reason: `source "service" outranks "crd"`}}}
 	tests := []struct {
 		name      string

@@ -18,6 +18,7 @@ import (
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/retry"
 	"github.com/zonestream/zonestream/services/collector/source"
 )
 
@@ -193,7 +194,7 @@ func (t *statusTracker) follow(ctx context.Context, js jetstream.JetStream) {
 	if js == nil {
 		return
 	}
-	delay := 100 * time.Millisecond
+	backoff := &retry.Backoff{Base: 100 * time.Millisecond, Max: 30 * time.Second}
 	for {
 		_, err := events.Watch(ctx, js, events.StreamObserved, []string{events.SubjectObserved + ".>"}, func(r events.Received) {
 			var st events.ObservedState
@@ -206,13 +207,11 @@ func (t *statusTracker) follow(ctx context.Context, js jetstream.JetStream) {
 		if err == nil {
 			return
 		}
+		delay := backoff.Next()
 		t.logger.Warn("following the observed stream failed; retrying", "err", err, "in", delay)
-		select {
-		case <-ctx.Done():
+		if !retry.Wait(ctx, delay) {
 			return
-		case <-time.After(delay):
 		}
-		delay = min(2*delay, 30*time.Second)
 	}
 }
 

@@ -1,0 +1,217 @@
+package planner
+
+import (
+	"slices"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// registryRRset is a TXT RRset holding ownership strings: the new-format
+// record of one type (registry_names.go), the old-format record of every
+// type at the name, or the TXT at the name itself where the new-format name
+// would fall outside the zone (the apex).
+type registryRRset struct {
+	name    string
+	setID   string // the set identifier of the records it speaks for, as ExternalDNS writes it
+	current *events.Endpoint
+	keep    bool  // whether our ownership string should be there
+	ttl     int64 // TTL for a written record
+	claimed bool  // some type wants it written (its resource refreshed)
+	kept    map[string]bool
+	dropped map[string]bool
+	// The RRset may also be the TXT records a user wants at the name
+	// (txt.go): then data is set, user holds the user's strings it should
+	// have (none: the user's TXT is deleted), and the registry strings in it
+	// are left as they are when leaveRegistry is set.
+	data          bool
+	user          []string
+	userTTL       int64
+	adds          bool // the user's TXT is created or changed, not deleted
+	shared        bool // our ownership of the user's TXT lives in this RRset itself (the apex)
+	leaveRegistry bool
+}
+
+// newFormatOfAnother reports whether the TXT at txt reads as the
+// new-format registry record of a name other than name. "a-web.example.org"
+// is web's ownership of its A record; it must never be taken for an
+// old-format claim of a host called "a-web", or planning that phantom host
+// would "clean up" web's ownership. (A real host named like that, owned in
+// the old format, is left alone: seen as unowned, never deleted.)
+func (reg *registry) newFormatOfAnother(txt, name string) bool {
+	owner, recordType := reg.names.endpointName(txt)
+	return recordType != "" && owner != "" && owner != name
+}
+
+// anyKept reports whether any registry RRset of the set identifier keeps
+// our ownership: then a record of ours in that set remains at the name.
+func anyKept(registries map[string]*registryRRset, setID string) bool {
+	for _, r := range registries {
+		if r.keep && r.setID == setID {
+			return true
+		}
+	}
+	return false
+}
+
+// deletedIn reports whether changes delete an RRset of the set identifier.
+func deletedIn(changes []events.Change, setID string) bool {
+	for _, c := range changes {
+		if c.New == nil && c.Key().SetIdentifier == setID {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *registryRRset) claim(t string, ttl int64) {
+	r.keep, r.claimed, r.kept[t] = true, true, true
+	if ttl != 0 && (r.ttl == 0 || ttl < r.ttl) {
+		r.ttl = ttl
+	}
+}
+
+// change returns the change that makes the registry RRset hold exactly our
+// ownership string (r.keep) or none of it, leaving every TXT string that is
+// not a registry string, and every other owner's, as it is; strings of
+// owners we take over are replaced by ours. An existing string of ours is
+// kept byte for byte unless its content must change (claimed: resource
+// refreshed; record-type fields changed), so encrypted and quoted strings
+// are not rewritten for nothing.
+func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events.Change, bool) {
+	var targets []string
+	var mine string
+	var mineO ownership
+	var fields []string
+	hadFields, takeover := false, false
+	if r.current != nil {
+		for _, t := range r.current.Targets {
+			o, isRegistry := reg.parse(t)
+			if !isRegistry {
+				if !r.data {
+					targets = append(targets, t) // the user's, left as it is
+				}
+				continue
+			}
+			if r.leaveRegistry {
+				targets = append(targets, t)
+				continue
+			}
+			switch reg.role(o.owner) {
+			case roleMine:
+				mine, mineO = t, o
+			case roleTakeover:
+				takeover = true
+				if want.resource == "" {
+					want.resource = o.resource
+				}
+			default:
+				targets = append(targets, t) // never ours to drop
+				continue
+			}
+			if o.types != nil {
+				hadFields = true
+				fields = append(fields, o.types...)
+			}
+		}
+	}
+	if r.data {
+		targets = append(targets, r.user...)
+	}
+	keep := r.keep && !r.leaveRegistry
+	if hadFields || (r.shared && r.kept[events.RecordTypeTXT]) {
+		// Keep writing the per-record-type fields such a string had:
+		// the types it listed, less those we deleted, plus those we keep.
+		set := map[string]bool{}
+		for _, t := range fields {
+			if !r.dropped[t] {
+				set[t] = true
+			}
+		}
+		for t := range r.kept {
+			set[t] = true
+		}
+		want.types = sortedKeys(set)
+		if len(want.types) == 0 {
+			keep = false
+		}
+	}
+	if keep {
+		switch {
+		case mine != "" && mineO.same(want):
+		case mine != "" && !r.claimed && !takeover && !hadFields:
+		default:
+			if mine != "" && !r.claimed && !takeover {
+				want.resource = mineO.resource
+			}
+			if mine == "" || !mineO.same(want) {
+				mine = reg.render(want, r.name)
+			}
+		}
+		targets = append(targets, mine)
+	}
+	slices.Sort(targets)
+	next := events.NewEndpoint(r.name, events.RecordTypeTXT, ttl, targets...)
+	next.SetIdentifier = r.setID
+	switch {
+	case r.current == nil && len(next.Targets) == 0:
+		return events.Change{}, false
+	case r.current == nil:
+		return events.Change{New: &next}, true
+	case len(next.Targets) == 0:
+		return events.Change{Old: r.current}, true
+	case slices.Equal(next.Targets, r.current.Targets):
+		return events.Change{}, false
+	}
+	return events.Change{Old: r.current, New: &next}, true
+}
+
+// ownedBy is what a registry RRset says about one record type.
+type ownedBy struct {
+	ours     bool // a string of ours (or of an owner we take over) covers it
+	takeover bool // one of an owner we take over does
+	foreign  bool // another owner's covers it
+}
+
+// owners reads a registry RRset for recordType.
+func (reg *registry) owners(txt *events.Endpoint, recordType string, oldFormat bool) ownedBy {
+	var o ownedBy
+	if txt == nil {
+		return o
+	}
+	for _, t := range txt.Targets {
+		s, ok := reg.parse(t)
+		if !ok || !s.covers(recordType, oldFormat) {
+			continue
+		}
+		switch reg.role(s.owner) {
+		case roleMine:
+			o.ours = true
+		case roleTakeover:
+			o.ours, o.takeover = true, true
+		default:
+			o.foreign = true
+		}
+	}
+	return o
+}
+
+// ours reports whether an RRset holds a string of ours, one we take over,
+// or another owner's.
+func (reg *registry) ours(txt *events.Endpoint) (mine, takeover, foreign bool) {
+	if txt == nil {
+		return
+	}
+	for _, t := range txt.Targets {
+		if s, ok := reg.parse(t); ok {
+			switch reg.role(s.owner) {
+			case roleMine:
+				mine = true
+			case roleTakeover:
+				takeover = true
+			default:
+				foreign = true
+			}
+		}
+	}
+	return
+}
