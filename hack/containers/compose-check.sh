@@ -12,6 +12,11 @@ docker compose version >/dev/null 2>&1 && compose=(docker compose)
 echo "compose: $("${compose[@]}" version | head -n 1)" >&2
 compose+=(-p zonestream-check -f docker-compose.yml -f deploy/compose/local-kube.yml)
 export KUBECONFIG=$PWD/.local-kube/kubeconfig
+# The portal on a port nothing listens on: 8080 may be taken here.
+for ZS_PORTAL_PORT in $(shuf -i 20000-40000 -n 20); do
+  (exec 3<>"/dev/tcp/127.0.0.1/$ZS_PORTAL_PORT") 2>/dev/null || break
+done
+export ZS_PORTAL_PORT
 down() {
   "${compose[@]}" logs --no-color --tail=30 >"${TMPDIR:-/tmp}/zonestream-compose.log" 2>&1 || true
   "${compose[@]}" down -v --remove-orphans >/dev/null 2>&1 || true
@@ -36,14 +41,14 @@ for _ in $(seq 1 240); do
     echo "compose: web.example.org A $ip answered by the compose BIND $(since) after docker compose up" >&2
     # The portal shows the name in sync: its BIND answers what is wanted.
     for _ in $(seq 1 120); do
-      if curl -fsS 'http://127.0.0.1:8080/api/names?q=web.example.org&status=in+sync' 2>/dev/null | grep -q '"name":"web.example.org"'; then
+      if curl -fsS "http://127.0.0.1:$ZS_PORTAL_PORT/api/names?q=web.example.org&status=in+sync" 2>/dev/null | grep -q '"name":"web.example.org"'; then
         echo "compose: the portal shows web.example.org in sync $(since) after docker compose up" >&2
         exit 0
       fi
       sleep 0.25
     done
     echo "compose: the portal never showed web.example.org in sync" >&2
-    curl -sS 'http://127.0.0.1:8080/api/names?q=web.example.org' >&2 || true
+    curl -sS "http://127.0.0.1:$ZS_PORTAL_PORT/api/names?q=web.example.org" >&2 || true
     exit 1
   fi
   sleep 0.25

@@ -1,12 +1,13 @@
 # Sourced by hack/containers.sh: the Docker engine and compose.
 
-# install_packages installs Debian's engine, compose v1 (docker-compose)
-# and debootstrap when missing.
+# install_packages installs Debian's engine, compose v1 (docker-compose),
+# debootstrap and curl (the compose check asks the portal) when missing.
 install_packages() {
   local need=()
   command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
   command -v docker-compose >/dev/null 2>&1 || need+=(docker-compose)
   command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+  command -v curl >/dev/null 2>&1 || need+=(curl)
   [ ${#need[@]} -eq 0 ] && return
   local sudo=""
   [ "$(id -u)" = 0 ] || sudo=sudo
