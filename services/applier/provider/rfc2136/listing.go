@@ -2,12 +2,11 @@ package rfc2136
 
 import (
 	"context"
-	"maps"
-	"slices"
 
 	"github.com/miekg/dns"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/applier/provider"
 )
 
 // At rest the applier lists each zone every --interval to see out-of-band
@@ -46,7 +45,7 @@ func (p *Provider) listFromCopy(ctx context.Context, zone string) ([]events.Endp
 	if next.eps == nil || next.epsSerial != next.serial {
 		next.eps, next.epsSerial = endpointsOf(zone, next.all()), next.serial
 	}
-	return cloneEndpoints(next.eps), true
+	return provider.CloneEndpoints(next.eps), true
 }
 
 // all returns every RR of the copy.
@@ -58,16 +57,4 @@ func (c *zoneCopy) all() []dns.RR {
 		}
 	}
 	return rrs
-}
-
-// cloneEndpoints copies eps deep enough that a caller changing what it
-// got leaves the cached listing alone.
-func cloneEndpoints(eps []events.Endpoint) []events.Endpoint {
-	out := slices.Clone(eps)
-	for i := range out {
-		out[i].Targets = slices.Clone(out[i].Targets)
-		out[i].Labels = maps.Clone(out[i].Labels)
-		out[i].ProviderSpecific = slices.Clone(out[i].ProviderSpecific)
-	}
-	return out
 }
