@@ -27,3 +27,7 @@ go test -run '^$' -bench 'BenchmarkCollectorServices|BenchmarkCollectorGatewayRo
 go test -run '^$' -bench 'BenchmarkExplain$' -benchtime=20x -timeout 30m ./cmd/zonestream/
 go test -run '^$' -bench 'BenchmarkMemoryPerName' -benchtime=1x ./services/portal/projection/
 go test -run '^$' -bench 'BenchmarkListPage10k|BenchmarkPageLoadInChromium' -benchtime=10x ./services/portal/web/
+# At rest (issue 11): the all-in-one with 1000 Services in BIND, nothing
+# changing, --interval=1m: its own CPU-seconds per idle minute (twice, from
+# /proc), RSS, and a CPU profile of the second minute in $ZS_IDLE_PROFILE_DIR.
+ZS_IDLE_PROFILE_DIR=${ZS_IDLE_PROFILE_DIR:-$(mktemp -d)} go test -run '^$' -bench 'BenchmarkIdle' -benchtime=1x -timeout 20m -v ./cmd/zonestream/

@@ -122,7 +122,7 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 		}
 		return errors.Join(errs...)
 	}
-	if err := service.ServeOps(ctx, a.opts.MetricsAddress, ready, logger); err != nil {
+	if err := service.ServeOps(ctx, a.opts.MetricsAddress, ready, logger, a.opts.Pprof); err != nil {
 		return err
 	}
 	// The embedded NATS has no users: it listens on loopback only

@@ -37,9 +37,11 @@ type Service interface {
 type Options struct {
 	NatsURL        string
 	MetricsAddress string
-	LogLevel       string
-	LogFormat      string
-	Replicas       int
+	// Pprof serves net/http/pprof on the metrics address.
+	Pprof     bool
+	LogLevel  string
+	LogFormat string
+	Replicas  int
 	// Credentials authenticate the process to NATS.
 	Credentials Credentials
 	// Election elects the replica that works (registered apart: a stage's
@@ -51,6 +53,7 @@ type Options struct {
 func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.NatsURL, "nats-url", envOr("ZS_NATS_URL", nats.DefaultURL), "NATS server URL(s), comma-separated")
 	fs.StringVar(&o.MetricsAddress, "metrics-address", ":7979", "address of the /metrics, /healthz and /readyz endpoint; empty disables it")
+	fs.BoolVar(&o.Pprof, "pprof", false, "serve /debug/pprof/ on --metrics-address (profiles on demand; off by default as it exposes internals)")
 	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&o.LogFormat, "log-format", "text", "log format: text or json")
 	fs.IntVar(&o.Replicas, "nats-stream-replicas", 1, "replicas of each JetStream stream (3 on a clustered NATS)")
@@ -129,7 +132,7 @@ func Dial(url, name string, creds Credentials, logger *slog.Logger, extra ...nat
 }
 
 // ServeOps serves /metrics, /healthz and /readyz until ctx ends.
-func ServeOps(ctx context.Context, addr string, ready func() error, logger *slog.Logger) error {
+func ServeOps(ctx context.Context, addr string, ready func() error, logger *slog.Logger, pprofOn ...bool) error {
 	if addr == "" {
 		return nil
 	}
@@ -143,6 +146,9 @@ func ServeOps(ctx context.Context, addr string, ready func() error, logger *slog
 		}
 		fmt.Fprintln(w, "ok")
 	})
+	if len(pprofOn) > 0 && pprofOn[0] {
+		servePprof(mux)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--metrics-address: %w", err)
@@ -203,7 +209,7 @@ func run(name string, opts Options, construct func(*slog.Logger) (Service, error
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := ServeOps(ctx, opts.MetricsAddress, svc.Ready, logger); err != nil {
+	if err := ServeOps(ctx, opts.MetricsAddress, svc.Ready, logger, opts.Pprof); err != nil {
 		return err
 	}
 	nc, js, err := Connect(ctx, opts.NatsURL, "zonestream-"+name, opts.Credentials, logger, events.WithReplicas(opts.Replicas))

@@ -25,6 +25,9 @@ type Config struct {
 	APIKey        string
 	ServerID      string
 	SkipTLSVerify bool
+	// FullListingEvery makes every Nth listing of a zone a full download;
+	// the others download it only when its serial moved. 0 or 1: always.
+	FullListingEvery int
 
 	// Its Timeout bounds one HTTP request.
 	provider.RetryConfig
@@ -35,6 +38,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Server, "pdns-server", "http://localhost:8081", "when using the PowerDNS provider, the URL of its HTTP API (webserver)")
 	service.SecretVar(fs, &c.APIKey, "pdns-api-key", "when using the PowerDNS provider, the API key (default: $"+APIKeyEnv+")")
 	fs.StringVar(&c.ServerID, "pdns-server-id", "localhost", "when using the PowerDNS provider, the server id in the API path (/api/v1/servers/<id>)")
+	fs.IntVar(&c.FullListingEvery, "pdns-full-listing-every", 10, "when using the PowerDNS provider, every Nth listing of a zone (--interval) downloads it whatever its serial; "+
+		"the others download it only when its serial or edited_serial moved (0 or 1: always download)")
 	fs.BoolVar(&c.SkipTLSVerify, "pdns-skip-tls-verify", false, "when using the PowerDNS provider, do not verify the API server's TLS certificate")
 }
 
@@ -58,6 +63,9 @@ func (c *Config) Validate() error {
 	}
 	if c.ServerID == "" {
 		c.ServerID = "localhost"
+	}
+	if c.FullListingEvery < 0 {
+		return fmt.Errorf("pdns: --pdns-full-listing-every must not be negative, got %d", c.FullListingEvery)
 	}
 	c.RetryConfig.Defaults()
 	return nil

@@ -17,6 +17,10 @@ type zoneJSON struct {
 	Name   string      `json:"name"`
 	Kind   string      `json:"kind,omitempty"`
 	RRsets []rrsetJSON `json:"rrsets,omitempty"`
+	// Serial and EditedSerial change with every edit of the zone through
+	// the API (and with SOA-EDIT-API): listing.go compares them.
+	Serial       uint32 `json:"serial,omitempty"`
+	EditedSerial uint32 `json:"edited_serial,omitempty"`
 }
 
 type rrsetJSON struct {

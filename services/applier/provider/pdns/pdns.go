@@ -44,6 +44,9 @@ type Provider struct {
 	// sizes is how many RRsets each zone had at its last listing: it
 	// decides between reading names one by one and reading the zone.
 	sizes sync.Map // zone -> int
+
+	listed    listings     // each zone's last download, by serial
+	downloads atomic.Int64 // full downloads of a zone, for tests
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -85,14 +88,21 @@ func (p *Provider) Zones(ctx context.Context) ([]string, error) {
 }
 
 // Records lists zone (GET /zones/<id>): every RRset with an enabled record
-// except the SOA, one endpoint per name and type.
+// except the SOA, one endpoint per name and type; between full downloads
+// only when the zone's serial moved (listing.go).
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
+	if eps, ok := p.unchanged(ctx, zone); ok {
+		return eps, nil
+	}
+	p.downloads.Add(1)
 	var z zoneJSON
 	if err := p.do(ctx, http.MethodGet, zonePath(zone), nil, nil, &z); err != nil {
 		return nil, fmt.Errorf("pdns: list zone %s: %w", zone, err)
 	}
 	p.sizes.Store(zone, len(z.RRsets))
-	return endpointsOf(zone, z.RRsets), nil
+	eps := endpointsOf(zone, z.RRsets)
+	p.remember(zone, z, eps)
+	return eps, nil
 }
 
 // RecordsAt reads a few names one by one (GET with rrset_name), more with

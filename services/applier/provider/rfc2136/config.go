@@ -30,6 +30,10 @@ type Config struct {
 	Insecure        bool
 	MinTTL          time.Duration
 	BatchChangeSize int
+	// FullTransferEvery makes every Nth listing of a zone a full AXFR;
+	// the others are an IXFR from the serial last seen, a lone SOA when
+	// nothing changed. 0 or 1: every listing is an AXFR.
+	FullTransferEvery int
 
 	// Its Timeout bounds one DNS exchange.
 	provider.RetryConfig
@@ -46,6 +50,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.BoolVar(&c.TSIGAXFR, "rfc2136-tsig-axfr", false, "when using the RFC2136 provider, sign zone transfers (AXFR) with TSIG")
 	fs.BoolVar(&c.Insecure, "rfc2136-insecure", false, "when using the RFC2136 provider, send updates without TSIG")
 	fs.DurationVar(&c.MinTTL, "rfc2136-min-ttl", 0, "when using the RFC2136 provider, the lowest TTL written (records with a lower TTL get this one)")
+	fs.IntVar(&c.FullTransferEvery, "rfc2136-full-transfer-every", 10, "when using the RFC2136 provider, every Nth listing of a zone (--interval) is a full AXFR; "+
+		"the others ask for what changed since the serial last seen (IXFR), which is one SOA when nothing did (0 or 1: always AXFR)")
 	fs.IntVar(&c.BatchChangeSize, "rfc2136-batch-change-size", 50, "when using the RFC2136 provider, the most changes sent in one UPDATE message")
 }
 
@@ -103,6 +109,9 @@ func (c *Config) Validate() error {
 	}
 	if c.BatchChangeSize <= 0 {
 		return fmt.Errorf("rfc2136: --rfc2136-batch-change-size must be positive, got %d", c.BatchChangeSize)
+	}
+	if c.FullTransferEvery < 0 {
+		return fmt.Errorf("rfc2136: --rfc2136-full-transfer-every must not be negative, got %d", c.FullTransferEvery)
 	}
 	c.RetryConfig.Defaults()
 	return nil

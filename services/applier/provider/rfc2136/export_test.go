@@ -18,3 +18,6 @@ func (p *Provider) SetCopySerial(zone string, serial uint32) {
 	defer p.copies.mu.Unlock()
 	p.copies.zones[zone].serial = serial
 }
+
+// AXFRs is how many full transfers p made.
+func (p *Provider) AXFRs() int64 { return p.axfrs.Load() }

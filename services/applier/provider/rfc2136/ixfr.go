@@ -24,6 +24,12 @@ import (
 type zoneCopy struct {
 	serial uint32
 	byName map[string]map[string]dns.RR // normalized owner -> rrID -> RR
+
+	listings int // listings answered from the copy since its AXFR
+	// eps is the whole copy as endpoints at epsSerial, so that listing
+	// an unchanged zone costs one SOA and no decoding.
+	eps       []events.Endpoint
+	epsSerial uint32
 }
 
 type zoneCopies struct {

@@ -11,6 +11,7 @@ import (
 	"net"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/miekg/dns"
@@ -31,6 +32,8 @@ type Provider struct {
 	log        *slog.Logger
 
 	copies zoneCopies // what the last transfers brought, for IXFR
+
+	axfrs atomic.Int64 // full transfers made, for tests
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -71,13 +74,19 @@ func (p *Provider) managed(zone string) error {
 	return nil
 }
 
-// Records lists zone by AXFR: every RRset but the SOA (and the records
-// DNSSEC signing adds), one endpoint per name and type. It keeps what it
-// got, for RecordsAt to bring up to date by IXFR.
+// Records lists zone: every RRset but the SOA (and the records DNSSEC
+// signing adds), one endpoint per name and type. Between full AXFRs
+// (every --rfc2136-full-transfer-every listings) it brings its copy up
+// to date by IXFR instead (listing.go). It keeps what an AXFR got, for
+// RecordsAt to bring up to date by IXFR.
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
 	if err := p.managed(zone); err != nil {
 		return nil, err
 	}
+	if eps, ok := p.listFromCopy(ctx, zone); ok {
+		return eps, nil
+	}
+	p.axfrs.Add(1)
 	m := new(dns.Msg)
 	m.SetAxfr(dns.Fqdn(zone))
 	rrs, err := p.transfer(ctx, m)
