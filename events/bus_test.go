@@ -7,29 +7,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
+	"github.com/zonestream/zonestream/events/internal/natstest"
+
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 func startJetStream(t *testing.T) jetstream.JetStream {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT,
-		JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats not ready")
-	}
-	t.Cleanup(s.Shutdown)
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, _ := jetstream.New(nc)
+	_, js := natstest.Connect(t, natstest.Start(t, nil))
 	if err := EnsureStreams(context.Background(), js); err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
+	"github.com/zonestream/zonestream/events/internal/natstest"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -21,36 +22,17 @@ var fast = Config{Identity: "test", LeaseDuration: 1500 * time.Millisecond, Rene
 
 func startNATS(t *testing.T) string {
 	t.Helper()
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT,
-		JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats not ready")
-	}
-	t.Cleanup(s.Shutdown)
-	nc, js := connect(t, s.ClientURL())
-	defer nc.Close()
+	url := natstest.Start(t, nil)
+	_, js := connect(t, url)
 	if err := events.EnsureLeases(context.Background(), js); err != nil {
 		t.Fatal(err)
 	}
-	return s.ClientURL()
+	return url
 }
 
 func connect(t *testing.T, url string) (*nats.Conn, jetstream.JetStream) {
 	t.Helper()
-	nc, err := nats.Connect(url, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return nc, js
+	return natstest.Connect(t, url, nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 }
 
 // candidate is one replica: an Elector on its own connection (through a

@@ -6,27 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
+
+	"github.com/zonestream/zonestream/events/internal/natstest"
 
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
 )
-
-func startServer(t *testing.T, opts *server.Options) string {
-	t.Helper()
-	opts.Host, opts.Port, opts.NoSigs, opts.NoLog = "127.0.0.1", server.RANDOM_PORT, true, true
-	s, err := server.NewServer(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(s.Shutdown)
-	return s.ClientURL()
-}
 
 // TestCredentialsCredsFile: --nats-creds signs in with a user JWT and its
 // NKey seed, as nsc writes them, against a server in operator mode; a user
@@ -73,7 +59,7 @@ func TestCredentialsCredsFile(t *testing.T) {
 	if err := resolver.Store(accPub, accJWT); err != nil {
 		t.Fatal(err)
 	}
-	url := startServer(t, &server.Options{TrustedOperators: []*jwt.OperatorClaims{opClaims}, AccountResolver: resolver})
+	url := natstest.Start(t, &server.Options{TrustedOperators: []*jwt.OperatorClaims{opClaims}, AccountResolver: resolver})
 	dial := func(file string) error {
 		nc, err := Dial(url, "test", parseCredentials(t, "--nats-creds="+file), discard())
 		if err == nil {

@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/zonestream/zonestream/events/internal/natstest"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
@@ -29,20 +30,11 @@ func startAuthServer(t *testing.T, user, password string) (url, seedFile string)
 	if err := os.WriteFile(seedFile, seed, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := server.NewServer(&server.Options{
-		Host: "127.0.0.1", Port: server.RANDOM_PORT, NoSigs: true, NoLog: true,
+	url = natstest.Start(t, &server.Options{
 		Users: []*server.User{{Username: user, Password: password}},
 		Nkeys: []*server.NkeyUser{{Nkey: pub}},
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats-server not ready")
-	}
-	t.Cleanup(s.Shutdown)
-	return s.ClientURL(), seedFile
+	return url, seedFile
 }
 
 // parseCredentials parses args and the environment as a service does.

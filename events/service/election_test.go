@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
+	"github.com/zonestream/zonestream/events/internal/natstest"
+
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
@@ -41,22 +41,7 @@ func (*unleased) LeaseKey() {}
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func TestElectedRunsOneReplicaAndTheStandbyIsReady(t *testing.T) {
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT,
-		JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		t.Fatal("nats not ready")
-	}
-	t.Cleanup(s.Shutdown)
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	js, _ := jetstream.New(nc)
+	_, js := natstest.Connect(t, natstest.Start(t, nil))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := events.EnsureLeases(ctx, js); err != nil {
