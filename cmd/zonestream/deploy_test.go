@@ -15,7 +15,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/stage"
 	"github.com/zonestream/zonestream/testenv/kube"
 )
 
@@ -131,10 +131,10 @@ func checkClusterManifests(t *testing.T, rendered string) {
 			}
 			fs := flag.NewFlagSet(st.name, flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			var opts service.Options
+			var opts stage.Options
 			opts.RegisterFlags(fs)
 			st.standalone(fs)
-			if err := service.Parse(fs, args[1:]); err != nil {
+			if err := stage.Parse(fs, args[1:]); err != nil {
 				t.Errorf("%s: %s: %v", clusterManifests, st.name, err)
 				continue
 			}
@@ -184,7 +184,7 @@ func checkStageDeployment(t *testing.T, source string, d appsv1.Deployment) (nam
 	}
 	fs := flag.NewFlagSet(st.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	var opts service.Options
+	var opts stage.Options
 	opts.RegisterFlags(fs)
 	opts.Election.RegisterFlags(fs)
 	construct := st.standalone(fs)
@@ -193,7 +193,7 @@ func checkStageDeployment(t *testing.T, source string, d appsv1.Deployment) (nam
 			t.Errorf("%s: the %s stage does not talk to Kubernetes but gets a service-account token", source, st.name)
 		}
 	}
-	if err := service.Parse(fs, args[1:]); err != nil {
+	if err := stage.Parse(fs, args[1:]); err != nil {
 		t.Errorf("%s: %v", source, err)
 		return st.name, opts.Election.Enabled
 	}

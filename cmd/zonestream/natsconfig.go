@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nkeys"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // natsConfig is `zonestream nats-config`: it prints a nats-server
@@ -23,7 +23,7 @@ import (
 // identity's seed to --out-dir. Seeds already there are kept, so adding a
 // cluster or a provider rotates no one else's key.
 type natsConfig struct {
-	clusters, providers    service.StringList
+	clusters, providers    stage.StringList
 	outDir                 string
 	listen, storeDir, http string
 	tlsCert, tlsKey, tlsCA string
@@ -43,7 +43,7 @@ func natsConfigCommand(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.tlsKey, "tls-key", "", "the server's key file")
 	fs.StringVar(&c.tlsCA, "tls-ca", "", "CA file the server verifies client certificates with")
 	fs.BoolVar(&c.tlsVerify, "tls-verify", false, "require a client certificate signed by --tls-ca")
-	if err := service.Parse(fs, args); err != nil {
+	if err := stage.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}

@@ -21,7 +21,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/stage"
 	"github.com/zonestream/zonestream/testenv/pki"
 )
 
@@ -104,10 +104,10 @@ func (b *securedBus) flags(p events.Permissions) []string {
 }
 
 // creds are the credentials of identity p.
-func (b *securedBus) creds(t *testing.T, p events.Permissions) service.Credentials {
+func (b *securedBus) creds(t *testing.T, p events.Permissions) stage.Credentials {
 	t.Helper()
 	fs := flag.NewFlagSet(p.Identity, flag.ContinueOnError)
-	var c service.Credentials
+	var c stage.Credentials
 	c.RegisterFlags(fs)
 	if err := fs.Parse(b.flags(p)); err != nil {
 		t.Fatal(err)
@@ -133,14 +133,14 @@ func (l *logBuffer) String() string {
 	return l.b.String()
 }
 
-// connectAs connects as a service does (service.Connect: streams checked,
+// connectAs connects as a service does (stage.Connect: streams checked,
 // refusals counted and logged) with identity p's credentials.
 func (b *securedBus) connectAs(t *testing.T, p events.Permissions) (jetstream.JetStream, *logBuffer) {
 	t.Helper()
 	log := &logBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	nc, js, err := service.Connect(ctx, b.url, "test-"+p.Identity, b.creds(t, p), slog.New(slog.NewTextHandler(log, nil)))
+	nc, js, err := stage.Connect(ctx, b.url, "test-"+p.Identity, b.creds(t, p), slog.New(slog.NewTextHandler(log, nil)))
 	if err != nil {
 		t.Fatalf("%s cannot connect and find its streams: %v\n%s", p.Identity, err, log)
 	}
@@ -155,7 +155,7 @@ func (b *securedBus) connectAs(t *testing.T, p events.Permissions) (jetstream.Je
 
 func violations(op string) float64 {
 	var m dto.Metric
-	if err := service.PermissionViolations.WithLabelValues(op).Write(&m); err != nil {
+	if err := stage.PermissionViolations.WithLabelValues(op).Write(&m); err != nil {
 		panic(err)
 	}
 	return m.GetCounter().GetValue()
@@ -374,7 +374,7 @@ func TestMissingInboxPrefixIsExplained(t *testing.T) {
 	log := &logBuffer{}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	if nc, _, err := service.Connect(ctx, b.url, "test", creds, slog.New(slog.NewTextHandler(log, nil))); err == nil {
+	if nc, _, err := stage.Connect(ctx, b.url, "test", creds, slog.New(slog.NewTextHandler(log, nil))); err == nil {
 		nc.Close()
 		t.Fatal("connected and found the streams without a reply inbox")
 	}

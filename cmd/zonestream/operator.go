@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // operatorCommand is the plumbing of the operator commands (tail, explain,
@@ -20,7 +20,7 @@ type operatorCommand struct {
 	name, usage string
 	fs          *flag.FlagSet
 	url         *string
-	creds       service.Credentials
+	creds       stage.Credentials
 	// nargs is how many positional arguments the command takes.
 	nargs int
 }
@@ -37,7 +37,7 @@ func newOperatorCommand(name, usage string) *operatorCommand {
 // positional argument, if the command takes one; ok is false when -h was
 // asked for.
 func (c *operatorCommand) parse(args []string) (arg string, ok bool, err error) {
-	if err := service.Parse(c.fs, args); err != nil {
+	if err := stage.Parse(c.fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return "", false, nil
 		}
@@ -53,7 +53,7 @@ func (c *operatorCommand) parse(args []string) (arg string, ok bool, err error) 
 // What the server refuses these credentials is logged to stderr.
 func (c *operatorCommand) connect() (*nats.Conn, jetstream.JetStream, error) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil)).With("command", c.name)
-	nc, err := service.Dial(*c.url, "zonestream-"+c.name, c.creds, logger)
+	nc, err := stage.Dial(*c.url, "zonestream-"+c.name, c.creds, logger)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -14,18 +14,18 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // allInOne is the all-in-one's configuration beyond the stages' own flags.
 type allInOne struct {
-	opts       service.Options
+	opts       stage.Options
 	dataDir    string
 	natsListen string
 	// natsListenBeyondLoopback lets the embedded NATS listen on a
 	// non-loopback address.
 	natsListenBeyondLoopback bool
-	construct                []func(*slog.Logger) (service.Service, error)
+	construct                []func(*slog.Logger) (stage.Service, error)
 	fs                       *flag.FlagSet
 }
 
@@ -48,7 +48,7 @@ func newAllInOne() *allInOne {
 // parse parses args; the embedded NATS is used unless --nats-url (or
 // $ZS_NATS_URL) names another.
 func (a *allInOne) parse(args []string) (embedded bool, err error) {
-	if err := service.Parse(a.fs, args); err != nil {
+	if err := stage.Parse(a.fs, args); err != nil {
 		return false, err
 	}
 	if a.fs.NArg() > 0 {
@@ -85,7 +85,7 @@ func runAll(args []string) error {
 // run runs every stage until ctx ends. started, if not nil, is told the
 // NATS URL once everything runs (the demo uses it).
 func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, started func(natsURL string)) error {
-	var svcs []service.Service
+	var svcs []stage.Service
 	for i, construct := range a.construct {
 		svc, err := construct(logger.With("service", stages[i].name))
 		if err != nil {
@@ -122,16 +122,16 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 		}
 		return errors.Join(errs...)
 	}
-	if err := service.ServeOps(ctx, a.opts.MetricsAddress, ready, logger, a.opts.Pprof); err != nil {
+	if err := stage.ServeOps(ctx, a.opts.MetricsAddress, ready, logger, a.opts.Pprof); err != nil {
 		return err
 	}
 	// The embedded NATS has no users: it listens on loopback only
 	// (embedded.go), and credentials are for an external server.
 	creds := a.opts.Credentials
 	if embedded {
-		creds = service.Credentials{}
+		creds = stage.Credentials{}
 	}
-	nc, js, err := service.Connect(ctx, url, "zonestream", creds, logger, events.WithReplicas(a.opts.Replicas))
+	nc, js, err := stage.Connect(ctx, url, "zonestream", creds, logger, events.WithReplicas(a.opts.Replicas))
 	if err != nil {
 		return err
 	}

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // secretFlags are the flags that carry a secret. The NATS password has no
 // flag at all (--nats-password-file or $ZS_NATS_PASSWORD, tested in
-// events/service).
+// the stage package).
 var secretFlags = []string{"rfc2136-tsig-secret", "pdns-api-key", "txt-encrypt-aes-key", "coredns-etcd-password"}
 
 // TestEverySecretFromEnvOrFile parses the all-in-one's flags, which are
@@ -37,9 +37,9 @@ func TestEverySecretFromEnvOrFile(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Run("env", func(t *testing.T) {
-				t.Setenv(service.EnvName(name), "s3cret-from-env")
+				t.Setenv(stage.EnvName(name), "s3cret-from-env")
 				if got := parse(t).Lookup(name).Value.String(); got != "s3cret-from-env" {
-					t.Fatalf("--%s from $%s: %q", name, service.EnvName(name), got)
+					t.Fatalf("--%s from $%s: %q", name, stage.EnvName(name), got)
 				}
 			})
 			t.Run("file", func(t *testing.T) {
@@ -48,9 +48,9 @@ func TestEverySecretFromEnvOrFile(t *testing.T) {
 				}
 			})
 			t.Run("file from env", func(t *testing.T) {
-				t.Setenv(service.EnvName(name+"-file"), file)
+				t.Setenv(stage.EnvName(name+"-file"), file)
 				if got := parse(t).Lookup(name).Value.String(); got != "s3cret-from-file" {
-					t.Fatalf("$%s: %q", service.EnvName(name+"-file"), got)
+					t.Fatalf("$%s: %q", stage.EnvName(name+"-file"), got)
 				}
 			})
 		})

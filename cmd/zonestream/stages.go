@@ -7,21 +7,21 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier"
 	"github.com/zonestream/zonestream/services/collector"
 	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/dedup"
 	"github.com/zonestream/zonestream/services/planner"
 	"github.com/zonestream/zonestream/services/portal"
+	"github.com/zonestream/zonestream/stage"
 )
 
-// stage is one service of the pipeline: it registers its own flags and
+// pipelineStage is one service of the pipeline: it registers its own flags and
 // returns the constructor to call once they are parsed. Flags that several
 // stages read (shared) are registered once by the caller.
-type stage struct {
+type pipelineStage struct {
 	name     string
-	register func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (service.Service, error)
+	register func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (stage.Service, error)
 	// usesShared says the stage reads the shared flags, so that a stage run
 	// on its own offers them.
 	usesShared bool
@@ -29,7 +29,7 @@ type stage struct {
 
 // sharedFlags are flags with one meaning in several stages.
 type sharedFlags struct {
-	managedRecordTypes service.StringList
+	managedRecordTypes stage.StringList
 	heartbeat          time.Duration
 	// standalone: one stage runs alone, so a stage registers the flags it
 	// would otherwise read from another stage's.
@@ -42,14 +42,14 @@ func (s *sharedFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&s.heartbeat, "heartbeat-interval", events.DefaultHeartbeat, events.HeartbeatUsage)
 }
 
-var stages = []stage{
-	{"collector", func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (service.Service, error) {
+var stages = []pipelineStage{
+	{"collector", func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (stage.Service, error) {
 		var cfg collector.Config
 		cfg.RegisterFlags(fs)
 		if shared.standalone {
 			cfg.RegisterOwnershipFlags(fs)
 		}
-		return func(l *slog.Logger) (service.Service, error) {
+		return func(l *slog.Logger) (stage.Service, error) {
 			cfg.ManagedRecordTypes, cfg.Heartbeat = shared.managedRecordTypes, shared.heartbeat
 			if !shared.standalone {
 				cfg.Ownership = ownershipOf(fs) // the planner's --txt-* flags
@@ -57,29 +57,29 @@ var stages = []stage{
 			return collector.New(cfg, l)
 		}
 	}, true},
-	{"dedup", func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (service.Service, error) {
+	{"dedup", func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (stage.Service, error) {
 		var cfg dedup.Config
 		cfg.RegisterFlags(fs)
-		return func(l *slog.Logger) (service.Service, error) {
+		return func(l *slog.Logger) (stage.Service, error) {
 			cfg.Heartbeat = shared.heartbeat
 			return dedup.New(cfg, l)
 		}
 	}, true},
-	{"planner", func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (service.Service, error) {
+	{"planner", func(fs *flag.FlagSet, shared *sharedFlags) func(*slog.Logger) (stage.Service, error) {
 		var cfg planner.Config
 		cfg.RegisterFlags(fs)
-		return func(l *slog.Logger) (service.Service, error) {
+		return func(l *slog.Logger) (stage.Service, error) {
 			cfg.ManagedRecordTypes = shared.managedRecordTypes
 			return planner.New(cfg, l)
 		}
 	}, true},
-	{"applier", func(fs *flag.FlagSet, _ *sharedFlags) func(*slog.Logger) (service.Service, error) {
+	{"applier", func(fs *flag.FlagSet, _ *sharedFlags) func(*slog.Logger) (stage.Service, error) {
 		var cfg applier.Config
 		cfg.RegisterFlags(fs)
-		return func(l *slog.Logger) (service.Service, error) { return applier.New(cfg, l) }
+		return func(l *slog.Logger) (stage.Service, error) { return applier.New(cfg, l) }
 	}, false},
 	// The portal reads the streams and serves the page; it writes nothing.
-	{"portal", func(fs *flag.FlagSet, _ *sharedFlags) func(*slog.Logger) (service.Service, error) {
+	{"portal", func(fs *flag.FlagSet, _ *sharedFlags) func(*slog.Logger) (stage.Service, error) {
 		var cfg portal.Config
 		ownFlags := fs.Lookup("txt-owner-id") == nil
 		cfg.RegisterFlags(fs)
@@ -90,7 +90,7 @@ var stages = []stage{
 			}
 			return ""
 		}
-		return func(l *slog.Logger) (service.Service, error) {
+		return func(l *slog.Logger) (stage.Service, error) {
 			if !ownFlags {
 				cfg.OwnerID = planner("txt-owner-id")
 				cfg.Filters = portal.Filters{Include: list(planner("domain-filter")), Exclude: list(planner("exclude-domains")),
@@ -101,23 +101,23 @@ var stages = []stage{
 	}, false},
 }
 
-func findStage(name string) (stage, bool) {
+func findStage(name string) (pipelineStage, bool) {
 	for _, s := range stages {
 		if s.name == name {
 			return s, true
 		}
 	}
-	return stage{}, false
+	return pipelineStage{}, false
 }
 
 // runStage runs one stage as its own process, exactly like its zs-* binary.
-func runStage(st stage, args []string) error {
-	return service.MainArgs(st.name, args, st.standalone)
+func runStage(st pipelineStage, args []string) error {
+	return stage.MainArgs(st.name, args, st.standalone)
 }
 
 // standalone registers the stage's flags for a process of its own: its
 // flags and the shared ones it reads.
-func (st stage) standalone(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
+func (st pipelineStage) standalone(fs *flag.FlagSet) func(*slog.Logger) (stage.Service, error) {
 	shared := &sharedFlags{standalone: true}
 	if st.usesShared {
 		shared.register(fs)

@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier"
 	"github.com/zonestream/zonestream/services/applier/provider/webhook"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // webhookServer serves one zonestream provider (--provider and its flags,
@@ -26,11 +26,11 @@ func webhookServer(args []string) error {
 	fs := flag.NewFlagSet("webhook-server", flag.ContinueOnError)
 	var (
 		cfg            applier.Config
-		opts           service.Options
+		opts           stage.Options
 		address        string
 		healthAddress  string
-		domainFilter   service.StringList
-		excludeDomains service.StringList
+		domainFilter   stage.StringList
+		excludeDomains stage.StringList
 		regexFilter    string
 		regexExclusion string
 	)
@@ -43,7 +43,7 @@ func webhookServer(args []string) error {
 	fs.StringVar(&regexExclusion, "regex-domain-exclusion", "", "exclude domains matching this regular expression (with --regex-domain-filter)")
 	fs.StringVar(&opts.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&opts.LogFormat, "log-format", "text", "log format: text or json")
-	if err := service.Parse(fs, args); err != nil {
+	if err := stage.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}

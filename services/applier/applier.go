@@ -19,13 +19,13 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/coredns"
 	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
 	"github.com/zonestream/zonestream/services/applier/provider/pdns"
 	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
 	"github.com/zonestream/zonestream/services/applier/provider/webhook"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // Provider names accepted by --provider.
@@ -234,7 +234,7 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 // Provider returns the provider the applier drives, as built.
 func (a *Applier) Provider() provider.Provider { return a.raw }
 
-var _ service.Service = (*Applier)(nil)
+var _ stage.Service = (*Applier)(nil)
 
 // LeaseKey names the lease of which the holder is the one applier of this
 // provider at work; appliers of other providers have their own.

@@ -11,8 +11,8 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/leader"
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier"
+	"github.com/zonestream/zonestream/stage"
 	"github.com/zonestream/zonestream/testenv/bind"
 )
 
@@ -77,7 +77,7 @@ func TestPlanAppliedButNotAckedIsHarmlessToTheNextLeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	timing := leader.Config{Identity: "standby", LeaseDuration: 1500 * time.Millisecond, RenewDeadline: time.Second, RetryPeriod: 200 * time.Millisecond}
-	svc, err := service.Election{Enabled: true, Config: timing}.Elected(standby, logger())
+	svc, err := stage.Election{Enabled: true, Config: timing}.Elected(standby, logger())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestAppliersOfTwoServersNeverShareAConsumer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			svc, err := service.Election{Enabled: true, Config: timing}.Elected(a, logger())
+			svc, err := stage.Election{Enabled: true, Config: timing}.Elected(a, logger())
 			if err != nil {
 				t.Fatal(err)
 			}

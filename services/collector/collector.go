@@ -27,7 +27,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/zonestream/zonestream/events"
-	zsservice "github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/collector/source"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
@@ -37,6 +36,7 @@ import (
 	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
 	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // DefaultClusterName names the cluster when --cluster-name is not given.
@@ -57,7 +57,7 @@ type Config struct {
 	RESTConfig *rest.Config
 
 	// Sources are the --source names to run ("service", "ingress", "crd").
-	Sources zsservice.StringList
+	Sources stage.StringList
 	// ClusterName names the cluster in every subject (--cluster-name).
 	ClusterName string
 	// Namespace limits the collector to one namespace; empty: all (--namespace).
@@ -93,7 +93,7 @@ type Config struct {
 	// register it: zs-collector registers it with RegisterSharedFlags, and
 	// a binary that also runs the planner on the same FlagSet (the
 	// all-in-one) must copy the planner's value into this field.
-	ManagedRecordTypes zsservice.StringList
+	ManagedRecordTypes stage.StringList
 
 	// KubeStatus brings the pipeline's outcome back to the objects:
 	// Events and DNSEndpoint conditions (--kube-status, on by default on
@@ -219,7 +219,7 @@ func KnownSources() []string {
 }
 
 // Collector runs the configured sources and publishes their objects'
-// endpoints. It satisfies service.Service (events/service).
+// endpoints. It satisfies stage.Service (package stage).
 type Collector struct {
 	cfg        Config
 	logger     *slog.Logger
@@ -233,7 +233,7 @@ type Collector struct {
 	ready   error
 }
 
-var _ zsservice.Service = (*Collector)(nil)
+var _ stage.Service = (*Collector)(nil)
 
 // LeaseKey names the lease of which the holder is the one collector of
 // this cluster and set of sources at work: two would publish runs, marks

@@ -20,7 +20,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/retry"
-	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // Cluster policies: what happens when several clusters want one name.
@@ -35,11 +35,11 @@ const (
 // Config is dedup's configuration.
 type Config struct {
 	// SourcePriority ranks sources, best first (--source-priority).
-	SourcePriority service.StringList
+	SourcePriority stage.StringList
 	// ClusterPolicy is ClusterPolicyMerge or ClusterPolicyPriority (--cluster-policy).
 	ClusterPolicy string
 	// ClusterPriority ranks clusters, best first (--cluster-priority).
-	ClusterPriority service.StringList
+	ClusterPriority stage.StringList
 	// Heartbeat is how often dedup renews its completeness mark
 	// (--heartbeat-interval, shared with the collector; default
 	// events.DefaultHeartbeat).

@@ -19,7 +19,6 @@ require (
 	github.com/nats-io/jwt/v2 v2.8.2 // indirect
 	github.com/nats-io/nats-server/v2 v2.15.2 // indirect
 	github.com/nats-io/nkeys v0.4.16 // indirect
-	github.com/nats-io/nuid v1.0.1 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
@@ -33,6 +32,12 @@ require (
 
 replace github.com/zonestream/zonestream/events => ../../events
 
-require github.com/zonestream/zonestream/testenv v0.0.0
+require (
+	github.com/nats-io/nuid v1.0.1
+	github.com/zonestream/zonestream/stage v0.0.0
+	github.com/zonestream/zonestream/testenv v0.0.0
+)
 
 replace github.com/zonestream/zonestream/testenv => ../../testenv
+
+replace github.com/zonestream/zonestream/stage => ../../stage

@@ -19,13 +19,13 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // Config is the planner's configuration; flag names are ExternalDNS'.
 type Config struct {
-	DomainFilter         service.StringList
-	ExcludeDomains       service.StringList
+	DomainFilter         stage.StringList
+	ExcludeDomains       stage.StringList
 	RegexDomainFilter    string
 	RegexDomainExclusion string
 	TXTOwnerID           string
@@ -35,11 +35,11 @@ type Config struct {
 	TXTEncryptEnabled    bool
 	TXTEncryptAESKey     string
 	MigrateFromTXTOwner  string
-	TXTAdoptOwners       service.StringList
+	TXTAdoptOwners       stage.StringList
 	Policy               string
 	Registry             string
-	ManagedRecordTypes   service.StringList
-	ExcludeRecordTypes   service.StringList
+	ManagedRecordTypes   stage.StringList
+	ExcludeRecordTypes   stage.StringList
 	BatchChangeSize      int
 	BatchWindow          time.Duration
 	PlanTimeout          time.Duration
@@ -56,7 +56,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.TXTSuffix, "txt-suffix", "", "suffix of the first label of the ownership TXT names; may hold %{record_type}; not with --txt-prefix")
 	fs.StringVar(&c.TXTWildcardReplace, "txt-wildcard-replacement", "", "label written instead of a leading '*' in ownership TXT names")
 	fs.BoolVar(&c.TXTEncryptEnabled, "txt-encrypt-enabled", false, "write the ownership TXT strings encrypted (AES-256-GCM, as ExternalDNS)")
-	service.SecretVar(fs, &c.TXTEncryptAESKey, "txt-encrypt-aes-key", "AES key for the ownership TXT strings: 32 bytes, or their standard base64; when set, encrypted strings are read even without --txt-encrypt-enabled")
+	stage.SecretVar(fs, &c.TXTEncryptAESKey, "txt-encrypt-aes-key", "AES key for the ownership TXT strings: 32 bytes, or their standard base64; when set, encrypted strings are read even without --txt-encrypt-enabled")
 	fs.StringVar(&c.MigrateFromTXTOwner, "migrate-from-txt-owner", "", "an old --txt-owner-id: its records are taken as ours and their ownership TXT rewritten to --txt-owner-id")
 	fs.Var(&c.TXTAdoptOwners, "txt-adopt-owner", "an owner whose records may be taken over: its ownership TXT is rewritten to --txt-owner-id (repeatable)")
 	fs.StringVar(&c.Policy, "policy", string(PolicySync), "sync, upsert-only or create-only")

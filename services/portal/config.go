@@ -7,7 +7,7 @@ import (
 	"flag"
 	"time"
 
-	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // Config is the portal's configuration.
@@ -45,8 +45,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		fs.StringVar(&c.OwnerID, "txt-owner-id", "default", "TXT registry owner id of this deployment (records of other owners show as not managed)")
 	}
 	if fs.Lookup("domain-filter") == nil {
-		fs.Var((*service.StringList)(&c.Filters.Include), "domain-filter", "the planner's --domain-filter: names outside show as not managed (repeatable)")
-		fs.Var((*service.StringList)(&c.Filters.Exclude), "exclude-domains", "the planner's --exclude-domains (repeatable)")
+		fs.Var((*stage.StringList)(&c.Filters.Include), "domain-filter", "the planner's --domain-filter: names outside show as not managed (repeatable)")
+		fs.Var((*stage.StringList)(&c.Filters.Exclude), "exclude-domains", "the planner's --exclude-domains (repeatable)")
 		fs.StringVar(&c.Filters.Regex, "regex-domain-filter", "", "the planner's --regex-domain-filter")
 		fs.StringVar(&c.Filters.RegexExclusion, "regex-domain-exclusion", "", "the planner's --regex-domain-exclusion")
 	}

@@ -11,6 +11,8 @@ require (
 	github.com/zonestream/zonestream/testenv v0.0.0
 )
 
+require golang.org/x/sync v0.24.0 // indirect
+
 require (
 	github.com/antithesishq/antithesis-sdk-go v0.8.0-default-no-op // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
@@ -30,6 +32,7 @@ require (
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/vmihailenco/msgpack/v5 v5.4.1 // indirect
 	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
+	github.com/zonestream/zonestream/stage v0.0.0
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/net v0.60.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
@@ -40,3 +43,5 @@ require (
 replace github.com/zonestream/zonestream/events => ../../events
 
 replace github.com/zonestream/zonestream/testenv => ../../testenv
+
+replace github.com/zonestream/zonestream/stage => ../../stage

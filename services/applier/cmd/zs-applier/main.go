@@ -8,15 +8,15 @@ import (
 	"flag"
 	"log/slog"
 
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier"
+	"github.com/zonestream/zonestream/stage"
 )
 
 func main() {
-	service.Main(applier.Service, func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
+	stage.Main(applier.Service, func(fs *flag.FlagSet) func(*slog.Logger) (stage.Service, error) {
 		cfg := new(applier.Config)
 		cfg.RegisterFlags(fs)
-		return func(logger *slog.Logger) (service.Service, error) {
+		return func(logger *slog.Logger) (stage.Service, error) {
 			a, err := applier.New(*cfg, logger)
 			if err != nil {
 				return nil, err

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier/provider"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // The environment variables ExternalDNS' coredns provider is configured
@@ -42,7 +42,7 @@ const Name = "coredns"
 
 // Config holds the provider's flags.
 type Config struct {
-	EtcdURLs      service.StringList
+	EtcdURLs      stage.StringList
 	CAFile        string
 	CertFile      string
 	KeyFile       string
@@ -55,7 +55,7 @@ type Config struct {
 	Prefix string
 	// Zones are the zones the provider manages (--coredns-zone): etcd has
 	// no notion of a zone.
-	Zones service.StringList
+	Zones stage.StringList
 	// MaxTxnOps is the most operations one etcd transaction may hold (the
 	// server's --max-txn-ops); larger plans are applied in several.
 	MaxTxnOps int
@@ -73,7 +73,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.TLSServerName, "coredns-etcd-tls-server-name", "", "when using the CoreDNS provider, the name etcd's certificate is checked against (default: $"+EnvTLSServerName+")")
 	fs.BoolVar(&c.TLSInsecure, "coredns-etcd-tls-insecure", false, "when using the CoreDNS provider, do not verify etcd's certificate (also on when $"+EnvTLSInsecure+" is true, yes or 1)")
 	fs.StringVar(&c.Username, "coredns-etcd-username", "", "when using the CoreDNS provider, the etcd user (default: $"+EnvUsername+")")
-	service.SecretVar(fs, &c.Password, "coredns-etcd-password", "when using the CoreDNS provider, the etcd user's password (default: $"+EnvPassword+")")
+	stage.SecretVar(fs, &c.Password, "coredns-etcd-password", "when using the CoreDNS provider, the etcd user's password (default: $"+EnvPassword+")")
 	fs.StringVar(&c.Prefix, "coredns-prefix", DefaultPrefix, "when using the CoreDNS provider, the etcd key prefix of the records (the etcd plugin's path)")
 	fs.Var(&c.Zones, "coredns-zone", "when using the CoreDNS provider, a zone to manage, as served by the etcd plugin (repeatable, or comma-separated; required)")
 	fs.IntVar(&c.MaxTxnOps, "coredns-max-txn-ops", DefaultMaxTxnOps, "when using the CoreDNS provider, the most operations in one etcd transaction (etcd's --max-txn-ops)")
@@ -93,7 +93,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	if len(c.EtcdURLs) == 0 {
-		c.EtcdURLs = service.StringList{DefaultURL}
+		c.EtcdURLs = stage.StringList{DefaultURL}
 	}
 	fromEnv(&c.CAFile, EnvCAFile)
 	fromEnv(&c.CertFile, EnvCertFile)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // Name is the provider's --provider value and subject token.
@@ -14,7 +14,7 @@ const Name = "inmemory"
 
 // Config holds the provider's flags.
 type Config struct {
-	Zones service.StringList
+	Zones stage.StringList
 }
 
 // RegisterFlags registers --inmemory-zone.

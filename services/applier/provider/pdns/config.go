@@ -7,8 +7,8 @@ import (
 	"net/url"
 	"os"
 
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier/provider"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // APIKeyEnv is read for the API key when --pdns-api-key is not set, as
@@ -36,7 +36,7 @@ type Config struct {
 // RegisterFlags registers the --pdns-* flags.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Server, "pdns-server", "http://localhost:8081", "when using the PowerDNS provider, the URL of its HTTP API (webserver)")
-	service.SecretVar(fs, &c.APIKey, "pdns-api-key", "when using the PowerDNS provider, the API key (default: $"+APIKeyEnv+")")
+	stage.SecretVar(fs, &c.APIKey, "pdns-api-key", "when using the PowerDNS provider, the API key (default: $"+APIKeyEnv+")")
 	fs.StringVar(&c.ServerID, "pdns-server-id", "localhost", "when using the PowerDNS provider, the server id in the API path (/api/v1/servers/<id>)")
 	fs.IntVar(&c.FullListingEvery, "pdns-full-listing-every", 10, "when using the PowerDNS provider, every Nth listing of a zone (--interval) downloads it whatever its serial; "+
 		"the others download it only when its serial or edited_serial moved (0 or 1: always download)")

@@ -11,8 +11,8 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier/provider"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // Name is the provider's --provider value and subject token.
@@ -22,7 +22,7 @@ const Name = "rfc2136"
 type Config struct {
 	Host            string
 	Port            int
-	Zones           service.StringList
+	Zones           stage.StringList
 	TSIGKeyName     string
 	TSIGSecret      string
 	TSIGSecretAlg   string
@@ -45,7 +45,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.Port, "rfc2136-port", 0, "when using the RFC2136 provider, the port of the DNS server (0: 53)")
 	fs.Var(&c.Zones, "rfc2136-zone", "when using the RFC2136 provider, a zone to manage (repeatable, or comma-separated)")
 	fs.StringVar(&c.TSIGKeyName, "rfc2136-tsig-keyname", "", "when using the RFC2136 provider, the TSIG key name")
-	service.SecretVar(fs, &c.TSIGSecret, "rfc2136-tsig-secret", "when using the RFC2136 provider, the TSIG secret (base64)")
+	stage.SecretVar(fs, &c.TSIGSecret, "rfc2136-tsig-secret", "when using the RFC2136 provider, the TSIG secret (base64)")
 	fs.StringVar(&c.TSIGSecretAlg, "rfc2136-tsig-secret-alg", "hmac-sha256", "when using the RFC2136 provider, the TSIG algorithm: hmac-md5, hmac-sha1, hmac-sha224, hmac-sha256, hmac-sha384, hmac-sha512")
 	fs.BoolVar(&c.TSIGAXFR, "rfc2136-tsig-axfr", false, "when using the RFC2136 provider, sign zone transfers (AXFR) with TSIG")
 	fs.BoolVar(&c.Insecure, "rfc2136-insecure", false, "when using the RFC2136 provider, send updates without TSIG")

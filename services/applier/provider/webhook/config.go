@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/applier/provider"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // DefaultURL is where ExternalDNS expects its webhook provider: a sidecar
@@ -31,7 +31,7 @@ type Config struct {
 	WriteTimeout time.Duration
 	// Zones are the zones the applier manages through the webhook. Empty:
 	// the include list of the domain filter the webhook negotiates.
-	Zones service.StringList
+	Zones stage.StringList
 
 	// Retries is how often a transient failure of a request is retried
 	// (default 3; negative: none).

@@ -6,16 +6,16 @@ import (
 	"flag"
 	"log/slog"
 
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/stage"
 )
 
 func main() {
-	service.Main("collector", func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
+	stage.Main("collector", func(fs *flag.FlagSet) func(*slog.Logger) (stage.Service, error) {
 		var cfg collector.Config
 		cfg.RegisterFlags(fs)
 		cfg.RegisterSharedFlags(fs) // --managed-record-types: the planner's too, not in RegisterFlags
-		return func(logger *slog.Logger) (service.Service, error) {
+		return func(logger *slog.Logger) (stage.Service, error) {
 			return collector.New(cfg, logger)
 		}
 	})

@@ -16,8 +16,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/zonestream/zonestream/events"
-	zsservice "github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/collector/source"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // Name is the --source name of this source.
@@ -59,7 +59,7 @@ const (
 type Flags struct {
 	// IngressClasses keeps only Ingresses of these classes; empty keeps
 	// all (--ingress-class, repeatable).
-	IngressClasses zsservice.StringList
+	IngressClasses stage.StringList
 	// IgnoreTLSSpec ignores spec.tls[].hosts (--ignore-ingress-tls-spec).
 	IgnoreTLSSpec bool
 	// IgnoreRulesSpec ignores spec.rules[].host (--ignore-ingress-rules-spec).

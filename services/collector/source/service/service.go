@@ -15,8 +15,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/zonestream/zonestream/events"
-	zsservice "github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/collector/source"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // Name is the --source name of this source.
@@ -62,7 +62,7 @@ const (
 type Flags struct {
 	// ServiceTypeFilter keeps only Services of these spec.type values;
 	// empty keeps all (--service-type-filter).
-	ServiceTypeFilter zsservice.StringList
+	ServiceTypeFilter stage.StringList
 	// PublishInternal publishes the cluster IP of ClusterIP Services for
 	// hostname annotations too (--publish-internal-services).
 	PublishInternal bool

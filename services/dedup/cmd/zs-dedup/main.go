@@ -5,15 +5,15 @@ import (
 	"flag"
 	"log/slog"
 
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/dedup"
+	"github.com/zonestream/zonestream/stage"
 )
 
 func main() {
-	service.Main("dedup", func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
+	stage.Main("dedup", func(fs *flag.FlagSet) func(*slog.Logger) (stage.Service, error) {
 		var cfg dedup.Config
 		cfg.RegisterFlags(fs)
 		cfg.RegisterSharedFlags(fs) // --heartbeat-interval: the collector's too
-		return func(l *slog.Logger) (service.Service, error) { return dedup.New(cfg, l) }
+		return func(l *slog.Logger) (stage.Service, error) { return dedup.New(cfg, l) }
 	})
 }

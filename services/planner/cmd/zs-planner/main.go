@@ -5,15 +5,15 @@ import (
 	"flag"
 	"log/slog"
 
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/planner"
+	"github.com/zonestream/zonestream/stage"
 )
 
 func main() {
-	service.Main("planner", func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
+	stage.Main("planner", func(fs *flag.FlagSet) func(*slog.Logger) (stage.Service, error) {
 		var cfg planner.Config
 		cfg.RegisterFlags(fs)
 		cfg.RegisterSharedFlags(fs)
-		return func(l *slog.Logger) (service.Service, error) { return planner.New(cfg, l) }
+		return func(l *slog.Logger) (stage.Service, error) { return planner.New(cfg, l) }
 	})
 }

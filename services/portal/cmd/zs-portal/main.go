@@ -5,14 +5,14 @@ import (
 	"flag"
 	"log/slog"
 
-	"github.com/zonestream/zonestream/events/service"
 	"github.com/zonestream/zonestream/services/portal"
+	"github.com/zonestream/zonestream/stage"
 )
 
 func main() {
-	service.Main(portal.Service, func(fs *flag.FlagSet) func(*slog.Logger) (service.Service, error) {
+	stage.Main(portal.Service, func(fs *flag.FlagSet) func(*slog.Logger) (stage.Service, error) {
 		var cfg portal.Config
 		cfg.RegisterFlags(fs)
-		return func(l *slog.Logger) (service.Service, error) { return portal.New(cfg, l) }
+		return func(l *slog.Logger) (stage.Service, error) { return portal.New(cfg, l) }
 	})
 }

@@ -1,4 +1,4 @@
-package service
+package stage
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zonestream/zonestream/events/internal/natstest"
+	"github.com/zonestream/zonestream/testenv/natsenv"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
@@ -30,10 +30,11 @@ func startAuthServer(t *testing.T, user, password string) (url, seedFile string)
 	if err := os.WriteFile(seedFile, seed, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	url = natstest.Start(t, &server.Options{
-		Users: []*server.User{{Username: user, Password: password}},
-		Nkeys: []*server.NkeyUser{{Nkey: pub}},
-	})
+	url = natsenv.StartT(t, func(o *server.Options) {
+		o.JetStream = false
+		o.Users = []*server.User{{Username: user, Password: password}}
+		o.Nkeys = []*server.NkeyUser{{Nkey: pub}}
+	}).ClientURL()
 	return url, seedFile
 }
 

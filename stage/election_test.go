@@ -1,4 +1,4 @@
-package service
+package stage
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zonestream/zonestream/events/internal/natstest"
+	"github.com/zonestream/zonestream/testenv/natsenv"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -41,7 +41,7 @@ func (*unleased) LeaseKey() {}
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func TestElectedRunsOneReplicaAndTheStandbyIsReady(t *testing.T) {
-	_, js := natstest.Connect(t, natstest.Start(t, nil))
+	_, js := natsenv.Connect(t, natsenv.StartT(t).ClientURL())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	if err := events.EnsureLeases(ctx, js); err != nil {

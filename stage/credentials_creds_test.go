@@ -1,4 +1,4 @@
-package service
+package stage
 
 import (
 	"io"
@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/zonestream/zonestream/events/internal/natstest"
+	"github.com/zonestream/zonestream/testenv/natsenv"
 
 	"github.com/nats-io/jwt/v2"
 	"github.com/nats-io/nats-server/v2/server"
@@ -59,7 +59,10 @@ func TestCredentialsCredsFile(t *testing.T) {
 	if err := resolver.Store(accPub, accJWT); err != nil {
 		t.Fatal(err)
 	}
-	url := natstest.Start(t, &server.Options{TrustedOperators: []*jwt.OperatorClaims{opClaims}, AccountResolver: resolver})
+	url := natsenv.StartT(t, func(o *server.Options) {
+		o.JetStream = false
+		o.TrustedOperators, o.AccountResolver = []*jwt.OperatorClaims{opClaims}, resolver
+	}).ClientURL()
 	dial := func(file string) error {
 		nc, err := Dial(url, "test", parseCredentials(t, "--nats-creds="+file), discard())
 		if err == nil {

@@ -1,8 +1,8 @@
-// Package service is the plumbing every zonestream service process shares:
+// Package stage is the plumbing every zonestream service process shares:
 // NATS connection, stream set-up, logging, the metrics and health endpoint,
 // signal handling. The services themselves stay plain: a Run method that
 // takes a JetStream handle and a Ready method.
-package service
+package stage
 
 import (
 	"context"
