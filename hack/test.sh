@@ -24,6 +24,7 @@ mapfile -t modules < <(go list -m -f '{{.Dir}}')
 pkgs=()
 for m in "${modules[@]}"; do pkgs+=("$m/..."); done
 go vet "${pkgs[@]}"
+go vet -tags demo ./cmd/zonestream  # the demo, built only with -tags demo
 unformatted=$(gofmt -l "${modules[@]}")
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1

@@ -169,23 +169,22 @@ func ServeOps(ctx context.Context, addr string, ready func() error, logger *slog
 	return nil
 }
 
-// Main runs one service as its own process against an external NATS and
-// exits when it ends. build registers the service's flags and returns a
-// constructor to call once they are parsed.
-func Main(name string, build func(fs *flag.FlagSet) func(*slog.Logger) (Service, error)) {
-	if err := MainArgs(name, os.Args[1:], build); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", name, err)
+// Main runs one stage as its own process against an external NATS and
+// exits when it ends.
+func Main(def Definition) {
+	if err := MainArgs(def, os.Args[1:]); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", def.Name, err)
 		os.Exit(1)
 	}
 }
 
 // MainArgs is Main with the arguments given and the error returned.
-func MainArgs(name string, args []string, build func(fs *flag.FlagSet) func(*slog.Logger) (Service, error)) error {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+func MainArgs(def Definition, args []string) error {
+	fs := flag.NewFlagSet(def.Name, flag.ContinueOnError)
 	var opts Options
 	opts.RegisterFlags(fs)
 	opts.Election.RegisterFlags(fs)
-	construct := build(fs)
+	construct := def.Standalone(fs)
 	if err := Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -196,7 +195,7 @@ func MainArgs(name string, args []string, build func(fs *flag.FlagSet) func(*slo
 	if err != nil {
 		return err
 	}
-	return run(name, opts, construct, logger.With("service", name))
+	return run(def.Name, opts, construct, logger.With("service", def.Name))
 }
 
 func run(name string, opts Options, construct func(*slog.Logger) (Service, error), logger *slog.Logger) error {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/testenv/walkthrough"
+
 	"github.com/miekg/dns"
 
 	"github.com/zonestream/zonestream/testenv/bind"
@@ -63,7 +65,7 @@ var backends = []struct {
 				}
 				return s.Update(zone, []dns.RR{n}, []dns.RR{o})
 			},
-			plantA: func(name, ip string) error { return plant(s, zone, name+". 300 IN A "+ip) },
+			plantA: func(name, ip string) error { return walkthrough.Plant(s, zone, name+". 300 IN A "+ip) },
 		}
 	}},
 	{"pdns", func(t *testing.T, zone string) backend {
@@ -179,13 +181,14 @@ func startStagesWith(t *testing.T, natsURL string, cluster *kube.Cluster, cluste
 		"applier":   append(pick("--provider", "--rfc2136", "--pdns", "--coredns"), applierFlags...),
 	}
 	p := &pipeline{}
-	for _, st := range stages {
-		if args[st.name] == nil && extra[st.name] == nil {
+	for _, def := range stages {
+		name := def().Name
+		if args[name] == nil && extra[name] == nil {
 			continue // the portal: only where a test asks for it
 		}
-		a := append([]string{st.name}, append(slices.Clone(common), args[st.name]...)...)
-		a = append(a, extra[st.name]...)
-		p.stages = append(p.stages, startProcess(t, st.name, a...))
+		a := append([]string{name}, append(slices.Clone(common), args[name]...)...)
+		a = append(a, extra[name]...)
+		p.stages = append(p.stages, startProcess(t, name, a...))
 	}
 	return p
 }
@@ -263,7 +266,7 @@ func wrongServices(s dnsServer, zone, owner string, from, to int) []string {
 // answersOf renders the answer to name/qtype (A, AAAA, TXT); an error is
 // an answer of its own, so that it never equals a wanted one.
 func answersOf(s dnsServer, name string, qtype uint16) []string {
-	out, err := answerTexts(s, name, qtype)
+	out, err := walkthrough.AnswerTexts(s, name, qtype)
 	if err != nil {
 		return []string{"error: " + err.Error()}
 	}

@@ -14,6 +14,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/zonestream/zonestream/testenv/walkthrough"
+
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -90,7 +92,7 @@ func TestChaos(t *testing.T) {
 	}
 	env.kc = kc
 	setupStart := time.Now()
-	if err := plant(env.ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
+	if err := walkthrough.Plant(env.ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
 		t.Fatal(err)
 	}
 	env.ledger.wanted("legacy", setupStart)

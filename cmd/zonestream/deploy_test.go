@@ -94,9 +94,9 @@ func TestKubernetesManifests(t *testing.T) {
 			}
 		}
 	}
-	for _, st := range stages {
-		if !seen[st.name] {
-			t.Errorf("no Deployment runs the %s stage", st.name)
+	for _, def := range stages {
+		if st := def(); !seen[st.Name] {
+			t.Errorf("no Deployment runs the %s stage", st.Name)
 		}
 	}
 }
@@ -129,17 +129,17 @@ func checkClusterManifests(t *testing.T, rendered string) {
 				t.Errorf("%s runs unknown stage %q", clusterManifests, args[0])
 				continue
 			}
-			fs := flag.NewFlagSet(st.name, flag.ContinueOnError)
+			fs := flag.NewFlagSet(st.Name, flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
 			var opts stage.Options
 			opts.RegisterFlags(fs)
-			st.standalone(fs)
+			st.Standalone(fs)
 			if err := stage.Parse(fs, args[1:]); err != nil {
-				t.Errorf("%s: %s: %v", clusterManifests, st.name, err)
+				t.Errorf("%s: %s: %v", clusterManifests, st.Name, err)
 				continue
 			}
 			if opts.Replicas != 3 || len(strings.Split(opts.NatsURL, ",")) != 3 {
-				t.Errorf("%s: %s has --nats-stream-replicas=%d, --nats-url=%s", clusterManifests, st.name, opts.Replicas, opts.NatsURL)
+				t.Errorf("%s: %s has --nats-stream-replicas=%d, --nats-url=%s", clusterManifests, st.Name, opts.Replicas, opts.NatsURL)
 			}
 			stagesSeen++
 		}
@@ -182,28 +182,28 @@ func checkStageDeployment(t *testing.T, source string, d appsv1.Deployment) (nam
 		t.Errorf("%s runs unknown stage %q", source, args[0])
 		return "", false
 	}
-	fs := flag.NewFlagSet(st.name, flag.ContinueOnError)
+	fs := flag.NewFlagSet(st.Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	var opts stage.Options
 	opts.RegisterFlags(fs)
 	opts.Election.RegisterFlags(fs)
-	construct := st.standalone(fs)
-	if st.name != "collector" {
+	construct := st.Standalone(fs)
+	if st.Name != "collector" {
 		if a := d.Spec.Template.Spec.AutomountServiceAccountToken; a == nil || *a {
-			t.Errorf("%s: the %s stage does not talk to Kubernetes but gets a service-account token", source, st.name)
+			t.Errorf("%s: the %s stage does not talk to Kubernetes but gets a service-account token", source, st.Name)
 		}
 	}
 	if err := stage.Parse(fs, args[1:]); err != nil {
 		t.Errorf("%s: %v", source, err)
-		return st.name, opts.Election.Enabled
+		return st.Name, opts.Election.Enabled
 	}
-	if st.name == "collector" {
-		return st.name, opts.Election.Enabled // New needs a cluster to talk to; its flags parsed
+	if st.Name == "collector" {
+		return st.Name, opts.Election.Enabled // New needs a cluster to talk to; its flags parsed
 	}
 	if _, err := construct(slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
-		t.Errorf("%s: %s rejects its configuration: %v", source, st.name, err)
+		t.Errorf("%s: %s rejects its configuration: %v", source, st.Name, err)
 	}
-	return st.name, opts.Election.Enabled
+	return st.Name, opts.Election.Enabled
 }
 
 // standInMountedSecrets points each --<secret>-file argument that names a

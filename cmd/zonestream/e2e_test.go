@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/testenv/walkthrough"
+
 	"github.com/miekg/dns"
 
 	"github.com/zonestream/zonestream/testenv/bind"
@@ -113,7 +115,7 @@ func TestServiceRecordLifecycle(t *testing.T) {
 	const zone = "e2e.test"
 	cluster := kube.StartT(t)
 	ns := bind.StartT(t, zone)
-	if err := plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
+	if err := walkthrough.Plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
 		t.Fatal(err)
 	}
 	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service",
@@ -123,18 +125,18 @@ func TestServiceRecordLifecycle(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	w := walk{ctx: ctx, kc: cluster.Client, dns: ns, zone: zone}
+	w := walkthrough.Walk{Ctx: ctx, Kube: cluster.Client, DNS: ns, Zone: zone}
 	steps := []struct {
 		name string
 		do   func() error
 	}{
-		{"create web", func() error { return w.create("web", map[string]string{"hostname": "web." + zone}, "192.0.2.10") }},
+		{"create web", func() error { return w.Create("web", map[string]string{"hostname": "web." + zone}, "192.0.2.10") }},
 		{"create dual-stack api", func() error {
-			return w.create("api", map[string]string{"hostname": "api." + zone, "ttl": "60"}, "192.0.2.20", "2001:db8::20")
+			return w.Create("api", map[string]string{"hostname": "api." + zone, "ttl": "60"}, "192.0.2.20", "2001:db8::20")
 		}},
-		{"web's address changes", func() error { return w.changeIP("web", "192.0.2.11") }},
-		{"api is deleted", func() error { return w.remove("api") }},
-		{"unowned record untouched", func() error { return w.untouched("legacy."+zone, "192.0.2.99") }},
+		{"web's address changes", func() error { return w.ChangeIP("web", "192.0.2.11") }},
+		{"api is deleted", func() error { return w.Remove("api") }},
+		{"unowned record untouched", func() error { return w.Untouched("legacy."+zone, "192.0.2.99") }},
 	}
 	for _, s := range steps {
 		if err := s.do(); err != nil {

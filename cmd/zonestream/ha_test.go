@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/testenv/walkthrough"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -34,7 +36,7 @@ func TestTwoReplicasOfEveryStageSurviveTheLeadersKill(t *testing.T) {
 	n := *haChanges
 	cluster := kube.StartT(t)
 	ns := bind.StartT(t, zone)
-	if err := plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
+	if err := walkthrough.Plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
 		t.Fatal(err)
 	}
 	bus := natsenv.StartT(t)
@@ -43,10 +45,11 @@ func TestTwoReplicasOfEveryStageSurviveTheLeadersKill(t *testing.T) {
 	var replicas [2]*pipeline
 	for r := range replicas {
 		extra := map[string][]string{}
-		for _, st := range stages {
-			extra[st.name] = []string{fmt.Sprintf("--leader-elect-identity=%s-%d", st.name, r)}
+		for _, def := range stages {
+			name := def().Name
+			extra[name] = []string{fmt.Sprintf("--leader-elect-identity=%s-%d", name, r)}
 			if *haDefaultLease { // after fastLease: the last occurrence of a flag wins
-				extra[st.name] = append(extra[st.name], "--leader-elect-lease-duration=15s",
+				extra[name] = append(extra[name], "--leader-elect-lease-duration=15s",
 					"--leader-elect-renew-deadline=10s", "--leader-elect-retry-period=2s")
 			}
 		}

@@ -157,8 +157,8 @@ nats:
 			}
 			want := tc.stages
 			if want == nil {
-				for _, st := range stages {
-					want = append(want, st.name)
+				for _, def := range stages {
+					want = append(want, def().Name)
 				}
 			}
 			for _, name := range want {

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/testenv/walkthrough"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -185,7 +187,7 @@ func TestJetStreamClusterNodeLoss(t *testing.T) {
 	n := *jscChanges
 	cluster := kube.StartT(t)
 	ns := bind.StartT(t, zone)
-	if err := plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
+	if err := walkthrough.Plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
 		t.Fatal(err)
 	}
 	nats3 := startNATSCluster(t, buildNATSServer(t), 3)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/testenv/walkthrough"
+
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -46,7 +48,7 @@ func TestStatusBackOnKubernetes(t *testing.T) {
 	ns := bind.StartT(t, zone)
 	for _, rr := range []string{"taken." + zone + ". 300 IN A 192.0.2.99",
 		"a-taken." + zone + `. 300 IN TXT "heritage=external-dns,external-dns/owner=someone-else,external-dns/resource=service/default/other"`} {
-		if err := plant(ns, zone, rr); err != nil {
+		if err := walkthrough.Plant(ns, zone, rr); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -157,18 +159,18 @@ func (w *statusWorld) createEndpointAt(name, label, ip string) *unstructured.Uns
 
 func (w *statusWorld) createService(name, ip string) *corev1.ObjectReference {
 	w.t.Helper()
-	wk := walk{ctx: w.ctx, kc: w.kube.Client, dns: w.ns, zone: w.zone}
+	wk := walkthrough.Walk{Ctx: w.ctx, Kube: w.kube.Client, DNS: w.ns, Zone: w.zone}
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default",
 			Annotations: map[string]string{"external-dns.alpha.kubernetes.io/hostname": name + "." + w.zone}},
 		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 443}}},
 	}
-	created, err := wk.kc.CoreV1().Services("default").Create(w.ctx, svc, metav1.CreateOptions{})
+	created, err := wk.Kube.CoreV1().Services("default").Create(w.ctx, svc, metav1.CreateOptions{})
 	if err != nil {
 		w.t.Fatal(err)
 	}
 	created.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: ip}}
-	if _, err := wk.kc.CoreV1().Services("default").UpdateStatus(w.ctx, created, metav1.UpdateOptions{}); err != nil {
+	if _, err := wk.Kube.CoreV1().Services("default").UpdateStatus(w.ctx, created, metav1.UpdateOptions{}); err != nil {
 		w.t.Fatal(err)
 	}
 	return &corev1.ObjectReference{Kind: "Service", Namespace: "default", Name: name, UID: created.UID}

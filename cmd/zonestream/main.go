@@ -4,7 +4,7 @@
 //
 //	zonestream [flags]              all stages, embedded NATS unless --nats-url
 //	zonestream collector|dedup|planner|applier|portal [flags]
-//	zonestream demo                 a local kube-apiserver and BIND, sample Services
+//	zonestream demo                 a local kube-apiserver and BIND, sample Services (-tags demo)
 //	zonestream webhook-server       a provider over ExternalDNS' webhook protocol
 //	zonestream decode               one msgpack payload on stdin -> JSON
 //	zonestream tail SUBJECT         events as JSON lines
@@ -18,6 +18,8 @@ package main
 import (
 	"fmt"
 	"os"
+
+	"github.com/zonestream/zonestream/stage"
 )
 
 func main() {
@@ -51,12 +53,12 @@ func main() {
 	case "help":
 		fmt.Println(usage)
 	default:
-		st, ok := findStage(cmd)
+		def, ok := findStage(cmd)
 		if !ok {
 			fmt.Fprintf(os.Stderr, "zonestream: unknown command %q\n\n%s\n", cmd, usage)
 			os.Exit(2)
 		}
-		err = runStage(st, args)
+		err = stage.MainArgs(def, args)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "zonestream:", err)
@@ -69,6 +71,7 @@ const usage = `usage:
   zonestream collector|dedup|planner|applier|portal [flags]
                                           one stage, against --nats-url
   zonestream demo [--keep-running]        local kube-apiserver + BIND + sample Services
+                                          (built with -tags demo: ./hack/demo.sh)
   zonestream webhook-server --provider=... [flags]
                                           serve a provider over ExternalDNS' webhook protocol
   zonestream decode                       msgpack on stdin -> JSON (nats --translate)

@@ -25,7 +25,8 @@ type allInOne struct {
 	// natsListenBeyondLoopback lets the embedded NATS listen on a
 	// non-loopback address.
 	natsListenBeyondLoopback bool
-	construct                []func(*slog.Logger) (stage.Service, error)
+	stages                   []stage.Definition
+	shared                   stage.Shared
 	fs                       *flag.FlagSet
 }
 
@@ -37,11 +38,13 @@ func newAllInOne() *allInOne {
 	a.fs.StringVar(&a.natsListen, "nats-listen", "127.0.0.1:4222", "address the embedded NATS listens on (port 0: any free port); loopback only, unless --nats-listen-beyond-loopback")
 	a.fs.BoolVar(&a.natsListenBeyondLoopback, "nats-listen-beyond-loopback", false,
 		"let the embedded NATS, which has no users, listen on a non-loopback --nats-listen: whoever reaches it can write your DNS")
-	shared := &sharedFlags{}
-	shared.register(a.fs)
-	for _, st := range stages {
-		a.construct = append(a.construct, st.register(a.fs, shared))
+	var groups stage.SharedGroups
+	for _, def := range stages {
+		d := def()
+		d.RegisterFlags(a.fs)
+		a.stages, groups = append(a.stages, d), groups|d.Shared
 	}
+	a.shared.RegisterFlags(a.fs, groups)
 	return a
 }
 
@@ -86,14 +89,14 @@ func runAll(args []string) error {
 // NATS URL once everything runs (the demo uses it).
 func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, started func(natsURL string)) error {
 	var svcs []stage.Service
-	for i, construct := range a.construct {
-		svc, err := construct(logger.With("service", stages[i].name))
+	for _, d := range a.stages {
+		svc, err := d.New(&a.shared, logger.With("service", d.Name))
 		if err != nil {
-			return fmt.Errorf("%s: %w", stages[i].name, err)
+			return fmt.Errorf("%s: %w", d.Name, err)
 		}
 		// The embedded NATS is this process' alone: no replica to elect.
 		if !embedded {
-			if svc, err = a.opts.Election.Elected(svc, logger.With("service", stages[i].name)); err != nil {
+			if svc, err = a.opts.Election.Elected(svc, logger.With("service", d.Name)); err != nil {
 				return err
 			}
 		}
@@ -117,7 +120,7 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 		var errs []error
 		for i, s := range svcs {
 			if err := s.Ready(); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", stages[i].name, err))
+				errs = append(errs, fmt.Errorf("%s: %w", a.stages[i].Name, err))
 			}
 		}
 		return errors.Join(errs...)
@@ -143,7 +146,7 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 	for i, s := range svcs {
 		g.Go(func() error {
 			if err := s.Run(gctx, js); err != nil && !errors.Is(err, context.Canceled) {
-				return fmt.Errorf("%s: %w", stages[i].name, err)
+				return fmt.Errorf("%s: %w", a.stages[i].Name, err)
 			}
 			return nil
 		})

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/testenv/walkthrough"
+
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -93,7 +95,7 @@ func TestRestartOnStateOlderThanTheCluster(t *testing.T) {
 	const zone, owner = "restart.test", "x"
 	cluster := kube.StartT(t)
 	ns := bind.StartT(t, zone)
-	if err := plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
+	if err := walkthrough.Plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
 		t.Fatal(err)
 	}
 	bus := natsenv.StartT(t) // the state that outlives the process
@@ -162,7 +164,7 @@ func TestSourcesStreamLossDeletesNothing(t *testing.T) {
 	const zone, owner = "loss.test", "loss"
 	cluster := kube.StartT(t)
 	ns := bind.StartT(t, zone)
-	if err := plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
+	if err := walkthrough.Plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
 		t.Fatal(err)
 	}
 	bus := natsenv.StartT(t)
@@ -211,7 +213,7 @@ func TestRetiredClusterLosesItsRecordsAndNoOneElse(t *testing.T) {
 	const zone, owner = "retire.test", "retire"
 	cluster := kube.StartT(t)
 	ns := bind.StartT(t, zone)
-	if err := plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
+	if err := walkthrough.Plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
 		t.Fatal(err)
 	}
 	bus := natsenv.StartT(t)

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/testenv/walkthrough"
+
 	"github.com/miekg/dns"
 
 	"github.com/zonestream/zonestream/events"
@@ -125,18 +127,18 @@ func TestPipelineWithGeneratedCredentials(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	w := walk{ctx: ctx, kc: cluster.Client, dns: ns, zone: zone}
-	if err := w.create("web", map[string]string{"hostname": "web." + zone}, "192.0.2.10"); err != nil {
+	w := walkthrough.Walk{Ctx: ctx, Kube: cluster.Client, DNS: ns, Zone: zone}
+	if err := w.Create("web", map[string]string{"hostname": "web." + zone}, "192.0.2.10"); err != nil {
 		t.Fatalf("create: %v", err)
 	}
-	if err := w.changeIP("web", "192.0.2.11"); err != nil {
+	if err := w.ChangeIP("web", "192.0.2.11"); err != nil {
 		t.Fatalf("change: %v", err)
 	}
 	// The portal, with only its read permissions, sees it all.
 	waitUntil(t, "the portal to show web in sync with its history", 30*time.Second, func() error {
 		return portalShows(portalAddr, "web."+zone, "in sync", "A 192.0.2.11")
 	})
-	if err := w.remove("web"); err != nil {
+	if err := w.Remove("web"); err != nil {
 		t.Fatalf("delete: %v", err)
 	}
 	noViolations(t, p.stages...)

@@ -89,10 +89,7 @@ type Config struct {
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
 	// needs it to know whether to publish the SRV records of NodePort
-	// Services. The flag is the planner's too, so RegisterFlags does not
-	// register it: zs-collector registers it with RegisterSharedFlags, and
-	// a binary that also runs the planner on the same FlagSet (the
-	// all-in-one) must copy the planner's value into this field.
+	// Services. The flag is shared with the planner (stage.Shared).
 	ManagedRecordTypes stage.StringList
 
 	// KubeStatus brings the pipeline's outcome back to the objects:
@@ -100,7 +97,7 @@ type Config struct {
 	// the command line; the zero Config leaves it off).
 	KubeStatus bool
 	// Ownership is the planner's TXT registry configuration, read to tell
-	// names another owner holds (RegisterOwnershipFlags).
+	// names another owner holds (stage.Shared).
 	Ownership kubestatus.Ownership
 
 	// Workers is how many objects are processed concurrently (default 4).
@@ -132,17 +129,6 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Node.RegisterFlags(fs)
 	c.Pod.RegisterFlags(fs)
 	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: Events, and a Ready condition on DNSEndpoints")
-}
-
-// RegisterSharedFlags adds the flags the collector shares with other
-// stages (--managed-record-types, also the planner's), for a binary that
-// runs the collector alone. Where another stage registers them on the same
-// FlagSet, fill the fields from that stage's configuration instead.
-func (c *Config) RegisterSharedFlags(fs *flag.FlagSet) {
-	fs.Var(&c.ManagedRecordTypes, "managed-record-types",
-		"record types the pipeline manages, repeatable (default A, AAAA, CNAME); NodePort Services publish SRV records only if it holds SRV")
-	fs.DurationVar(&c.Heartbeat, "heartbeat-interval", events.DefaultHeartbeat, events.HeartbeatUsage)
-	c.RegisterOwnershipFlags(fs)
 }
 
 // factories build a fresh instance of every known source.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/stage"
 )
 
 func lbService(name, hostname string, extra map[string]string) *corev1.Service {
@@ -262,17 +263,18 @@ func TestFlags(t *testing.T) {
 		cfg.CRD.APIVersion != "example.com/v1" || cfg.CRD.Kind != "Record" {
 		t.Fatalf("flags parsed into %+v", cfg)
 	}
-	// --managed-record-types is the planner's too: not in RegisterFlags (the
-	// all-in-one registers every stage on one FlagSet), in RegisterSharedFlags.
+	// --managed-record-types is the planner's too: defined once, in
+	// stage.Shared, which the collector's Stage says it reads.
 	if fs.Lookup("managed-record-types") != nil {
 		t.Fatal("RegisterFlags registers --managed-record-types")
 	}
-	cfg.RegisterSharedFlags(fs)
+	var shared stage.Shared
+	shared.RegisterFlags(fs, collector.Stage().Shared)
 	if err := fs.Parse([]string{"--managed-record-types=A,SRV", "--managed-record-types=AAAA"}); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(cfg.ManagedRecordTypes, ",") != "A,SRV,AAAA" {
-		t.Fatalf("--managed-record-types parsed into %v", cfg.ManagedRecordTypes)
+	if strings.Join(shared.ManagedRecordTypes, ",") != "A,SRV,AAAA" {
+		t.Fatalf("--managed-record-types parsed into %v", shared.ManagedRecordTypes)
 	}
 	var def collector.Config
 	def.RegisterFlags(flag.NewFlagSet("x", flag.ContinueOnError))

@@ -2,7 +2,6 @@ package collector
 
 import (
 	"context"
-	"flag"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,17 +11,6 @@ import (
 	"github.com/zonestream/zonestream/services/collector/source"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 )
-
-// RegisterOwnershipFlags adds the TXT registry flags the collector reads
-// to tell a name held by another owner (NotOwned) from one in flight.
-// They are the planner's flags: a binary that runs the planner too fills
-// Config.Ownership from the planner's values instead.
-func (c *Config) RegisterOwnershipFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.Ownership.OwnerID, "txt-owner-id", "default", "owner id of the TXT ownership records (read to report names another owner holds)")
-	fs.StringVar(&c.Ownership.Prefix, "txt-prefix", "", "prefix of the ownership TXT names")
-	fs.StringVar(&c.Ownership.Suffix, "txt-suffix", "", "suffix of the first label of the ownership TXT names")
-	fs.StringVar(&c.Ownership.WildcardReplacement, "txt-wildcard-replacement", "", "label written instead of a leading '*' in ownership TXT names")
-}
 
 // followOutcomes brings the pipeline's outcome back to this run's objects
 // (Events, DNSEndpoint conditions) until ctx ends. It shares nothing with

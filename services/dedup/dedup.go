@@ -59,12 +59,6 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 			"ties go to the lower cluster name. Repeatable or comma-separated")
 }
 
-// RegisterSharedFlags adds --heartbeat-interval, for a binary that runs
-// dedup alone; the all-in-one registers it once for every stage.
-func (c *Config) RegisterSharedFlags(fs *flag.FlagSet) {
-	fs.DurationVar(&c.Heartbeat, "heartbeat-interval", events.DefaultHeartbeat, events.HeartbeatUsage)
-}
-
 // Dedup is the dedup service.
 type Dedup struct {
 	cfg      Config

@@ -47,14 +47,6 @@ type Config struct {
 
 // RegisterFlags adds the planner's flags.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
-	fs.Var(&c.DomainFilter, "domain-filter", "limit to names in these domains (repeatable); intersected with the zones providers manage")
-	fs.Var(&c.ExcludeDomains, "exclude-domains", "leave names in these domains alone (repeatable)")
-	fs.StringVar(&c.RegexDomainFilter, "regex-domain-filter", "", "limit to names matching this regular expression; when set (or --regex-domain-exclusion is), replaces --domain-filter and --exclude-domains")
-	fs.StringVar(&c.RegexDomainExclusion, "regex-domain-exclusion", "", "leave names matching this regular expression alone (with --regex-domain-filter)")
-	fs.StringVar(&c.TXTOwnerID, "txt-owner-id", "default", "owner id written to and required in the TXT ownership records")
-	fs.StringVar(&c.TXTPrefix, "txt-prefix", "", "prefix of the ownership TXT names; may hold %{record_type}; not with --txt-suffix")
-	fs.StringVar(&c.TXTSuffix, "txt-suffix", "", "suffix of the first label of the ownership TXT names; may hold %{record_type}; not with --txt-prefix")
-	fs.StringVar(&c.TXTWildcardReplace, "txt-wildcard-replacement", "", "label written instead of a leading '*' in ownership TXT names")
 	fs.BoolVar(&c.TXTEncryptEnabled, "txt-encrypt-enabled", false, "write the ownership TXT strings encrypted (AES-256-GCM, as ExternalDNS)")
 	stage.SecretVar(fs, &c.TXTEncryptAESKey, "txt-encrypt-aes-key", "AES key for the ownership TXT strings: 32 bytes, or their standard base64; when set, encrypted strings are read even without --txt-encrypt-enabled")
 	fs.StringVar(&c.MigrateFromTXTOwner, "migrate-from-txt-owner", "", "an old --txt-owner-id: its records are taken as ours and their ownership TXT rewritten to --txt-owner-id")
@@ -65,13 +57,6 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.BatchChangeSize, "batch-change-size", 1000, "most changes in one plan")
 	fs.DurationVar(&c.BatchWindow, "batch-window", 20*time.Millisecond, "how long to gather changes for one zone into one plan")
 	fs.DurationVar(&c.PlanTimeout, "plan-timeout", 30*time.Second, "re-plan a zone whose plan got no result in this time (longer than the applier's ack wait)")
-}
-
-// RegisterSharedFlags adds the flags the planner shares with the
-// collector (--managed-record-types). The all-in-one registers them once
-// for both; a planner on its own registers them here.
-func (c *Config) RegisterSharedFlags(fs *flag.FlagSet) {
-	fs.Var(&c.ManagedRecordTypes, "managed-record-types", "record types to manage (repeatable; default A, AAAA, CNAME)")
 }
 
 // Planner is the planner service.

@@ -6,8 +6,6 @@ package portal
 import (
 	"flag"
 	"time"
-
-	"github.com/zonestream/zonestream/stage"
 )
 
 // Config is the portal's configuration.
@@ -25,9 +23,9 @@ type Config struct {
 	// be pending rather than not in sync.
 	Grace time.Duration
 	// OwnerID is the TXT registry owner id, to tell records another owner
-	// holds. The all-in-one takes the planner's --txt-owner-id.
+	// holds (--txt-owner-id, stage.Shared).
 	OwnerID string
-	// Filters are the planner's domain filters (its flags, in the all-in-one).
+	// Filters are the planner's domain filters (stage.Shared).
 	Filters Filters
 }
 
@@ -39,15 +37,4 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.DNSTimeout, "portal-dns-timeout", 2*time.Second, "timeout of one DNS query")
 	fs.DurationVar(&c.DNSInterval, "portal-dns-interval", time.Minute, "how often each name is checked again when nothing changed (spread ±20%)")
 	fs.DurationVar(&c.Grace, "portal-grace", 2*time.Minute, "how long a name may differ from what is wanted and still be pending")
-	// On its own, the portal takes the planner's flags of the same names;
-	// in the all-in-one, the planner has them (the stage reads them).
-	if fs.Lookup("txt-owner-id") == nil {
-		fs.StringVar(&c.OwnerID, "txt-owner-id", "default", "TXT registry owner id of this deployment (records of other owners show as not managed)")
-	}
-	if fs.Lookup("domain-filter") == nil {
-		fs.Var((*stage.StringList)(&c.Filters.Include), "domain-filter", "the planner's --domain-filter: names outside show as not managed (repeatable)")
-		fs.Var((*stage.StringList)(&c.Filters.Exclude), "exclude-domains", "the planner's --exclude-domains (repeatable)")
-		fs.StringVar(&c.Filters.Regex, "regex-domain-filter", "", "the planner's --regex-domain-filter")
-		fs.StringVar(&c.Filters.RegexExclusion, "regex-domain-exclusion", "", "the planner's --regex-domain-exclusion")
-	}
 }

@@ -1,0 +1,25 @@
+package collector
+
+import (
+	"log/slog"
+
+	"github.com/zonestream/zonestream/services/collector/kubestatus"
+	"github.com/zonestream/zonestream/stage"
+)
+
+// Stage wires the collector into a process: its flags, the shared ones it
+// reads (record types for NodePort SRV, the heartbeat of its marks, the
+// TXT registry to tell names another owner holds), and its constructor.
+func Stage() stage.Definition {
+	var cfg Config
+	return stage.Definition{
+		Name:          "collector",
+		Shared:        stage.RecordTypes | stage.Heartbeat | stage.OwnershipFlags,
+		RegisterFlags: cfg.RegisterFlags,
+		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Service, error) {
+			cfg.ManagedRecordTypes, cfg.Heartbeat = shared.ManagedRecordTypes, shared.Heartbeat
+			cfg.Ownership = kubestatus.Ownership(shared.Ownership)
+			return New(cfg, logger)
+		},
+	}
+}

@@ -1,0 +1,26 @@
+package planner
+
+import (
+	"log/slog"
+
+	"github.com/zonestream/zonestream/stage"
+)
+
+// Stage wires the planner into a process: its flags, the shared ones it
+// owns with others (record types, TXT registry, domain filter), and its
+// constructor.
+func Stage() stage.Definition {
+	var cfg Config
+	return stage.Definition{
+		Name:          "planner",
+		Shared:        stage.RecordTypes | stage.OwnershipFlags | stage.DomainFlags,
+		RegisterFlags: cfg.RegisterFlags,
+		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Service, error) {
+			cfg.ManagedRecordTypes = shared.ManagedRecordTypes
+			o, d := shared.Ownership, shared.Domains
+			cfg.TXTOwnerID, cfg.TXTPrefix, cfg.TXTSuffix, cfg.TXTWildcardReplace = o.OwnerID, o.Prefix, o.Suffix, o.WildcardReplacement
+			cfg.DomainFilter, cfg.ExcludeDomains, cfg.RegexDomainFilter, cfg.RegexDomainExclusion = d.Include, d.Exclude, d.Regex, d.RegexExclusion
+			return New(cfg, logger)
+		},
+	}
+}

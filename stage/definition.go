@@ -1,0 +1,30 @@
+package stage
+
+import (
+	"flag"
+	"log/slog"
+)
+
+// Definition is how a stage is wired into a process, written once in the
+// stage's own package and used both by the all-in-one and by a process
+// that runs the stage alone.
+type Definition struct {
+	// Name is the stage's command and its services' log attribute.
+	Name string
+	// Shared are the groups of shared flags the stage reads.
+	Shared SharedGroups
+	// RegisterFlags defines the stage's own flags.
+	RegisterFlags func(fs *flag.FlagSet)
+	// New builds the stage once the flags are parsed.
+	New func(shared *Shared, logger *slog.Logger) (Service, error)
+}
+
+// Standalone registers on fs what a process running this stage alone
+// takes beyond the process' own flags: the shared flags the stage reads and
+// its own. The constructor it returns is to be called once fs is parsed.
+func (d Definition) Standalone(fs *flag.FlagSet) func(*slog.Logger) (Service, error) {
+	shared := new(Shared)
+	shared.RegisterFlags(fs, d.Shared)
+	d.RegisterFlags(fs)
+	return func(logger *slog.Logger) (Service, error) { return d.New(shared, logger) }
+}

@@ -1,0 +1,76 @@
+package stage
+
+import (
+	"flag"
+	"time"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// Shared holds the flags that mean one thing in several stages. Each is
+// defined here once; a process registers the groups its stages read, so
+// the all-in-one and a stage on its own take the same flags with the same
+// help.
+type Shared struct {
+	// ManagedRecordTypes (--managed-record-types): the collector publishes
+	// and the planner manages these types; empty means A, AAAA, CNAME.
+	ManagedRecordTypes StringList
+	// Heartbeat (--heartbeat-interval): how often the collector and dedup
+	// renew their completeness marks.
+	Heartbeat time.Duration
+	// Ownership is the TXT registry the planner writes and the collector
+	// and the portal read to tell a name another owner holds.
+	Ownership Ownership
+	// Domains is the planner's domain filter, which the portal reads to
+	// tell a name zonestream leaves alone.
+	Domains Domains
+}
+
+// Ownership is the TXT ownership registry's naming: ExternalDNS' flags.
+type Ownership struct {
+	OwnerID             string
+	Prefix              string
+	Suffix              string
+	WildcardReplacement string
+}
+
+// Domains is the domain filter: ExternalDNS' flags.
+type Domains struct {
+	Include        StringList
+	Exclude        StringList
+	Regex          string
+	RegexExclusion string
+}
+
+// SharedGroups says which groups of shared flags a stage reads.
+type SharedGroups uint8
+
+const (
+	RecordTypes SharedGroups = 1 << iota
+	Heartbeat
+	OwnershipFlags
+	DomainFlags
+)
+
+// RegisterFlags defines the shared flags of the groups given.
+func (s *Shared) RegisterFlags(fs *flag.FlagSet, groups SharedGroups) {
+	if groups&RecordTypes != 0 {
+		fs.Var(&s.ManagedRecordTypes, "managed-record-types",
+			"record types the pipeline manages, repeatable (default A, AAAA, CNAME); NodePort Services publish SRV records only if it holds SRV")
+	}
+	if groups&Heartbeat != 0 {
+		fs.DurationVar(&s.Heartbeat, "heartbeat-interval", events.DefaultHeartbeat, events.HeartbeatUsage)
+	}
+	if groups&OwnershipFlags != 0 {
+		fs.StringVar(&s.Ownership.OwnerID, "txt-owner-id", "default", "owner id written to and required in the TXT ownership records")
+		fs.StringVar(&s.Ownership.Prefix, "txt-prefix", "", "prefix of the ownership TXT names; may hold %{record_type}; not with --txt-suffix")
+		fs.StringVar(&s.Ownership.Suffix, "txt-suffix", "", "suffix of the first label of the ownership TXT names; may hold %{record_type}; not with --txt-prefix")
+		fs.StringVar(&s.Ownership.WildcardReplacement, "txt-wildcard-replacement", "", "label written instead of a leading '*' in ownership TXT names")
+	}
+	if groups&DomainFlags != 0 {
+		fs.Var(&s.Domains.Include, "domain-filter", "limit to names in these domains (repeatable); intersected with the zones providers manage")
+		fs.Var(&s.Domains.Exclude, "exclude-domains", "leave names in these domains alone (repeatable)")
+		fs.StringVar(&s.Domains.Regex, "regex-domain-filter", "", "limit to names matching this regular expression; when set (or --regex-domain-exclusion is), replaces --domain-filter and --exclude-domains")
+		fs.StringVar(&s.Domains.RegexExclusion, "regex-domain-exclusion", "", "leave names matching this regular expression alone (with --regex-domain-filter)")
+	}
+}
