@@ -145,54 +145,48 @@ func (w *watch) start(ctx context.Context) error {
 	return nil
 }
 
-// follow hands every message to fn until ctx ends.
+// follow hands every message to fn until ctx ends, starting the consumer
+// again when guard stopped it for that.
 func (w *watch) follow(ctx context.Context) {
-	go func() {
-		<-ctx.Done()
-		w.mu.Lock()
-		w.iter.Stop()
-		w.mu.Unlock()
-	}()
 	for {
 		w.mu.Lock()
 		iter, history := w.iter, w.history
 		w.mu.Unlock()
-		msg, err := iter.Next()
-		if ctx.Err() != nil {
+		err := Pump(ctx, iter, func(msg jetstream.Msg) { w.deliver(msg, history) }, nil)
+		if !errors.Is(err, jetstream.ErrMsgIteratorClosed) {
 			return
 		}
-		if errors.Is(err, jetstream.ErrMsgIteratorClosed) {
-			w.mu.Lock()
-			again := w.restart
-			w.mu.Unlock()
-			if !again {
-				return
-			}
-			for w.start(ctx) != nil {
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(time.Second):
-				}
-			}
-			continue
-		}
-		if err != nil {
-			continue
-		}
-		meta, err := msg.Metadata()
-		if err != nil {
-			continue
-		}
 		w.mu.Lock()
-		w.seen = max(w.seen, meta.Sequence.Stream)
+		again := w.restart
 		w.mu.Unlock()
-		w.fn(Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(),
-			Seq: meta.Sequence.Stream, Pending: meta.NumPending, Time: meta.Timestamp,
-			Live: meta.Sequence.Stream > history})
-		if meta.NumPending == 0 {
-			w.done()
+		if !again {
+			return
 		}
+		for w.start(ctx) != nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// deliver hands one message to fn; history is the stream's last sequence
+// when the consumer started, what came after is live.
+func (w *watch) deliver(msg jetstream.Msg, history uint64) {
+	meta, err := msg.Metadata()
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	w.seen = max(w.seen, meta.Sequence.Stream)
+	w.mu.Unlock()
+	w.fn(Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(),
+		Seq: meta.Sequence.Stream, Pending: meta.NumPending, Time: meta.Timestamp,
+		Live: meta.Sequence.Stream > history})
+	if meta.NumPending == 0 {
+		w.done()
 	}
 }
 

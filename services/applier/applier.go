@@ -360,26 +360,12 @@ func (a *Applier) consumePlans(ctx context.Context, js jetstream.JetStream, plan
 		return nil, nil, fmt.Errorf("applier: plan consumer: %w", err)
 	}
 	go func() {
-		for {
-			msg, err := iter.Next()
-			if err != nil {
-				if errors.Is(err, jetstream.ErrMsgIteratorClosed) || ctx.Err() != nil {
-					return
-				}
-				a.log.Warn("plan consumer", "err", err)
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(200 * time.Millisecond):
-				}
-				continue
-			}
+		_ = events.Pump(ctx, iter, func(msg jetstream.Msg) {
 			select {
 			case plans <- msg:
 			case <-ctx.Done():
-				return
 			}
-		}
+		}, func(err error) { a.log.Warn("plan consumer", "err", err) })
 	}()
 	return cons, iter.Stop, nil
 }
