@@ -87,9 +87,6 @@ func Message(subject string, ev Event, causation string) (*nats.Msg, error) {
 	return msg, nil
 }
 
-// SchemaOf returns the schema a message's header names.
-func SchemaOf(header nats.Header) string { return header.Get(HeaderSchema) }
-
 // Unmarshal decodes a payload into ev, checking the schema header when there
 // is one, so a message on the wrong subject is an error, not garbage state.
 // Readers of the bus use Decode, which also checks the subject.

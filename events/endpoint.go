@@ -83,8 +83,7 @@ func (e *Endpoint) Normalize() {
 			}
 		}
 	}
-	slices.Sort(e.Targets)
-	e.Targets = slices.Compact(e.Targets)
+	e.Targets = sortedSet(e.Targets)
 	slices.SortFunc(e.ProviderSpecific, func(a, b ProviderSpecificProperty) int {
 		return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.Value, b.Value))
 	})
@@ -123,4 +122,11 @@ func SortEndpoints(eps []Endpoint) {
 func NormalizeName(name string) string {
 	name = strings.TrimLeftFunc(strings.ToLower(name), unicode.IsSpace)
 	return strings.TrimRightFunc(name, func(r rune) bool { return r == '.' || unicode.IsSpace(r) })
+}
+
+// sortedSet sorts s in place and drops repeats: the canonical form of a
+// set of strings on the wire.
+func sortedSet(s []string) []string {
+	slices.Sort(s)
+	return slices.Compact(s)
 }

@@ -44,8 +44,7 @@ type CollectorState struct {
 
 func (*CollectorState) Schema() Schema { return Schema{"collector", 1} }
 func (c *CollectorState) canonicalize() {
-	slices.Sort(c.Sources)
-	c.Sources = slices.Compact(c.Sources)
+	c.Sources = sortedSet(c.Sources)
 }
 func (c *CollectorState) subject() string   { return CollectorSubject(c.Cluster, c.Collector) }
 func (c *CollectorState) IsTombstone() bool { return c.Phase == PhaseRetired }
@@ -105,8 +104,7 @@ type DesiredComplete struct {
 
 func (*DesiredComplete) Schema() Schema { return Schema{"complete", 1} }
 func (d *DesiredComplete) canonicalize() {
-	slices.Sort(d.Clusters)
-	d.Clusters = slices.Compact(d.Clusters)
+	d.Clusters = sortedSet(d.Clusters)
 }
 func (*DesiredComplete) subject() string { return DesiredCompleteSubject() }
 

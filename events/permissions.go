@@ -1,7 +1,5 @@
 package events
 
-import "slices"
-
 // The permission model of the bus: what each identity may publish and
 // subscribe to, derived from the subjects and streams of the contract so
 // that the two cannot drift apart. zonestream nats-config renders it as a
@@ -108,8 +106,7 @@ func (p *Permissions) lease(key string) {
 // stable.
 func (p *Permissions) done() Permissions {
 	for _, l := range []*[]string{&p.Publish, &p.Subscribe} {
-		slices.Sort(*l)
-		*l = slices.Compact(*l)
+		*l = sortedSet(*l)
 	}
 	return *p
 }

@@ -35,9 +35,6 @@ func CollectorSubject(cluster, collector string) string {
 	return join(SubjectSources, EscapeToken(cluster), markerToken+"collector", EscapeToken(collector))
 }
 
-// CollectorFilter selects the marks of every collector of every cluster.
-func CollectorFilter() string { return join(SubjectSources, "*", markerToken+"collector", "*") }
-
 // ClaimSubject is where a cluster name is bound to one Kubernetes cluster
 // (events.ClusterClaim).
 func ClaimSubject(cluster string) string {

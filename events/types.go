@@ -161,8 +161,7 @@ func (z *ZoneList) canonicalize() {
 	for i := range z.Zones {
 		z.Zones[i] = NormalizeName(z.Zones[i])
 	}
-	slices.Sort(z.Zones)
-	z.Zones = slices.Compact(z.Zones)
+	z.Zones = sortedSet(z.Zones)
 }
 
 // Plan is a batch of RRset changes for one zone, applied as one unit where

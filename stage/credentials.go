@@ -64,11 +64,6 @@ func (c *Credentials) RegisterFlags(fs *flag.FlagSet) {
 		"subject prefix of this process' reply inboxes; with generated permissions, the one printed for its identity")
 }
 
-// Given reports whether any way of authenticating was configured.
-func (c *Credentials) Given() bool {
-	return c.CredsFile != "" || c.NkeyFile != "" || c.User != "" || c.TLSCert != ""
-}
-
 // Options turns the credentials into NATS connect options. Secret files
 // are read here, so that a missing one fails the start with its flag's
 // name rather than as an authorization error later.

@@ -169,16 +169,8 @@ func ServeOps(ctx context.Context, addr string, ready func() error, logger *slog
 	return nil
 }
 
-// Main runs one stage as its own process against an external NATS and
-// exits when it ends.
-func Main(def Definition) {
-	if err := MainArgs(def, os.Args[1:]); err != nil {
-		fmt.Fprintf(os.Stderr, "%s: %v\n", def.Name, err)
-		os.Exit(1)
-	}
-}
-
-// MainArgs is Main with the arguments given and the error returned.
+// MainArgs runs one stage as its own process against an external NATS
+// (zonestream <stage> args...) until SIGINT or SIGTERM.
 func MainArgs(def Definition, args []string) error {
 	fs := flag.NewFlagSet(def.Name, flag.ContinueOnError)
 	var opts Options

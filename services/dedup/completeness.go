@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -51,7 +52,7 @@ func (c *collectors) complete(s *state, now time.Time) (clusters []string, ok bo
 		return nil, false, "no collector has said it synced"
 	}
 	var live []events.CollectorState
-	for _, subj := range sortedKeys(c.bySubject) {
+	for _, subj := range slices.Sorted(maps.Keys(c.bySubject)) {
 		m := c.bySubject[subj]
 		switch {
 		case m.state.Phase == events.PhaseSyncing:
@@ -82,15 +83,6 @@ func isCollectorMark(subject string) (mark, otherMarker bool) {
 	}
 	tokens := strings.Split(subject, ".")
 	return len(tokens) == 5 && tokens[3] == "~collector", true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // publishComplete publishes a completeness mark. A complete mark comes

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -23,8 +24,8 @@ func (s *state) plan(ctx context.Context) {
 	start := time.Now()
 	s.fresh = s.fresh[:0] // every dirty name is looked at here
 	byZone := map[zoneKey]*zoneChanges{}
-	providers := sortedKeys(s.zones)
-	for _, name := range sortedKeys(s.dirty) {
+	providers := slices.Sorted(maps.Keys(s.zones))
+	for _, name := range slices.Sorted(maps.Keys(s.dirty)) {
 		if !s.complete && !s.desired[name].live {
 			// History, not news: planned once the desired state is
 			// complete (completeness marks every name again).
@@ -289,7 +290,7 @@ func planName(in nameInput) namePlan {
 
 	// Ownership goes in before the records it covers and out after them.
 	var regUpserts, regDeletes, dataUpserts, dataDeletes []events.Change
-	for _, id := range sortedKeys(registries) {
+	for _, id := range slices.Sorted(maps.Keys(registries)) {
 		r := registries[id]
 		if oldRRs[r.setID] == r && !newRRs[r] && !oldTouched[r] {
 			if !r.data {
@@ -388,14 +389,5 @@ func managedKeys(in nameInput, have, want map[rrKey]*events.Endpoint) []rrKey {
 			keys = append(keys, rrKey{t, set})
 		}
 	}
-	return keys
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	return keys
 }

@@ -198,16 +198,6 @@ func TestExternalDNSZonesForOwnerX(t *testing.T) {
 	}
 }
 
-func countDeletes(cs []events.Change, txt bool) int {
-	n := 0
-	for _, c := range cs {
-		if c.New == nil && (c.Key().RecordType == events.RecordTypeTXT) == txt {
-			n++
-		}
-	}
-	return n
-}
-
 // ownsAny reports whether reg's owner would delete the record k if it were
 // no longer wanted.
 func ownsAny(z fakeZone, reg *registry, k events.RRsetKey) bool {

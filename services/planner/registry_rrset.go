@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/zonestream/zonestream/events"
@@ -130,7 +131,7 @@ func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events
 		for t := range r.kept {
 			set[t] = true
 		}
-		want.types = sortedKeys(set)
+		want.types = slices.Sorted(maps.Keys(set))
 		if len(want.types) == 0 {
 			keep = false
 		}

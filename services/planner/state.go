@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -331,7 +332,7 @@ func (s *state) plannable() bool {
 	now := time.Now()
 	names := s.fresh
 	if s.rescan {
-		names = sortedKeys(s.dirty)
+		names = slices.Sorted(maps.Keys(s.dirty))
 	}
 	s.fresh, s.rescan = s.fresh[:0], false
 	for _, n := range names {

@@ -65,19 +65,6 @@ func TestPlantAndQuery(t *testing.T) {
 	}
 }
 
-func TestZoneID(t *testing.T) {
-	for in, want := range map[string]string{
-		"example.org":     "example.org.",
-		"example.org.":    "example.org.",
-		"0/24.2.0.192.in": "0=2F24.2.0.192.in.",
-		"":                "=2E",
-	} {
-		if got := pdns.ZoneID(in); got != want {
-			t.Errorf("ZoneID(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestHaltRestart stops pdns_server and starts it again: down in between,
 // then the same ports with the database kept.
 func TestHaltRestart(t *testing.T) {

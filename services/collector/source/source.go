@@ -231,13 +231,6 @@ func Transform(keep ...string) cache.TransformFunc {
 	}
 }
 
-// ExternalDNSAnnotations returns the annotations under an external-dns
-// prefix (nil if none): what a transform keeps of a dependent object's
-// annotations (a Pod's target annotation, ...).
-func ExternalDNSAnnotations(ann map[string]string) map[string]string {
-	return keepAnnotations(ann, nil)
-}
-
 func keepAnnotations(ann map[string]string, keep map[string]bool) map[string]string {
 	var kept map[string]string
 	for k, v := range ann {

@@ -52,7 +52,12 @@ func Start(name string, cmd *exec.Cmd) (*Process, error) {
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 
 // Output is the last part of what the process wrote.
-func (p *Process) Output() string { return p.out.String() }
+func (p *Process) Output() string {
+	if p == nil {
+		return "" // never started
+	}
+	return p.out.String()
+}
 
 // ExitError says why the process ended, with the end of its output.
 func (p *Process) ExitError() error {

@@ -173,19 +173,12 @@ func (s *Source) Run(ctx context.Context, rt source.Runtime) {
 // collector publishes nothing, in particular never a tombstone because
 // the CRD is (perhaps temporarily) missing.
 func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	if !s.Served() {
-		return nil, false, []error{source.ErrUnknown}
-	}
-	obj, exists, err := s.informer.Indexer().GetByKey(key.String())
+	u, exists, err := source.Lookup[*unstructured.Unstructured](s.informer, key)
 	if err != nil {
 		return nil, false, []error{err}
 	}
 	if !exists {
 		return nil, false, nil
-	}
-	u, ok := obj.(*unstructured.Unstructured)
-	if !ok {
-		return nil, false, []error{fmt.Errorf("unexpected object %T", obj)}
 	}
 	eps, problems := s.ObjectEndpoints(u)
 	return eps, true, problems

@@ -201,10 +201,10 @@ func (s *Source) Run(ctx context.Context, rt source.Runtime) {
 // served and synced, every key is answered source.ErrUnknown: nothing is
 // published, above all no tombstone because the CRDs are missing.
 func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	if s.routes == nil || !s.routes.Served() || !s.gateways.Served() {
+	if !s.gateways.Served() {
 		return nil, false, []error{source.ErrUnknown}
 	}
-	obj, exists, err := s.routes.Indexer().GetByKey(key.String())
+	obj, exists, err := source.Lookup[any](s.routes, key)
 	if err != nil {
 		return nil, false, []error{err}
 	}

@@ -98,7 +98,7 @@ func (s *GatewaySource) Run(ctx context.Context, rt source.Runtime) {
 // Endpoints implements source.Source; source.ErrUnknown until Gateways
 // are served and synced.
 func (s *GatewaySource) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	g, exists, err := getObject[*Gateway](s.gateways, key)
+	g, exists, err := source.Lookup[*Gateway](s.gateways, key)
 	if err != nil || !exists {
 		return nil, exists, errs(err)
 	}

@@ -175,7 +175,7 @@ func (s *VirtualServiceSource) Endpoints(key source.Key) ([]events.Endpoint, boo
 	if !s.gateways.Served() {
 		return nil, false, []error{source.ErrUnknown}
 	}
-	v, exists, err := getObject[*VirtualService](s.virtualServices, key)
+	v, exists, err := source.Lookup[*VirtualService](s.virtualServices, key)
 	if err != nil || !exists {
 		return nil, exists, errs(err)
 	}
@@ -204,7 +204,7 @@ func (s *VirtualServiceSource) VirtualServiceEndpoints(v *VirtualService) ([]eve
 			in.Problem(ReasonInvalidGatewayReference, "spec.gateways", fmt.Errorf("%q is not [namespace/]name", ref))
 			continue
 		}
-		if g, exists, _ := getObject[*Gateway](s.gateways, source.Key{Namespace: ns, Name: name}); exists {
+		if g, exists, _ := source.Lookup[*Gateway](s.gateways, source.Key{Namespace: ns, Name: name}); exists {
 			gateways = append(gateways, g)
 		}
 	}

@@ -119,6 +119,9 @@ func (i *Informer) HasSynced() bool {
 // Served reports whether the resource is served and the informer synced:
 // only then does Indexer answer for every object.
 func (i *Informer) Served() bool {
+	if i == nil {
+		return false // never made: not served
+	}
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return i.synced
