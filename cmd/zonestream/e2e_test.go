@@ -48,6 +48,7 @@ func TestMain(m *testing.M) {
 type process struct {
 	t    testing.TB
 	name string
+	bin  string
 	args []string
 	cmd  *exec.Cmd
 	log  *bytes.Buffer
@@ -56,7 +57,13 @@ type process struct {
 
 func startProcess(t testing.TB, name string, args ...string) *process {
 	t.Helper()
-	p := &process{t: t, name: name, args: args, log: &bytes.Buffer{}}
+	return startCommand(t, name, binary, args...)
+}
+
+// startCommand is startProcess for another program than zonestream.
+func startCommand(t testing.TB, name, bin string, args ...string) *process {
+	t.Helper()
+	p := &process{t: t, name: name, bin: bin, args: args, log: &bytes.Buffer{}}
 	p.start()
 	t.Cleanup(func() {
 		p.kill()
@@ -70,7 +77,7 @@ func startProcess(t testing.TB, name string, args ...string) *process {
 func (p *process) start() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	cmd := exec.Command(binary, p.args...)
+	cmd := exec.Command(p.bin, p.args...)
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
 		p.t.Fatalf("start %s: %v", p.name, err)

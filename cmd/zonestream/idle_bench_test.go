@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -14,62 +15,169 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
 )
 
 // BenchmarkIdle measures the all-in-one at rest (issue 11): N Services in
 // BIND, nothing changing, --interval=1m. It reports the process's own
-// CPU-seconds (utime+stime from /proc, not wall time: the machine is
-// shared) over two idle minutes, the RSS after them, and writes a CPU
-// profile of a third minute to $ZS_IDLE_PROFILE_DIR when set (that minute
-// is not a figure: the profiler's own signals roughly double it).
+// CPU-seconds per minute (utime+stime from /proc, not wall time: the
+// machine is shared), the mean of two idle minutes, and the RSS after them,
+// and writes a CPU profile of a third minute to $ZS_IDLE_PROFILE_DIR when
+// set (that minute is not a figure: the profiler's own signals roughly
+// double it). N is each of $ZS_IDLE_SERVICES (default 1000; the table
+// command runs 1000,5000,20000).
 func BenchmarkIdle(b *testing.B) {
-	for _, n := range []int{1000} {
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
+	for _, n := range idleSizes(b) {
+		b.Run(fmt.Sprintf("services=%d", n), func(b *testing.B) {
 			for range b.N {
-				benchIdle(b, n)
+				benchIdle(b, n, zonestreamAtRest)
 			}
 		})
 	}
+}
+
+// BenchmarkWorkPerChange is the all-in-one's CPU-seconds for 1000 Service
+// status changes, from the first change until BIND holds every new
+// address, on 1000 Services at rest.
+func BenchmarkWorkPerChange(b *testing.B) {
+	b.Run("services=1000", func(b *testing.B) {
+		for range b.N {
+			benchWork(b, 1000, zonestreamAtRest)
+		}
+	})
+}
+
+func idleSizes(b *testing.B) []int {
+	var sizes []int
+	for _, f := range strings.Split(cmp.Or(os.Getenv("ZS_IDLE_SERVICES"), "1000"), ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			b.Fatalf("ZS_IDLE_SERVICES: %q is not a number of Services", f)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes
 }
 
 // idleSettle is how long after convergence the measure starts: past the
 // streams' duplicate window (events/streams.go), plus GC and acks.
 const idleSettle = 2*time.Minute + 15*time.Second
 
-func benchIdle(b *testing.B, n int) {
-	b.StopTimer()
-	const zone = "idle.test"
-	cluster := kube.StartT(b)
-	ns := bind.StartT(b, zone)
+// atRest starts a DNS controller against cluster and ns, managing zone
+// with owner id "bench", and returns its process and, when it serves one,
+// its pprof address.
+type atRest func(b *testing.B, cluster *kube.Cluster, ns *bind.Server, zone string) (p *process, pprof string)
+
+func zonestreamAtRest(b *testing.B, cluster *kube.Cluster, ns *bind.Server, zone string) (*process, string) {
 	ops := loopbackAddr(b)
 	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--interval=1m",
 		"--nats-listen=127.0.0.1:0", "--data-dir=" + b.TempDir(), "--metrics-address=" + ops, "--pprof", "--log-level=warn"},
 		rfc2136Flags(ns, zone, "bench")...)
-	p := startProcess(b, "zonestream", args...)
-	ctx := context.Background()
-	if err := createServices(ctx, cluster.Client, zone, 0, n); err != nil {
+	return startProcess(b, "zonestream", args...), ops
+}
+
+// converged starts start with n Services in place and waits until BIND
+// holds all of them and the controller has settled.
+func converged(b *testing.B, n int, start atRest) (*process, string, *kube.Cluster, *bind.Server, string) {
+	const zone = "idle.test"
+	cluster := kube.StartT(b)
+	ns := bind.StartT(b, zone)
+	p, ops := start(b, cluster, ns, zone)
+	if err := createServices(context.Background(), cluster.Client, zone, 0, n); err != nil {
 		b.Fatal(err)
 	}
-	want := slices.DeleteFunc(burstZone(zone, "bench", n), func(s string) bool { return s == "legacy A 192.0.2.99" })
-	waitZone(b, ns, zone, want, 3*time.Minute)
+	waitAddresses(b, ns, zone, addresses(n, "10.1."))
 	// The burst's tail is not rest: JetStream forgets the burst's message
 	// ids only when the streams' duplicate window (2 min) ends, a purge
 	// that would otherwise land in the measured minutes.
 	time.Sleep(idleSettle)
+	return p, ops, cluster, ns, zone
+}
+
+func benchIdle(b *testing.B, n int, start atRest) {
+	b.StopTimer()
+	p, ops, _, _, _ := converged(b, n, start)
 	pid := p.cmd.Process.Pid
 	b.StartTimer()
-	for minute := 1; minute <= 2; minute++ {
-		before := cpuSeconds(b, pid)
-		time.Sleep(time.Minute)
-		b.ReportMetric(cpuSeconds(b, pid)-before, fmt.Sprintf("idle-cpu-s/min#%d", minute))
-	}
+	before := cpuSeconds(b, pid)
+	time.Sleep(2 * time.Minute)
+	b.ReportMetric((cpuSeconds(b, pid)-before)/2, "idle-cpu-s/min")
 	b.StopTimer()
 	b.ReportMetric(rssMiB(b, pid), "rss-MiB")
-	if os.Getenv("ZS_IDLE_PROFILE_DIR") != "" {
+	if os.Getenv("ZS_IDLE_PROFILE_DIR") != "" && ops != "" {
 		saveProfile(b, n, fetchProfile(b, ops, time.Minute))
 	}
+}
+
+func benchWork(b *testing.B, n int, start atRest) {
+	b.StopTimer()
+	p, _, cluster, ns, zone := converged(b, n, start)
+	pid := p.cmd.Process.Pid
+	b.StartTimer()
+	before := cpuSeconds(b, pid)
+	if err := moveServices(context.Background(), cluster.Client, n); err != nil {
+		b.Fatal(err)
+	}
+	waitAddresses(b, ns, zone, addresses(n, "10.2."))
+	b.ReportMetric((cpuSeconds(b, pid)-before)*1000/float64(n), "cpu-s/1000-changes")
+}
+
+// addresses are the A records of createServices' first n Services, their
+// addresses under prefix (10.1. as created, 10.2. once moved).
+func addresses(n int, prefix string) []string {
+	var want []string
+	for i := range n {
+		want = append(want, "svc-"+strconv.Itoa(i)+" A "+strings.Replace(burstIP(i), "10.1.", prefix, 1))
+	}
+	return sorted(want)
+}
+
+// waitAddresses waits until the A records of zone's svc-* names are want.
+// Only those are compared: ExternalDNS and zonestream are measured alike,
+// whatever else each writes.
+func waitAddresses(b *testing.B, ns *bind.Server, zone string, want []string) {
+	b.Helper()
+	deadline := time.Now().Add(10 * time.Minute)
+	for {
+		all, err := transferZone(ns, zone)
+		if err != nil {
+			b.Fatal(err)
+		}
+		got := slices.DeleteFunc(all, func(s string) bool { return !strings.HasPrefix(s, "svc-") || !strings.Contains(s, " A ") })
+		if slices.Equal(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			missing, extra := diff(want, got)
+			b.Fatalf("BIND still differs: %d missing (e.g. %v), %d unexpected (e.g. %v)", len(missing), head(missing), len(extra), head(extra))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// moveServices gives each of the first n Services (createServices') a new
+// load balancer address: 10.1.x.y becomes 10.2.x.y.
+func moveServices(ctx context.Context, kc kubernetes.Interface, n int) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(16)
+	for i := range n {
+		g.Go(func() error {
+			svc, err := kc.CoreV1().Services("default").Get(ctx, "svc-"+strconv.Itoa(i), metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: strings.Replace(burstIP(i), "10.1.", "10.2.", 1)}}
+			_, err = kc.CoreV1().Services("default").UpdateStatus(ctx, svc, metav1.UpdateOptions{})
+			return err
+		})
+	}
+	return g.Wait()
 }
 
 // cpuSeconds is utime+stime of pid (fields 14 and 15 of /proc/pid/stat).

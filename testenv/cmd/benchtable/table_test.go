@@ -1,0 +1,55 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+const sample = `goos: linux
+goarch: amd64
+pkg: github.com/zonestream/zonestream/cmd/zonestream
+cpu: AMD EPYC
+BenchmarkIdle/services=5000-2         	       1	300012345678 ns/op	  0.0300 idle-cpu-s/min	        88.50 rss-MiB
+BenchmarkExternalDNS/idle/services=5000-2 	       1	300012345678 ns/op	  0.2200 idle-cpu-s/min	       116.0 rss-MiB
+some log line in between
+BenchmarkStatusToRecord-2   	      20	  40000000 ns/op	        36.50 median-ms	        41.00 p90-ms
+pkg: github.com/zonestream/zonestream/services/applier
+BenchmarkApply/pdns/zone=10000/plan=1000-2         	       3	 900000000 ns/op	 1200 zs-changes/s	 2900 bare-changes/s	 0.4138 zs/bare
+BenchmarkApply/rfc2136/zone=10000/plan=1000-2      	       3	 900000000 ns/op	 5000 zs-changes/s	 6000 bare-changes/s	 0.8333 zs/bare
+`
+
+func TestTableFromBenchmarkOutput(t *testing.T) {
+	rs := results{}
+	n, err := rs.add(strings.NewReader(sample))
+	if err != nil || n != 17 {
+		t.Fatalf("read %d figures, err %v; want 17 (ns/op included)", n, err)
+	}
+	got := map[string]line{}
+	for _, l := range table(rs) {
+		got[l.what] = l
+	}
+	for what, want := range map[string]line{
+		"idle CPU, 5000 Services (CPU-s/min)":                {zs: "0.03", ref: "ExternalDNS 0.22", met: "no"},
+		"RSS, 5000 Services (MiB)":                           {zs: "88.50", ref: "ExternalDNS 116", met: "yes"},
+		"one status change to BIND, median (ms)":             {zs: "36.50", ref: "ExternalDNS 5600 (issue 11)"},
+		"PowerDNS: applier / bare client, 1000-change plans": {zs: "0.414", ref: "bare client = 1", met: "no"},
+		"BIND: applier / bare client, 1000-change plans":     {zs: "0.833", ref: "bare client = 1", met: "yes"},
+		"RSS, 20000 Services (MiB)":                          {zs: "not measured"},
+		"pipeline throughput (endpoint events/s)":            {zs: "not measured"},
+	} {
+		l, ok := got[what]
+		if !ok {
+			t.Errorf("no row %q", what)
+			continue
+		}
+		if l.zs != want.zs || l.ref != want.ref || l.met != want.met {
+			t.Errorf("%s: got %q / %q / %q, want %q / %q / %q", what, l.zs, l.ref, l.met, want.zs, want.ref, want.met)
+		}
+	}
+}
+
+func TestNoFiguresIsAnError(t *testing.T) {
+	if n, err := (results{}).add(strings.NewReader("PASS\nok  \tpkg\t1s\n")); err != nil || n != 0 {
+		t.Fatalf("read %d figures, err %v", n, err)
+	}
+}
