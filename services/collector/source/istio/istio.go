@@ -305,3 +305,11 @@ func appendIPOrHostname(out []string, ip, hostname string) []string {
 	}
 	return out
 }
+
+// errs is err as the Endpoints result's list of problems.
+func errs(err error) []error {
+	if err == nil {
+		return nil
+	}
+	return []error{err}
+}
