@@ -135,7 +135,7 @@ func (w *watch) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", w.stream, err)
 	}
-	iter, err := cons.Messages()
+	iter, err := cons.Messages(AtRest()...)
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", w.stream, err)
 	}
@@ -197,24 +197,31 @@ func (w *watch) deliver(msg jetstream.Msg, history uint64) {
 // The watch then starts again from the last message of every subject:
 // each is the whole state of its key, so reading one again is harmless.
 func (w *watch) guard(ctx context.Context) {
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
-	reconnects := Reconnects(w.js)
+	nc := w.js.Conn()
+	if nc == nil {
+		return
+	}
+	// Told by the connection rather than polling it: a watch at rest wakes
+	// nobody (issue 11).
+	connected := nc.StatusChanged(nats.CONNECTED)
+	defer nc.RemoveStatusListener(connected)
+	var retry <-chan time.Time // while a check could not ask the server
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case _, ok := <-connected:
+			if !ok {
+				return // the connection closed
+			}
+		case <-retry:
 		}
-		n := Reconnects(w.js)
-		if n == reconnects {
-			continue
-		}
+		retry = nil
 		st, err := w.js.Stream(ctx, w.stream)
 		if err != nil {
-			continue // asked again at the next tick
+			retry = time.After(time.Second)
+			continue
 		}
-		reconnects = n
 		w.mu.Lock()
 		if last := st.CachedInfo().State.LastSeq; last < w.seen {
 			w.restart = true

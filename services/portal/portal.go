@@ -117,7 +117,10 @@ func (p *Portal) Run(ctx context.Context, js jetstream.JetStream) error {
 	}
 	p.ready.Store(true)
 	p.log.Info("portal caught up with the streams", "names", p.proj.Len())
-	t := time.NewTicker(2 * time.Second)
+	// Pending turns into not in sync once --portal-grace (minutes) ran
+	// out: a look every quarter of it, at most every 10 s, is soon
+	// enough, and quiet at rest.
+	t := time.NewTicker(min(10*time.Second, max(p.cfg.Grace/4, 100*time.Millisecond)))
 	defer t.Stop()
 	for {
 		p.proj.Reevaluate()
