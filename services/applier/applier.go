@@ -161,7 +161,11 @@ type Applier struct {
 	failures int  // consecutive provider failures
 
 	// Touched only by Run's goroutine.
-	hashes       map[string]string // observed subject -> hash last published
+	hashes map[string]string // observed subject -> hash last published
+	// listings holds, per zone, the fingerprint of the last full listing
+	// whose every name is published as listed: the same listing again
+	// needs nothing published.
+	listings     map[string]uint64
 	zoneListHash string
 	zones        []string        // the provider's zones at the last listing
 	listedZones  map[string]bool // zones listed successfully at least once
@@ -228,7 +232,8 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 	// so are the checks: a batch refused by them takes none either.
 	calls := provider.Checked(provider.CacheZones(provider.RateLimit(p, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
 		cfg.ZonesCacheDuration))
-	return &Applier{cfg: cfg, name: name, raw: p, prov: calls, log: logger.With("provider", name)}, nil
+	return &Applier{cfg: cfg, name: name, raw: p, prov: calls, log: logger.With("provider", name),
+		listings: map[string]uint64{}}, nil
 }
 
 // Provider returns the provider the applier drives, as built.
@@ -286,6 +291,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	a.updateReady()
 	a.mu.Unlock()
 	a.listedZones = map[string]bool{}
+	a.listings = map[string]uint64{}
 	a.zones = nil
 
 	var err error

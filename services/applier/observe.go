@@ -82,6 +82,7 @@ func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) {
 			return // tried again at the next listing
 		}
 		a.reconnects, a.hashes, a.zoneListHash = n, hashes, zh[events.ZonesSubject(a.name)]
+		clear(a.listings)
 		a.log.Info("reconnected to NATS: published state read back from the stream", "names", len(hashes))
 		return
 	}
@@ -98,6 +99,7 @@ func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) {
 	streamLostTotal.WithLabelValues(a.name).Inc()
 	a.log.Error("the observed stream lost what this applier published (purged or lost); publishing everything again")
 	a.hashes, a.zoneListHash = map[string]string{}, ""
+	clear(a.listings)
 }
 
 func (a *Applier) publishZoneList(ctx context.Context, js jetstream.JetStream, zones []string) error {
@@ -167,11 +169,27 @@ func (a *Applier) syncNames(ctx context.Context, js jetstream.JetStream, zone st
 // publishZone publishes what eps hold at each name of zone, or only at
 // names when not nil, and a tombstone for a name published before that
 // eps hold nothing at. Names of a more specific zone are left to it.
-func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone string, eps []events.Endpoint, names []string, causation string) error {
+func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone string, eps []events.Endpoint, names []string, causation string) (err error) {
 	zones := a.zones
 	if !slices.Contains(zones, zone) {
 		zones = append(slices.Clone(zones), zone)
 	}
+	// A full listing the same as the last one published in full needs
+	// nothing published; anything else published for the zone (a plan's
+	// names read back, a failure) makes the next listing compare afresh.
+	var fingerprint uint64
+	if names == nil {
+		fingerprint = listingFingerprint(eps, zones)
+		if last, ok := a.listings[zone]; ok && last == fingerprint {
+			return nil
+		}
+	}
+	delete(a.listings, zone)
+	defer func() {
+		if names == nil && err == nil {
+			a.listings[zone] = fingerprint
+		}
+	}()
 	var only map[string]bool
 	if names != nil {
 		only = make(map[string]bool, len(names))
