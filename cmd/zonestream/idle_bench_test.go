@@ -110,8 +110,14 @@ func benchIdle(b *testing.B, n int, start atRest) {
 	b.ReportMetric((cpuSeconds(b, pid)-before)/2, "idle-cpu-s/min")
 	b.StopTimer()
 	b.ReportMetric(rssMiB(b, pid), "rss-MiB")
-	if os.Getenv("ZS_IDLE_PROFILE_DIR") != "" && ops != "" {
-		saveProfile(b, n, fetchProfile(b, ops, time.Minute))
+	if ops == "" {
+		return // a process without pprof (ExternalDNS)
+	}
+	heap := fetchProfile(b, ops, "heap?gc=1")
+	reportHeapByStage(b, heap, n)
+	saveProfile(b, fmt.Sprintf("heap-%d", n), heap)
+	if os.Getenv("ZS_IDLE_PROFILE_DIR") != "" {
+		saveProfile(b, fmt.Sprintf("idle-%d", n), fetchProfile(b, ops, fmt.Sprintf("profile?seconds=%d", int(time.Minute.Seconds()))))
 	}
 }
 
@@ -212,8 +218,9 @@ func rssMiB(b *testing.B, pid int) float64 {
 	return 0
 }
 
-func fetchProfile(b *testing.B, ops string, d time.Duration) []byte {
-	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", ops, int(d.Seconds())))
+// fetchProfile gets /debug/pprof/<which> from the process serving it on ops.
+func fetchProfile(b *testing.B, ops, which string) []byte {
+	resp, err := http.Get(fmt.Sprintf("http://%s/debug/pprof/%s", ops, which))
 	if err != nil {
 		b.Error(err)
 		return nil
@@ -227,16 +234,16 @@ func fetchProfile(b *testing.B, ops string, d time.Duration) []byte {
 	return raw
 }
 
-func saveProfile(b *testing.B, n int, raw []byte) {
+func saveProfile(b *testing.B, name string, raw []byte) {
 	dir := os.Getenv("ZS_IDLE_PROFILE_DIR")
 	if dir == "" || raw == nil {
 		return
 	}
-	path := filepath.Join(dir, fmt.Sprintf("idle-%d.pprof", n))
+	path := filepath.Join(dir, name+".pprof")
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		b.Error(err)
 	}
-	b.Logf("idle CPU profile: %s (go tool pprof -top %s)", path, path)
+	b.Logf("profile: %s (go tool pprof -top %s)", path, path)
 }
 
 // loopbackAddr is a loopback TCP address nothing listens on right now.

@@ -42,12 +42,22 @@ func edns(m metric) metric {
 	return metric{strings.Replace(m.bench, "BenchmarkIdle", "BenchmarkExternalDNS/idle", 1), m.unit}
 }
 
+// perName is the live heap one stage holds per Service at 5000 Services
+// (BenchmarkIdle attributes a heap profile's bytes to the stage that
+// allocated them).
+func perName(stage string) row {
+	return row{what: "heap per name at 5000 Services, " + stage + " (bytes)",
+		zs: metric{"BenchmarkIdle/services=5000", "B/name-" + stage}}
+}
+
 var rows = []row{
 	{what: "idle CPU, 1000 Services (CPU-s/min)", zs: idle(1000), ref: edns(idle(1000))},
 	{what: "idle CPU, 5000 Services (CPU-s/min)", goal: "≤ 0.02", zs: idle(5000), ref: edns(idle(5000)), met: atMost(0.02)},
 	{what: "RSS, 1000 Services (MiB)", zs: rss(1000), ref: edns(rss(1000))},
 	{what: "RSS, 5000 Services (MiB)", goal: "≤ 90", zs: rss(5000), ref: edns(rss(5000)), met: atMost(90)},
 	{what: "RSS, 20000 Services (MiB)", zs: rss(20000), ref: edns(rss(20000))},
+	perName("collector"), perName("informers"), perName("dedup"), perName("planner"), perName("applier"),
+	perName("portal"), perName("nats-server"), perName("other"),
 	{what: "work: CPU-s per 1000 Service status changes", goal: "half of the baseline",
 		zs:  metric{"BenchmarkWorkPerChange/services=1000", "cpu-s/1000-changes"},
 		ref: metric{"BenchmarkExternalDNS/work/services=1000", "cpu-s/1000-changes"},

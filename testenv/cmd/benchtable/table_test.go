@@ -9,7 +9,7 @@ const sample = `goos: linux
 goarch: amd64
 pkg: github.com/zonestream/zonestream/cmd/zonestream
 cpu: AMD EPYC
-BenchmarkIdle/services=5000-2         	       1	300012345678 ns/op	  0.0300 idle-cpu-s/min	        88.50 rss-MiB
+BenchmarkIdle/services=5000-2         	       1	300012345678 ns/op	  0.0300 idle-cpu-s/min	        88.50 rss-MiB	  3420 B/name-portal
 BenchmarkExternalDNS/idle/services=5000-2 	       1	300012345678 ns/op	  0.2200 idle-cpu-s/min	       116.0 rss-MiB
 some log line in between
 BenchmarkStatusToRecord-2   	      20	  40000000 ns/op	        36.50 median-ms	        41.00 p90-ms
@@ -21,8 +21,8 @@ BenchmarkApply/rfc2136/zone=10000/plan=1000-2      	       3	 900000000 ns/op	 5
 func TestTableFromBenchmarkOutput(t *testing.T) {
 	rs := results{}
 	n, err := rs.add(strings.NewReader(sample))
-	if err != nil || n != 17 {
-		t.Fatalf("read %d figures, err %v; want 17 (ns/op included)", n, err)
+	if err != nil || n != 18 {
+		t.Fatalf("read %d figures, err %v; want 18 (ns/op included)", n, err)
 	}
 	got := map[string]line{}
 	for _, l := range table(rs) {
@@ -35,6 +35,8 @@ func TestTableFromBenchmarkOutput(t *testing.T) {
 		"PowerDNS: applier / bare client, 1000-change plans": {zs: "0.414", ref: "bare client = 1", met: "no"},
 		"BIND: applier / bare client, 1000-change plans":     {zs: "0.833", ref: "bare client = 1", met: "yes"},
 		"RSS, 20000 Services (MiB)":                          {zs: "not measured"},
+		"heap per name at 5000 Services, portal (bytes)":     {zs: "3420"},
+		"heap per name at 5000 Services, dedup (bytes)":      {zs: "not measured"},
 		"pipeline throughput (endpoint events/s)":            {zs: "not measured"},
 	} {
 		l, ok := got[what]
