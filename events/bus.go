@@ -273,6 +273,23 @@ func LastHashes(ctx context.Context, js jetstream.JetStream, stream, filter stri
 	return hashes, nil
 }
 
+// Holds reports whether stream holds any message on subject: how a stage
+// learns, at every heartbeat or listing, that what it published was purged.
+// The answer comes from the stream's per-subject counts, which the server
+// keeps in memory; reading the message itself would load its whole block
+// (megabytes, at rest most of an idle minute's work).
+func Holds(ctx context.Context, js jetstream.JetStream, stream, subject string) (bool, error) {
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		return false, err
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(subject))
+	if err != nil {
+		return false, err
+	}
+	return info.State.Subjects[subject] > 0, nil
+}
+
 // DeadLetter parks a message that could not be decoded, with the reason,
 // so that nothing is lost and an operator can look at it.
 func DeadLetter(ctx context.Context, js jetstream.JetStream, service string, r Received, cause error) error {

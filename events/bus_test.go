@@ -180,3 +180,46 @@ func TestWatchReadsAgainWhenTheStreamWentBack(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestHoldsSeesAPurgeOfOneSubject: what a stage published is held until
+// the stream, or that subject, is purged; other subjects don't count.
+func TestHoldsSeesAPurgeOfOneSubject(t *testing.T) {
+	js := startJetStream(t)
+	ctx := t.Context()
+	a, b := DesiredSubject("a.example.com"), DesiredSubject("b.example.com")
+	for _, n := range []string{"a.example.com", "b.example.com"} {
+		if _, _, err := Publish(ctx, js, DesiredSubject(n), desired(n, "192.0.2.1"), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	holds := func(subject string) bool {
+		t.Helper()
+		held, err := Holds(ctx, js, StreamDesired, subject)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return held
+	}
+	if !holds(a) || !holds(b) || holds(DesiredSubject("c.example.com")) {
+		t.Fatal("before the purge: want a and b held, c not")
+	}
+	st, err := js.Stream(ctx, StreamDesired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Purge(ctx, jetstream.WithPurgeSubject(a)); err != nil {
+		t.Fatal(err)
+	}
+	if holds(a) || !holds(b) {
+		t.Fatal("after purging a: want a gone, b held")
+	}
+	if err := st.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if holds(b) {
+		t.Fatal("after purging the stream: b still held")
+	}
+	if _, err := Holds(ctx, js, "ZS_NO_SUCH_STREAM", b); err == nil {
+		t.Fatal("a stream that does not exist: want an error, not an answer")
+	}
+}

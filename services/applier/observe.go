@@ -89,11 +89,7 @@ func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) {
 	if a.zoneListHash == "" {
 		return
 	}
-	st, err := js.Stream(ctx, events.StreamObserved)
-	if err != nil {
-		return
-	}
-	if _, err := st.GetLastMsgForSubject(ctx, events.ZonesSubject(a.name)); !errors.Is(err, jetstream.ErrMsgNotFound) {
+	if held, err := events.Holds(ctx, js, events.StreamObserved, events.ZonesSubject(a.name)); err != nil || held {
 		return
 	}
 	streamLostTotal.WithLabelValues(a.name).Inc()

@@ -2,14 +2,11 @@ package dedup
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
 )
@@ -120,12 +117,7 @@ func (r *run) lost(ctx context.Context) bool {
 	if r.markSeq == 0 {
 		return false
 	}
-	st, err := r.js.Stream(ctx, events.StreamDesired)
-	if err != nil {
-		return false
-	}
-	_, err = st.GetLastMsgForSubject(ctx, events.DesiredCompleteSubject())
-	if !errors.Is(err, jetstream.ErrMsgNotFound) {
+	if held, err := events.Holds(ctx, r.js, events.StreamDesired, events.DesiredCompleteSubject()); err != nil || held {
 		return false
 	}
 	streamLost.Inc()
