@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -19,21 +18,13 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 	"github.com/zonestream/zonestream/testenv/kube"
 )
 
 var dnsEndpointGVR = schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
 
 const crdPoll = 100 * time.Millisecond
-
-func dynFor(t *testing.T, cfg *rest.Config) dynamic.Interface {
-	t.Helper()
-	dc, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dc
-}
 
 // entry is one spec.endpoints item.
 func entry(name, typ string, targets ...string) map[string]any {
@@ -89,12 +80,12 @@ func installCRD(t *testing.T, cfg *rest.Config) {
 	if err := yaml.Unmarshal(data, &obj); err != nil {
 		t.Fatal(err)
 	}
-	dc := dynFor(t, cfg)
+	dc := collectortest.DynamicClient(t, cfg)
 	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 	if _, err := dc.Resource(crds).Create(t.Context(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(waitFor)
+	deadline := time.Now().Add(collectortest.WaitFor)
 	for {
 		_, err := dc.Resource(dnsEndpointGVR).List(t.Context(), metav1.ListOptions{})
 		if err == nil {
@@ -127,15 +118,15 @@ func crdConfig(ns string) collector.Config {
 
 func runCRDRules(t *testing.T, cases []crdCase) {
 	t.Helper()
-	dc := dynFor(t, cluster.Config)
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := newNamespace(t)
+			ns := collectortest.NewNamespace(t)
 			cfg := crdConfig(ns)
 			if tc.cfg != nil {
 				tc.cfg(&cfg)
 			}
-			startCollector(t, cfg)
+			collectortest.StartCollector(t, cfg)
 			u := dnsEndpoint("rec", tc.entries...)
 			u.SetLabels(tc.labels)
 			u.SetAnnotations(tc.annotations)
@@ -147,13 +138,13 @@ func runCRDRules(t *testing.T, cases []crdCase) {
 					tc.barrier(b)
 				}
 				createDNSEndpoint(t, dc, ns, b)
-				waitState(t, crdSubject(ns, ns, "zz-barrier"), []events.Endpoint{ep("barrier."+ns+".test", "A", "192.0.2.254")})
-				if s, ok := lastState(t, subj); ok {
-					t.Fatalf("published %v, want nothing", render(s.Endpoints))
+				collectortest.WaitState(t, crdSubject(ns, ns, "zz-barrier"), []events.Endpoint{collectortest.EP("barrier."+ns+".test", "A", "192.0.2.254")})
+				if s, ok := collectortest.LastState(t, subj); ok {
+					t.Fatalf("published %v, want nothing", collectortest.Render(s.Endpoints))
 				}
 				return
 			}
-			s := waitState(t, subj, tc.want)
+			s := collectortest.WaitState(t, subj, tc.want)
 			wantRef := events.ObjectRef{Cluster: ns, Source: "crd", Namespace: ns, Name: "rec"}
 			if s.Object != wantRef {
 				t.Fatalf("object %+v, want %+v", s.Object, wantRef)
@@ -168,17 +159,17 @@ func TestCRDRuleEntries(t *testing.T) {
 		{name: "A, AAAA, CNAME", entries: []map[string]any{
 			entry("a.example.org", "A", "192.0.2.1", "192.0.2.2"), entry("a.example.org", "AAAA", "2001:db8::1"),
 			entry("c.example.org", "CNAME", "a.example.org")},
-			want: []events.Endpoint{ep("a.example.org", "A", "192.0.2.1", "192.0.2.2"), ep("a.example.org", "AAAA", "2001:db8::1"),
-				ep("c.example.org", "CNAME", "a.example.org")}},
+			want: []events.Endpoint{collectortest.EP("a.example.org", "A", "192.0.2.1", "192.0.2.2"), collectortest.EP("a.example.org", "AAAA", "2001:db8::1"),
+				collectortest.EP("c.example.org", "CNAME", "a.example.org")}},
 		{name: "names and targets normalized", entries: []map[string]any{entry("WWW.Example.org.", "CNAME", "Backend.Example.NET.")},
-			want: []events.Endpoint{ep("www.example.org", "CNAME", "backend.example.net")}},
+			want: []events.Endpoint{collectortest.EP("www.example.org", "CNAME", "backend.example.net")}},
 		{name: "wildcard name", entries: []map[string]any{entry("*.apps.example.org", "A", "192.0.2.1")},
-			want: []events.Endpoint{ep("*.apps.example.org", "A", "192.0.2.1")}},
+			want: []events.Endpoint{collectortest.EP("*.apps.example.org", "A", "192.0.2.1")}},
 		{name: "TXT, MX, SRV, NS", entries: []map[string]any{
 			entry("t.example.org", "TXT", "hello world"), entry("example.org", "MX", "10 mail.example.org"),
 			entry("_sip._tcp.example.org", "SRV", "10 5 5060 sip.example.org."), entry("sub.example.org", "NS", "ns1.example.net")},
-			want: []events.Endpoint{ep("t.example.org", "TXT", "hello world"), ep("example.org", "MX", "10 mail.example.org"),
-				ep("_sip._tcp.example.org", "SRV", "10 5 5060 sip.example.org"), ep("sub.example.org", "NS", "ns1.example.net")}},
+			want: []events.Endpoint{collectortest.EP("t.example.org", "TXT", "hello world"), collectortest.EP("example.org", "MX", "10 mail.example.org"),
+				collectortest.EP("_sip._tcp.example.org", "SRV", "10 5 5060 sip.example.org"), collectortest.EP("sub.example.org", "NS", "ns1.example.net")}},
 		{name: "recordTTL", entries: []map[string]any{func() map[string]any {
 			e := entry("a.example.org", "A", "192.0.2.1")
 			e["recordTTL"] = int64(60)
@@ -189,7 +180,7 @@ func TestCRDRuleEntries(t *testing.T) {
 			entry("a.example.org", "A", "host.example.org"), entry("b.example.org", "AAAA", "192.0.2.1"),
 			entry("c.example.org", "CNAME", "192.0.2.1"), entry("d.example.org", "A"), entry("e.example.org", "MX", "mail.example.org"),
 			entry("f.example.org", "A", "192.0.2.1", "300.1.1.1")},
-			want: []events.Endpoint{ep("ok.example.org", "A", "192.0.2.1")}},
+			want: []events.Endpoint{collectortest.EP("ok.example.org", "A", "192.0.2.1")}},
 		{name: "only invalid entries: nothing", entries: []map[string]any{entry("a.example.org", "A", "host.example.org")}},
 		{name: "no entries: nothing", entries: nil},
 	})
@@ -198,7 +189,7 @@ func TestCRDRuleEntries(t *testing.T) {
 // --label-filter and --annotation-filter apply to DNSEndpoints.
 func TestCRDRuleFilters(t *testing.T) {
 	e := []map[string]any{entry("a.example.org", "A", "192.0.2.1")}
-	want := []events.Endpoint{ep("a.example.org", "A", "192.0.2.1")}
+	want := []events.Endpoint{collectortest.EP("a.example.org", "A", "192.0.2.1")}
 	runCRDRules(t, []crdCase{
 		{name: "label filter matches", cfg: func(c *collector.Config) { c.LabelFilter = "dns=yes" },
 			labels: map[string]string{"dns": "yes"}, entries: e, want: want},
@@ -215,8 +206,8 @@ func TestCRDRuleFilters(t *testing.T) {
 
 // Every field of an entry reaches the bus.
 func TestCRDFieldsMapped(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, crdConfig(ns))
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, crdConfig(ns))
 	e := entry("Full.Example.org.", "CNAME", "lb.example.net")
 	e["setIdentifier"] = "eu-west"
 	e["recordTTL"] = int64(120)
@@ -225,13 +216,13 @@ func TestCRDFieldsMapped(t *testing.T) {
 		map[string]any{"name": "aws/weight", "value": "10"},
 		map[string]any{"name": "alias", "value": "true"},
 	}
-	createDNSEndpoint(t, dynFor(t, cluster.Config), ns, dnsEndpoint("full", e))
+	createDNSEndpoint(t, collectortest.DynamicClient(t, collectortest.Cluster.Config), ns, dnsEndpoint("full", e))
 	want := events.Endpoint{
 		DNSName: "full.example.org", RecordType: "CNAME", Targets: []string{"lb.example.net"},
 		SetIdentifier: "eu-west", RecordTTL: 120, Labels: map[string]string{"owner": "team-a", "env": "prod"},
 		ProviderSpecific: []events.ProviderSpecificProperty{{Name: "alias", Value: "true"}, {Name: "aws/weight", Value: "10"}},
 	}
-	s := waitState(t, crdSubject(ns, ns, "full"), []events.Endpoint{want})
+	s := collectortest.WaitState(t, crdSubject(ns, ns, "full"), []events.Endpoint{want})
 	if len(s.Endpoints) != 1 || !reflect.DeepEqual(s.Endpoints[0], want) {
 		t.Fatalf("published %+v\nwant %+v", s.Endpoints, want)
 	}
@@ -240,21 +231,21 @@ func TestCRDFieldsMapped(t *testing.T) {
 // Invalid entries: a Warning Event on the DNSEndpoint, the metric, and
 // the valid entries published.
 func TestCRDInvalidEntriesReported(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, crdConfig(ns))
-	before := testutil.ToFloat64(collector.InvalidInputMetricOf("crd", "InvalidEndpoint"))
-	createDNSEndpoint(t, dynFor(t, cluster.Config), ns, dnsEndpoint("bad",
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, crdConfig(ns))
+	before := collectortest.InvalidInput(t, "crd", "InvalidEndpoint")
+	createDNSEndpoint(t, collectortest.DynamicClient(t, collectortest.Cluster.Config), ns, dnsEndpoint("bad",
 		entry("ok.example.org", "A", "192.0.2.1"),
 		entry("a.example.org", "A", "host.example.org"),
 		entry("b.example.org", "AAAA", "192.0.2.1")))
-	waitState(t, crdSubject(ns, ns, "bad"), []events.Endpoint{ep("ok.example.org", "A", "192.0.2.1")})
-	msgs := waitObjectEvents(t, ns, "DNSEndpoint", "bad", 2)
+	collectortest.WaitState(t, crdSubject(ns, ns, "bad"), []events.Endpoint{collectortest.EP("ok.example.org", "A", "192.0.2.1")})
+	msgs := collectortest.WaitObjectEvents(t, ns, "DNSEndpoint", "bad", 2)
 	for _, want := range []string{"InvalidEndpoint", "spec.endpoints[1]", "spec.endpoints[2]"} {
 		if !strings.Contains(msgs, want) {
 			t.Errorf("no event with %q in:\n%s", want, msgs)
 		}
 	}
-	if got := testutil.ToFloat64(collector.InvalidInputMetricOf("crd", "InvalidEndpoint")); got < before+2 {
+	if got := collectortest.InvalidInput(t, "crd", "InvalidEndpoint"); got < before+2 {
 		t.Errorf("invalid_input_total{crd,InvalidEndpoint} went %v -> %v, want +2", before, got)
 	}
 }
@@ -262,17 +253,17 @@ func TestCRDInvalidEntriesReported(t *testing.T) {
 // status.observedGeneration follows the observed state: set once every
 // endpoint of the current generation is held by a provider.
 func TestCRDObservedGeneration(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, crdConfig(ns))
-	dc := dynFor(t, cluster.Config)
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, crdConfig(ns))
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 	a, b := "a."+ns+".example.org", "b."+ns+".example.org"
 	obj := createDNSEndpoint(t, dc, ns, dnsEndpoint("gen", entry(a, "A", "192.0.2.1"), entry(b, "CNAME", "lb.example.net")))
-	waitState(t, crdSubject(ns, ns, "gen"), []events.Endpoint{ep(a, "A", "192.0.2.1"), ep(b, "CNAME", "lb.example.net")})
+	collectortest.WaitState(t, crdSubject(ns, ns, "gen"), []events.Endpoint{collectortest.EP(a, "A", "192.0.2.1"), collectortest.EP(b, "CNAME", "lb.example.net")})
 
 	observed := func(name string, recs ...events.Endpoint) {
 		t.Helper()
 		st := &events.ObservedState{Provider: "test-" + ns, Zone: ns + ".example.org", DNSName: name, Records: recs}
-		if _, _, err := events.Publish(t.Context(), js, events.ObservedSubject(st.Provider, name), st, ""); err != nil {
+		if _, _, err := events.Publish(t.Context(), collectortest.JS, events.ObservedSubject(st.Provider, name), st, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -287,7 +278,7 @@ func TestCRDObservedGeneration(t *testing.T) {
 	}
 	waitGeneration := func(want int64) {
 		t.Helper()
-		deadline := time.Now().Add(waitFor)
+		deadline := time.Now().Add(collectortest.WaitFor)
 		for observedGeneration() != want {
 			if time.Now().After(deadline) {
 				t.Fatalf("status.observedGeneration %d, want %d", observedGeneration(), want)
@@ -306,11 +297,11 @@ func TestCRDObservedGeneration(t *testing.T) {
 		t.Fatalf("generation %d", obj.GetGeneration())
 	}
 	stays(0) // nothing observed yet
-	observed(a, ep(a, "A", "192.0.2.1"), ep(a, "TXT", "heritage=external-dns"))
+	observed(a, collectortest.EP(a, "A", "192.0.2.1"), collectortest.EP(a, "TXT", "heritage=external-dns"))
 	stays(0) // b not yet held
-	observed(b, ep(b, "CNAME", "other.example.net"))
+	observed(b, collectortest.EP(b, "CNAME", "other.example.net"))
 	stays(0) // b held with other targets
-	observed(b, ep(b, "CNAME", "lb.example.net"))
+	observed(b, collectortest.EP(b, "CNAME", "lb.example.net"))
 	waitGeneration(1)
 
 	// A new generation: the status waits for its records.
@@ -327,9 +318,9 @@ func TestCRDObservedGeneration(t *testing.T) {
 	if obj.GetGeneration() != 2 {
 		t.Fatalf("generation %d after update", obj.GetGeneration())
 	}
-	waitState(t, crdSubject(ns, ns, "gen"), []events.Endpoint{ep(a, "A", "192.0.2.2"), ep(b, "CNAME", "lb.example.net")})
+	collectortest.WaitState(t, crdSubject(ns, ns, "gen"), []events.Endpoint{collectortest.EP(a, "A", "192.0.2.2"), collectortest.EP(b, "CNAME", "lb.example.net")})
 	stays(1)
-	observed(a, ep(a, "A", "192.0.2.2"))
+	observed(a, collectortest.EP(a, "A", "192.0.2.2"))
 	waitGeneration(2)
 }
 
@@ -339,23 +330,23 @@ func TestCRDObservedGeneration(t *testing.T) {
 // without a restart; only then are objects that really are gone
 // tombstoned.
 func TestCRDAppearsAndMissingAtRestart(t *testing.T) {
-	ns := newNamespace(t)
-	dc := dynFor(t, cluster.Config)
+	ns := collectortest.NewNamespace(t)
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 
 	// 1. A collector on the cluster with the CRD publishes X.
-	r := startCollector(t, crdConfig(ns))
+	r := collectortest.StartCollector(t, crdConfig(ns))
 	createDNSEndpoint(t, dc, ns, dnsEndpoint("x", entry("x.example.org", "A", "192.0.2.1")))
 	xSubj := crdSubject(ns, ns, "x")
-	waitState(t, xSubj, []events.Endpoint{ep("x.example.org", "A", "192.0.2.1")})
-	r.stop()
-	published := count(t, xSubj)
+	collectortest.WaitState(t, xSubj, []events.Endpoint{collectortest.EP("x.example.org", "A", "192.0.2.1")})
+	r.Stop()
+	published := collectortest.Count(t, xSubj)
 
 	// 2. The same collector (cluster name, namespace) restarts against an
 	// API server without the CRD: ready, and X keeps its state. The test's
 	// second API server is a cluster of its own (its kube-system has
 	// another UID): the name is released first, as an operator moving a
 	// cluster name to a rebuilt cluster would.
-	if _, _, err := events.Publish(t.Context(), js, events.ClaimSubject(ns), &events.ClusterClaim{Cluster: ns}, ""); err != nil {
+	if _, _, err := events.Publish(t.Context(), collectortest.JS, events.ClaimSubject(ns), &events.ClusterClaim{Cluster: ns}, ""); err != nil {
 		t.Fatal(err)
 	}
 	other := kube.StartT(t)
@@ -366,37 +357,37 @@ func TestCRDAppearsAndMissingAtRestart(t *testing.T) {
 	cfg := crdConfig(ns)
 	cfg.RESTConfig = other.Config
 	cfg.Workers = 1
-	c, err := collector.New(cfg, testLogger(t))
+	c, err := collector.New(cfg, collectortest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCollector(t, c)
+	collectortest.RunCollector(t, c)
 	time.Sleep(5 * crdPoll)
-	if s, ok := lastState(t, xSubj); !ok || s.IsTombstone() || count(t, xSubj) != published {
-		t.Fatalf("X changed while the CRD was not served: %d -> %d messages", published, count(t, xSubj))
+	if s, ok := collectortest.LastState(t, xSubj); !ok || s.IsTombstone() || collectortest.Count(t, xSubj) != published {
+		t.Fatalf("X changed while the CRD was not served: %d -> %d messages", published, collectortest.Count(t, xSubj))
 	}
 
 	// 3. The CRD appears: the running collector starts reading
 	// DNSEndpoints; Y is published, and X, which really is not there,
 	// gets its tombstone.
 	installCRD(t, other.Config)
-	createDNSEndpoint(t, dynFor(t, other.Config), ns, dnsEndpoint("y", entry("y.example.org", "AAAA", "2001:db8::1")))
-	waitState(t, crdSubject(ns, ns, "y"), []events.Endpoint{ep("y.example.org", "AAAA", "2001:db8::1")})
-	waitState(t, xSubj, nil)
-	if s, _ := lastState(t, xSubj); !s.IsTombstone() {
+	createDNSEndpoint(t, collectortest.DynamicClient(t, other.Config), ns, dnsEndpoint("y", entry("y.example.org", "AAAA", "2001:db8::1")))
+	collectortest.WaitState(t, crdSubject(ns, ns, "y"), []events.Endpoint{collectortest.EP("y.example.org", "AAAA", "2001:db8::1")})
+	collectortest.WaitState(t, xSubj, nil)
+	if s, _ := collectortest.LastState(t, xSubj); !s.IsTombstone() {
 		t.Fatal("X not tombstoned once the CRD was served")
 	}
 }
 
 // A kind that is not served: the collector is ready and publishes nothing.
 func TestCRDUnservedKind(t *testing.T) {
-	ns := newNamespace(t)
+	ns := collectortest.NewNamespace(t)
 	cfg := crdConfig(ns)
 	cfg.CRD.Kind = "NoSuchKind"
-	startCollector(t, cfg)
-	createDNSEndpoint(t, dynFor(t, cluster.Config), ns, dnsEndpoint("z", entry("z.example.org", "A", "192.0.2.1")))
+	collectortest.StartCollector(t, cfg)
+	createDNSEndpoint(t, collectortest.DynamicClient(t, collectortest.Cluster.Config), ns, dnsEndpoint("z", entry("z.example.org", "A", "192.0.2.1")))
 	time.Sleep(5 * crdPoll)
-	if _, ok := lastState(t, crdSubject(ns, ns, "z")); ok {
+	if _, ok := collectortest.LastState(t, crdSubject(ns, ns, "z")); ok {
 		t.Fatal("published a DNSEndpoint for an unserved kind")
 	}
 }

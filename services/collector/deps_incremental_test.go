@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
 // counts returns the number of messages on the subjects of the objects
@@ -18,7 +18,7 @@ func counts(t *testing.T, subj func(name string) string, names ...string) map[st
 	t.Helper()
 	out := map[string]uint64{}
 	for _, n := range names {
-		out[n] = count(t, subj(n))
+		out[n] = collectortest.Count(t, subj(n))
 	}
 	return out
 }
@@ -34,65 +34,54 @@ func expectCounts(t *testing.T, subj func(name string) string, before map[string
 				want++
 			}
 		}
-		if got := count(t, subj(n)); got != afterTombstone(t, subj(n), want) {
+		if got := collectortest.Count(t, subj(n)); got != collectortest.AfterTombstone(t, subj(n), want) {
 			t.Errorf("%s: %d messages, want %d", n, got, want)
 		}
 	}
 }
 
-// afterTombstone is how many messages a subject holds that would hold want
-// had its last message not been a tombstone: a tombstone replaces its
-// subject's history (events.TombstoneTTL), leaving itself alone.
-func afterTombstone(t *testing.T, subj string, want uint64) uint64 {
-	t.Helper()
-	if s, ok := lastState(t, subj); ok && s.IsTombstone() {
-		return 1
-	}
-	return want
-}
-
 // serviceSubjects gives the subjects of the Services of ns.
 func serviceSubjects(ns string) func(name string) string {
-	return func(name string) string { return subject(ns, ns, name) }
+	return func(name string) string { return collectortest.ServiceSubject(ns, ns, name) }
 }
 
 // Changing a Pod's target annotation republishes the headless Service
 // selecting it and nothing else: no other Service is even recomputed. A
 // change of a Pod the Service source does not read is not even seen.
 func TestIncrementalPodTargetAnnotation(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
 	webPods := []podSpec{{name: "a", ip: "10.0.0.1"}, {name: "b", ip: "10.0.0.2"}}
 	otherPods := []podSpec{{name: "o", ip: "10.0.0.3", labels: map[string]string{"app": "other"}}}
 	a := createPod(t, ns, webPods[0])
 	createPod(t, ns, webPods[1])
 	o := createPod(t, ns, otherPods[0])
-	createService(t, ns, headless("web", ann("hostname", webHost)))
-	createService(t, ns, withSpec(headless("other", ann("hostname", "other.example.org")),
+	collectortest.CreateService(t, ns, headless("web", collectortest.Ann("hostname", webHost)))
+	collectortest.CreateService(t, ns, withSpec(headless("other", collectortest.Ann("hostname", "other.example.org")),
 		func(s *corev1.ServiceSpec) { s.Selector = map[string]string{"app": "other"} }))
-	createService(t, ns, lbService("lb", "lb.example.org", nil), ip("192.0.2.1"))
+	collectortest.CreateService(t, ns, lbService("lb", "lb.example.org", nil), ip("192.0.2.1"))
 	createSlices(t, endpointsOf(ns, "web", webPods)...)
 	createSlices(t, endpointsOf(ns, "other", otherPods)...)
-	waitState(t, subject(ns, ns, "web"), []events.Endpoint{ep(webHost, "A", "10.0.0.1", "10.0.0.2")})
-	waitState(t, subject(ns, ns, "other"), []events.Endpoint{ep("other.example.org", "A", "10.0.0.3")})
-	waitState(t, subject(ns, ns, "lb"), []events.Endpoint{ep("lb.example.org", "A", "192.0.2.1")})
-	barrier(t, ns, ns)
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), []events.Endpoint{collectortest.EP(webHost, "A", "10.0.0.1", "10.0.0.2")})
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "other"), []events.Endpoint{collectortest.EP("other.example.org", "A", "10.0.0.3")})
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "lb"), []events.Endpoint{collectortest.EP("lb.example.org", "A", "192.0.2.1")})
+	collectortest.Barrier(t, ns, ns)
 	before := counts(t, serviceSubjects(ns), "web", "other", "lb")
-	skipped := testutil.ToFloat64(collector.PublishSkippedMetric())
+	skipped := collectortest.PublishSkipped(t, "service")
 
-	a.Annotations = ann("target", "203.0.113.7")
-	if _, err := cluster.Client.CoreV1().Pods(ns).Update(t.Context(), a, metav1.UpdateOptions{}); err != nil {
+	a.Annotations = collectortest.Ann("target", "203.0.113.7")
+	if _, err := collectortest.Cluster.Client.CoreV1().Pods(ns).Update(t.Context(), a, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, subject(ns, ns, "web"), []events.Endpoint{ep(webHost, "A", "10.0.0.2", "203.0.113.7")})
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), []events.Endpoint{collectortest.EP(webHost, "A", "10.0.0.2", "203.0.113.7")})
 	// A change the transform drops: no Service is enqueued.
 	o.Annotations = map[string]string{"example.com/unrelated": "x"}
-	if _, err := cluster.Client.CoreV1().Pods(ns).Update(t.Context(), o, metav1.UpdateOptions{}); err != nil {
+	if _, err := collectortest.Cluster.Client.CoreV1().Pods(ns).Update(t.Context(), o, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	barrier(t, ns, ns)
+	collectortest.Barrier(t, ns, ns)
 	expectCounts(t, serviceSubjects(ns), before, "web")
-	if got := testutil.ToFloat64(collector.PublishSkippedMetric()); got != skipped {
+	if got := collectortest.PublishSkipped(t, "service"); got != skipped {
 		t.Errorf("publish_skipped_total went %v -> %v: a Service that did not depend on the change was recomputed", skipped, got)
 	}
 }
@@ -101,56 +90,59 @@ func TestIncrementalPodTargetAnnotation(t *testing.T) {
 // headless NodeExternalIP Service with a Pod on it) and nothing else; a
 // Node change that leaves its addresses alone is not even seen.
 func TestIncrementalNodeAddresses(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
-	n1 := createNode(t, ns, nodeSpec{name: "n1", addrs: []corev1.NodeAddress{ext("198.51.100.1"), in("10.1.0.1")}})
-	createNode(t, ns, nodeSpec{name: "n2", addrs: []corev1.NodeAddress{ext("198.51.100.2"), in("10.1.0.2")}})
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
+	n1 := createNode(t, ns, nodeSpec{name: "n1", addrs: []corev1.NodeAddress{collectortest.ExternalIP("198.51.100.1"), collectortest.InternalIP("10.1.0.1")}})
+	createNode(t, ns, nodeSpec{name: "n2", addrs: []corev1.NodeAddress{collectortest.ExternalIP("198.51.100.2"), collectortest.InternalIP("10.1.0.2")}})
 	web := []podSpec{{name: "a", node: "n1", ip: "10.0.0.1"}}
 	web2 := []podSpec{{name: "b", node: "n2", ip: "10.0.0.2", labels: map[string]string{"app": "web2"}}}
 	for _, p := range append(append([]podSpec{{name: "c", node: "n2", ip: "10.0.0.3", labels: map[string]string{"app": "np3"}}}, web...), web2...) {
 		createPod(t, ns, p)
 	}
-	createService(t, ns, nodePort("np1", ann("hostname", "np1.example.org")))
-	createService(t, ns, nodePort("np2", ann("hostname", "np2.example.org", "access", "private")))
-	createService(t, ns, withSpec(nodePort("np3", ann("hostname", "np3.example.org")), func(s *corev1.ServiceSpec) {
+	collectortest.CreateService(t, ns, nodePort("np1", collectortest.Ann("hostname", "np1.example.org")))
+	collectortest.CreateService(t, ns, nodePort("np2", collectortest.Ann("hostname", "np2.example.org", "access", "private")))
+	collectortest.CreateService(t, ns, withSpec(nodePort("np3", collectortest.Ann("hostname", "np3.example.org")), func(s *corev1.ServiceSpec) {
 		s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 		s.Selector = map[string]string{"app": "np3"}
 	}))
-	createService(t, ns, headless("hl1", ann("hostname", "hl1.example.org", "endpoints-type", "NodeExternalIP")))
-	createService(t, ns, withSpec(headless("hl2", ann("hostname", "hl2.example.org", "endpoints-type", "NodeExternalIP")),
+	collectortest.CreateService(t, ns, headless("hl1", collectortest.Ann("hostname", "hl1.example.org", "endpoints-type", "NodeExternalIP")))
+	collectortest.CreateService(t, ns, withSpec(headless("hl2", collectortest.Ann("hostname", "hl2.example.org", "endpoints-type", "NodeExternalIP")),
 		func(s *corev1.ServiceSpec) { s.Selector = map[string]string{"app": "web2"} }))
-	createService(t, ns, lbService("lb", "lb.example.org", nil), ip("192.0.2.1"))
+	collectortest.CreateService(t, ns, lbService("lb", "lb.example.org", nil), ip("192.0.2.1"))
 	createSlices(t, endpointsOf(ns, "hl1", web)...)
 	createSlices(t, endpointsOf(ns, "hl2", web2)...)
 
-	wait := func(name string, want ...events.Endpoint) { t.Helper(); waitState(t, subject(ns, ns, name), want) }
-	wait("np1", ep("np1.example.org", "A", "198.51.100.1", "198.51.100.2"))
-	wait("np2", ep("np2.example.org", "A", "10.1.0.1", "10.1.0.2"))
-	wait("np3", ep("np3.example.org", "A", "198.51.100.2"))
-	wait("hl1", ep("hl1.example.org", "A", "198.51.100.1"))
-	wait("hl2", ep("hl2.example.org", "A", "198.51.100.2"))
-	wait("lb", ep("lb.example.org", "A", "192.0.2.1"))
-	barrier(t, ns, ns)
+	wait := func(name string, want ...events.Endpoint) {
+		t.Helper()
+		collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, name), want)
+	}
+	wait("np1", collectortest.EP("np1.example.org", "A", "198.51.100.1", "198.51.100.2"))
+	wait("np2", collectortest.EP("np2.example.org", "A", "10.1.0.1", "10.1.0.2"))
+	wait("np3", collectortest.EP("np3.example.org", "A", "198.51.100.2"))
+	wait("hl1", collectortest.EP("hl1.example.org", "A", "198.51.100.1"))
+	wait("hl2", collectortest.EP("hl2.example.org", "A", "198.51.100.2"))
+	wait("lb", collectortest.EP("lb.example.org", "A", "192.0.2.1"))
+	collectortest.Barrier(t, ns, ns)
 	before := counts(t, serviceSubjects(ns), "np1", "np2", "np3", "hl1", "hl2", "lb")
-	skipped := testutil.ToFloat64(collector.PublishSkippedMetric())
+	skipped := collectortest.PublishSkipped(t, "service")
 
-	n1 = setNodeAddresses(t, n1, ext("198.51.100.9"), in("10.1.0.9"))
-	wait("np1", ep("np1.example.org", "A", "198.51.100.2", "198.51.100.9"))
-	wait("np2", ep("np2.example.org", "A", "10.1.0.2", "10.1.0.9"))
-	wait("hl1", ep("hl1.example.org", "A", "198.51.100.9"))
-	barrier(t, ns, ns)
+	n1 = collectortest.SetNodeAddresses(t, n1, collectortest.ExternalIP("198.51.100.9"), collectortest.InternalIP("10.1.0.9"))
+	wait("np1", collectortest.EP("np1.example.org", "A", "198.51.100.2", "198.51.100.9"))
+	wait("np2", collectortest.EP("np2.example.org", "A", "10.1.0.2", "10.1.0.9"))
+	wait("hl1", collectortest.EP("hl1.example.org", "A", "198.51.100.9"))
+	collectortest.Barrier(t, ns, ns)
 	expectCounts(t, serviceSubjects(ns), before, "np1", "np2", "hl1")
 
 	// Status without an address change (a condition): nothing.
 	n1 = n1.DeepCopy()
 	n1.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue,
 		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}}
-	if _, err := cluster.Client.CoreV1().Nodes().UpdateStatus(t.Context(), n1, metav1.UpdateOptions{}); err != nil {
+	if _, err := collectortest.Cluster.Client.CoreV1().Nodes().UpdateStatus(t.Context(), n1, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	barrier(t, ns, ns)
+	collectortest.Barrier(t, ns, ns)
 	expectCounts(t, serviceSubjects(ns), before, "np1", "np2", "hl1")
-	if got := testutil.ToFloat64(collector.PublishSkippedMetric()); got != skipped {
+	if got := collectortest.PublishSkipped(t, "service"); got != skipped {
 		t.Errorf("publish_skipped_total went %v -> %v: a Service that did not depend on the change was recomputed", skipped, got)
 	}
 }
@@ -158,48 +150,48 @@ func TestIncrementalNodeAddresses(t *testing.T) {
 // EndpointSlice changes republish their Service; a Pod becoming Running
 // republishes the externalTrafficPolicy-Local NodePort Service selecting it.
 func TestIncrementalEndpointSliceAndPodPhase(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
-	createNode(t, ns, nodeSpec{name: "n1", addrs: []corev1.NodeAddress{in("10.1.0.1")}})
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
+	createNode(t, ns, nodeSpec{name: "n1", addrs: []corev1.NodeAddress{collectortest.InternalIP("10.1.0.1")}})
 	pods := []podSpec{{name: "a", ip: "10.0.0.1", node: "n1"}, {name: "b", ip: "10.0.0.2", node: "n1", phase: corev1.PodPending}}
 	createPod(t, ns, pods[0])
 	b := createPod(t, ns, pods[1])
-	createService(t, ns, headless("web", ann("hostname", webHost)))
-	createService(t, ns, withSpec(nodePort("np", ann("hostname", "np.example.org")), func(s *corev1.ServiceSpec) {
+	collectortest.CreateService(t, ns, headless("web", collectortest.Ann("hostname", webHost)))
+	collectortest.CreateService(t, ns, withSpec(nodePort("np", collectortest.Ann("hostname", "np.example.org")), func(s *corev1.ServiceSpec) {
 		s.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal
 		s.Selector = map[string]string{"app": "np"}
 	}))
 	es := createSlices(t, endpointsOf(ns, "web", pods[:1])...)[0]
-	waitState(t, subject(ns, ns, "web"), []events.Endpoint{ep(webHost, "A", "10.0.0.1")})
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), []events.Endpoint{collectortest.EP(webHost, "A", "10.0.0.1")})
 
 	es.Endpoints = endpointsOf(ns, "web", pods)[0].Endpoints
-	if _, err := cluster.Client.DiscoveryV1().EndpointSlices(ns).Update(t.Context(), es, metav1.UpdateOptions{}); err != nil {
+	if _, err := collectortest.Cluster.Client.DiscoveryV1().EndpointSlices(ns).Update(t.Context(), es, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, subject(ns, ns, "web"), []events.Endpoint{ep(webHost, "A", "10.0.0.1", "10.0.0.2")})
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), []events.Endpoint{collectortest.EP(webHost, "A", "10.0.0.1", "10.0.0.2")})
 
 	// Pod b joins np (labels) while Pending: nothing; then Running: n1.
 	b.Labels = map[string]string{"app": "np"}
-	b, err := cluster.Client.CoreV1().Pods(ns).Update(t.Context(), b, metav1.UpdateOptions{})
+	b, err := collectortest.Cluster.Client.CoreV1().Pods(ns).Update(t.Context(), b, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// b left web's selector: its endpoint no longer counts.
-	waitState(t, subject(ns, ns, "web"), []events.Endpoint{ep(webHost, "A", "10.0.0.1")})
-	barrier(t, ns, ns)
-	if _, ok := lastState(t, subject(ns, ns, "np")); ok {
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), []events.Endpoint{collectortest.EP(webHost, "A", "10.0.0.1")})
+	collectortest.Barrier(t, ns, ns)
+	if _, ok := collectortest.LastState(t, collectortest.ServiceSubject(ns, ns, "np")); ok {
 		t.Fatal("np published without a running pod")
 	}
 	b.Status.Phase = corev1.PodRunning
-	if _, err := cluster.Client.CoreV1().Pods(ns).UpdateStatus(t.Context(), b, metav1.UpdateOptions{}); err != nil {
+	if _, err := collectortest.Cluster.Client.CoreV1().Pods(ns).UpdateStatus(t.Context(), b, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, subject(ns, ns, "np"), []events.Endpoint{ep("np.example.org", "A", "10.1.0.1")})
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "np"), []events.Endpoint{collectortest.EP("np.example.org", "A", "10.1.0.1")})
 
-	if err := cluster.Client.DiscoveryV1().EndpointSlices(ns).Delete(t.Context(), es.Name, metav1.DeleteOptions{}); err != nil {
+	if err := collectortest.Cluster.Client.DiscoveryV1().EndpointSlices(ns).Delete(t.Context(), es.Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if st := waitState(t, subject(ns, ns, "web"), nil); !st.IsTombstone() {
+	if st := collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), nil); !st.IsTombstone() {
 		t.Fatalf("not a tombstone: %+v", st)
 	}
 }
@@ -207,19 +199,19 @@ func TestIncrementalEndpointSliceAndPodPhase(t *testing.T) {
 // An invalid target annotation on a Pod: a Warning event on the Pod, the
 // metric, and the valid targets still published.
 func TestInvalidPodTargetReported(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
-	before := testutil.ToFloat64(collector.InvalidInputMetric("InvalidAnnotation"))
-	pods := []podSpec{{name: "a", ip: "10.0.0.1", annotations: ann("target", "300.1.1.1,203.0.113.5")}}
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
+	before := collectortest.InvalidInput(t, "service", "InvalidAnnotation")
+	pods := []podSpec{{name: "a", ip: "10.0.0.1", annotations: collectortest.Ann("target", "300.1.1.1,203.0.113.5")}}
 	createPod(t, ns, pods[0])
-	createService(t, ns, headless("web", ann("hostname", webHost)))
+	collectortest.CreateService(t, ns, headless("web", collectortest.Ann("hostname", webHost)))
 	createSlices(t, endpointsOf(ns, "web", pods)...)
-	waitState(t, subject(ns, ns, "web"), []events.Endpoint{ep(webHost, "A", "203.0.113.5")})
-	msgs := waitObjectEvents(t, ns, "Pod", "a", 1)
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), []events.Endpoint{collectortest.EP(webHost, "A", "203.0.113.5")})
+	msgs := collectortest.WaitObjectEvents(t, ns, "Pod", "a", 1)
 	if !strings.Contains(msgs, "InvalidAnnotation") || !strings.Contains(msgs, "300.1.1.1") || !strings.Contains(msgs, "web") {
 		t.Errorf("event on the Pod: %s", msgs)
 	}
-	if got := testutil.ToFloat64(collector.InvalidInputMetric("InvalidAnnotation")); got < before+1 {
+	if got := collectortest.InvalidInput(t, "service", "InvalidAnnotation"); got < before+1 {
 		t.Errorf("invalid_input_total{InvalidAnnotation} went %v -> %v, want +1", before, got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
 // Istio's CRDs are not part of the test apiserver: testdata/istio holds
@@ -32,11 +33,11 @@ var (
 
 func installIstio(t *testing.T) dynamic.Interface {
 	t.Helper()
-	istioOnce.Do(func() { istioErr = cluster.InstallCRDs(istioCRDDir) })
+	istioOnce.Do(func() { istioErr = collectortest.Cluster.InstallCRDs(istioCRDDir) })
 	if istioErr != nil {
 		t.Fatal(istioErr)
 	}
-	return dynFor(t, cluster.Config)
+	return collectortest.DynamicClient(t, collectortest.Cluster.Config)
 }
 
 func istioConfig(ns string, sources ...string) collector.Config {
@@ -124,7 +125,7 @@ func ipLike(s string) bool {
 func createIngressService(t *testing.T, ns, name string, labels map[string]string, lb ...string) *corev1.Service {
 	t.Helper()
 	s, ing := ingressService(name, labels, lb...)
-	return createService(t, ns, s, ing...)
+	return collectortest.CreateService(t, ns, s, ing...)
 }
 
 func istioSubject(clusterName, source, ns, name string) string {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
 // syncBuffer is a log sink tests read while the collector writes.
@@ -47,7 +48,7 @@ func restrictedConfig(t *testing.T, user string) *rest.Config {
 		{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"externaldns.k8s.io"}, Resources: []string{"dnsendpoints"}, Verbs: []string{"get", "list", "watch"}},
 	}
-	rbac := cluster.Client.RbacV1()
+	rbac := collectortest.Cluster.Client.RbacV1()
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: rules}
 	if _, err := rbac.ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func restrictedConfig(t *testing.T, user string) *rest.Config {
 		_ = rbac.ClusterRoleBindings().Delete(t.Context(), user, metav1.DeleteOptions{})
 		_ = rbac.ClusterRoles().Delete(t.Context(), user, metav1.DeleteOptions{})
 	})
-	cfg := rest.CopyConfig(cluster.Config)
+	cfg := rest.CopyConfig(collectortest.Cluster.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	return cfg
 }
@@ -71,7 +72,7 @@ func restrictedConfig(t *testing.T, user string) *rest.Config {
 // forbids Events and DNSEndpoint status: the refusals are counted and
 // logged, and its objects are still published.
 func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
-	ns := newNamespace(t)
+	ns := collectortest.NewNamespace(t)
 	logs := &syncBuffer{}
 	cfg := crdConfig(ns)
 	cfg.RESTConfig, cfg.Sources, cfg.Workers, cfg.KubeStatus = restrictedConfig(t, "zs-restricted-"+ns), []string{"service", "crd"}, 1, true
@@ -79,17 +80,17 @@ func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCollector(t, c)
+	collectortest.RunCollector(t, c)
 	before := map[string]float64{}
 	for _, what := range []string{"event", "condition"} {
 		before[what] = statusErrors(t, what)
 	}
 
-	dc := dynFor(t, cluster.Config)
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 	name := "web." + ns + ".example.org"
 	createDNSEndpoint(t, dc, ns, dnsEndpoint("web", entry(name, "A", "192.0.2.1")))
 	ep := events.Endpoint{DNSName: name, RecordType: "A", Targets: []string{"192.0.2.1"}}
-	waitState(t, crdSubject(ns, ns, "web"), []events.Endpoint{ep})
+	collectortest.WaitState(t, crdSubject(ns, ns, "web"), []events.Endpoint{ep})
 
 	// The test plays dedup and the applier: the name is wanted by the
 	// DNSEndpoint, and the provider holds it.
@@ -99,7 +100,7 @@ func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
 	publish(t, events.ObservedSubject("test", name), &events.ObservedState{Provider: "test", Zone: "example.org",
 		DNSName: name, Records: []events.Endpoint{ep}})
 
-	deadline := time.Now().Add(waitFor)
+	deadline := time.Now().Add(collectortest.WaitFor)
 	for {
 		var missing []string
 		for what, n := range before {
@@ -134,7 +135,7 @@ func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	ep.Targets = []string{"192.0.2.2"}
-	waitState(t, crdSubject(ns, ns, "web"), []events.Endpoint{ep})
+	collectortest.WaitState(t, crdSubject(ns, ns, "web"), []events.Endpoint{ep})
 	if u, err = dc.Resource(dnsEndpointGVR).Namespace(ns).Get(t.Context(), "web", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func statusErrors(t *testing.T, what string) float64 {
 
 func publish(t *testing.T, subject string, ev events.Event) {
 	t.Helper()
-	if _, _, err := events.Publish(t.Context(), js, subject, ev, ""); err != nil {
+	if _, _, err := events.Publish(t.Context(), collectortest.JS, subject, ev, ""); err != nil {
 		t.Fatal(fmt.Errorf("publish %s: %w", subject, err))
 	}
 }

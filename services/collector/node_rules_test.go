@@ -1,46 +1,19 @@
 package collector_test
 
 import (
-	"context"
-	"strings"
 	"testing"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
 // Nodes are cluster-scoped and shared by the whole package: every node
-// test labels its Nodes with caseLabel=<namespace of the case> and runs its
-// collector with --label-filter on it.
-const caseLabel = "zonestream.test/case"
-
-// createFullNode creates node (labelled for case ns) with its status
-// addresses and deletes it when the test ends.
-func createFullNode(t *testing.T, ns string, node *corev1.Node, addrs ...corev1.NodeAddress) *corev1.Node {
-	t.Helper()
-	node = node.DeepCopy()
-	if node.Labels == nil {
-		node.Labels = map[string]string{}
-	}
-	node.Labels[caseLabel] = ns
-	got, err := cluster.Client.CoreV1().Nodes().Create(t.Context(), node, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := cluster.Client.CoreV1().Nodes().Delete(context.Background(), node.Name, metav1.DeleteOptions{}); err != nil {
-			t.Errorf("delete node %s: %v", node.Name, err)
-		}
-	})
-	if len(addrs) == 0 {
-		return got
-	}
-	return setNodeAddresses(t, got, addrs...)
-}
+// test labels its Nodes with collectortest.CaseLabel (collectortest.CreateNode)
+// and runs its collector with --label-filter on it.
 
 func nodeSubject(clusterName, name string) string {
 	return events.SourceSubject(clusterName, "node", "", name)
@@ -49,7 +22,7 @@ func nodeSubject(clusterName, name string) string {
 // nodeConfig runs the node source on the Nodes of case ns, with the
 // template most cases use.
 func nodeConfig(ns string) collector.Config {
-	return collector.Config{ClusterName: ns, Sources: []string{"node"}, LabelFilter: caseLabel + "=" + ns,
+	return collector.Config{ClusterName: ns, Sources: []string{"node"}, LabelFilter: collectortest.CaseLabel + "=" + ns,
 		FQDNTemplate: "{{.Name}}.nodes.example.org"}
 }
 
@@ -68,13 +41,13 @@ func runNodeRules(t *testing.T, cases []nodeCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := newNamespace(t)
+			ns := collectortest.NewNamespace(t)
 			name := ns + "-n"
-			createFullNode(t, ns, &corev1.Node{
+			collectortest.CreateNode(t, ns, &corev1.Node{
 				ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: tc.annotations},
 				Spec:       corev1.NodeSpec{Unschedulable: tc.unschedulable},
 			}, tc.addrs...)
-			startAndExpect(t, nodeConfig(ns), tc.cfg, nodeSubject(ns, name), tc.want, name)
+			collectortest.StartAndExpect(t, nodeConfig(ns), tc.cfg, nodeSubject(ns, name), tc.want, name)
 		})
 	}
 }
@@ -85,98 +58,118 @@ func tmplName(node string) string { return node + ".nodes.example.org" }
 // target annotation replaces them.
 func TestNodeRuleTargets(t *testing.T) {
 	runNodeRules(t, []nodeCase{
-		{name: "external preferred over internal", addrs: []corev1.NodeAddress{in("10.0.0.1"), ext("203.0.113.1")},
-			want: func(n string) []events.Endpoint { return []events.Endpoint{ep(tmplName(n), "A", "203.0.113.1")} }},
-		{name: "internal when no external", addrs: []corev1.NodeAddress{in("10.0.0.1"), in("10.0.0.2")},
+		{name: "external preferred over internal", addrs: []corev1.NodeAddress{collectortest.InternalIP("10.0.0.1"), collectortest.ExternalIP("203.0.113.1")},
 			want: func(n string) []events.Endpoint {
-				return []events.Endpoint{ep(tmplName(n), "A", "10.0.0.1", "10.0.0.2")}
+				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "203.0.113.1")}
 			}},
-		{name: "ipv6 internal is AAAA", addrs: []corev1.NodeAddress{in("10.0.0.1"), in("fd00::1")},
+		{name: "internal when no external", addrs: []corev1.NodeAddress{collectortest.InternalIP("10.0.0.1"), collectortest.InternalIP("10.0.0.2")},
 			want: func(n string) []events.Endpoint {
-				return []events.Endpoint{ep(tmplName(n), "A", "10.0.0.1"), ep(tmplName(n), "AAAA", "fd00::1")}
+				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "10.0.0.1", "10.0.0.2")}
 			}},
-		{name: "external plus ipv6 internal", addrs: []corev1.NodeAddress{in("10.0.0.1"), ext("203.0.113.1"), in("2001:db8::1")},
+		{name: "ipv6 internal is AAAA", addrs: []corev1.NodeAddress{collectortest.InternalIP("10.0.0.1"), collectortest.InternalIP("fd00::1")},
 			want: func(n string) []events.Endpoint {
-				return []events.Endpoint{ep(tmplName(n), "A", "203.0.113.1"), ep(tmplName(n), "AAAA", "2001:db8::1")}
+				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "10.0.0.1"), collectortest.EP(tmplName(n), "AAAA", "fd00::1")}
+			}},
+		{name: "external plus ipv6 internal", addrs: []corev1.NodeAddress{collectortest.InternalIP("10.0.0.1"), collectortest.ExternalIP("203.0.113.1"), collectortest.InternalIP("2001:db8::1")},
+			want: func(n string) []events.Endpoint {
+				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "203.0.113.1"), collectortest.EP(tmplName(n), "AAAA", "2001:db8::1")}
 			}},
 		{name: "--expose-internal-ipv6=false", cfg: func(c *collector.Config) { c.Node.HideInternalIPv6 = true },
-			addrs: []corev1.NodeAddress{ext("203.0.113.1"), in("2001:db8::1")},
-			want:  func(n string) []events.Endpoint { return []events.Endpoint{ep(tmplName(n), "A", "203.0.113.1")} }},
-		{name: "hostname addresses ignored", addrs: []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: "host1"}, in("10.0.0.1")},
-			want: func(n string) []events.Endpoint { return []events.Endpoint{ep(tmplName(n), "A", "10.0.0.1")} }},
-		{name: "target annotation replaces addresses", annotations: ann("target", "198.51.100.7,edge.example.net."),
-			addrs: []corev1.NodeAddress{ext("203.0.113.1")},
+			addrs: []corev1.NodeAddress{collectortest.ExternalIP("203.0.113.1"), collectortest.InternalIP("2001:db8::1")},
 			want: func(n string) []events.Endpoint {
-				return []events.Endpoint{ep(tmplName(n), "A", "198.51.100.7"), ep(tmplName(n), "CNAME", "edge.example.net")}
+				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "203.0.113.1")}
 			}},
-		{name: "invalid target entry skipped", annotations: ann("target", "300.1.1.1,198.51.100.7"),
-			addrs: []corev1.NodeAddress{ext("203.0.113.1")},
-			want:  func(n string) []events.Endpoint { return []events.Endpoint{ep(tmplName(n), "A", "198.51.100.7")} }},
-		{name: "only invalid targets: addresses", annotations: ann("target", "not a target"),
-			addrs: []corev1.NodeAddress{ext("203.0.113.1")},
-			want:  func(n string) []events.Endpoint { return []events.Endpoint{ep(tmplName(n), "A", "203.0.113.1")} }},
+		{name: "hostname addresses ignored", addrs: []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: "host1"}, collectortest.InternalIP("10.0.0.1")},
+			want: func(n string) []events.Endpoint {
+				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "10.0.0.1")}
+			}},
+		{name: "target annotation replaces addresses", annotations: collectortest.Ann("target", "198.51.100.7,edge.example.net."),
+			addrs: []corev1.NodeAddress{collectortest.ExternalIP("203.0.113.1")},
+			want: func(n string) []events.Endpoint {
+				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "198.51.100.7"), collectortest.EP(tmplName(n), "CNAME", "edge.example.net")}
+			}},
+		{name: "invalid target entry skipped", annotations: collectortest.Ann("target", "300.1.1.1,198.51.100.7"),
+			addrs: []corev1.NodeAddress{collectortest.ExternalIP("203.0.113.1")},
+			want: func(n string) []events.Endpoint {
+				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "198.51.100.7")}
+			}},
+		{name: "only invalid targets: addresses", annotations: collectortest.Ann("target", "not a target"),
+			addrs: []corev1.NodeAddress{collectortest.ExternalIP("203.0.113.1")},
+			want: func(n string) []events.Endpoint {
+				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "203.0.113.1")}
+			}},
 		{name: "no address", addrs: nil},
 	})
 }
 
 // Names: the hostname annotation, --fqdn-template, else the Node's name.
 func TestNodeRuleNames(t *testing.T) {
-	addrs := []corev1.NodeAddress{ext("203.0.113.1")}
+	addrs := []corev1.NodeAddress{collectortest.ExternalIP("203.0.113.1")}
 	noTemplate := func(c *collector.Config) { c.FQDNTemplate = "" }
 	runNodeRules(t, []nodeCase{
 		{name: "template", addrs: addrs,
-			want: func(n string) []events.Endpoint { return []events.Endpoint{ep(tmplName(n), "A", "203.0.113.1")} }},
+			want: func(n string) []events.Endpoint {
+				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "203.0.113.1")}
+			}},
 		{name: "template with several names and functions", addrs: addrs,
 			cfg: func(c *collector.Config) {
 				c.FQDNTemplate = "{{.Name}}.a.example.org, {{ toLower .Kind }}-{{.Name}}.b.example.org"
 			},
 			want: func(n string) []events.Endpoint {
-				return []events.Endpoint{ep(n+".a.example.org", "A", "203.0.113.1"), ep("node-"+n+".b.example.org", "A", "203.0.113.1")}
+				return []events.Endpoint{collectortest.EP(n+".a.example.org", "A", "203.0.113.1"), collectortest.EP("node-"+n+".b.example.org", "A", "203.0.113.1")}
 			}},
 		{name: "no template: the node name", addrs: addrs, cfg: noTemplate,
-			want: func(n string) []events.Endpoint { return []events.Endpoint{ep(n, "A", "203.0.113.1")} }},
-		{name: "hostname annotation wins over template", addrs: addrs, annotations: ann("hostname", "x.example.org,y.example.org."),
+			want: func(n string) []events.Endpoint { return []events.Endpoint{collectortest.EP(n, "A", "203.0.113.1")} }},
+		{name: "hostname annotation wins over template", addrs: addrs, annotations: collectortest.Ann("hostname", "x.example.org,y.example.org."),
 			want: func(string) []events.Endpoint {
-				return []events.Endpoint{ep("x.example.org", "A", "203.0.113.1"), ep("y.example.org", "A", "203.0.113.1")}
+				return []events.Endpoint{collectortest.EP("x.example.org", "A", "203.0.113.1"), collectortest.EP("y.example.org", "A", "203.0.113.1")}
 			}},
-		{name: "hostname annotation without template", addrs: addrs, annotations: ann("hostname", "x.example.org"), cfg: noTemplate,
-			want: func(string) []events.Endpoint { return []events.Endpoint{ep("x.example.org", "A", "203.0.113.1")} }},
-		{name: "--combine-fqdn-annotation", addrs: addrs, annotations: ann("hostname", "x.example.org"),
+		{name: "hostname annotation without template", addrs: addrs, annotations: collectortest.Ann("hostname", "x.example.org"), cfg: noTemplate,
+			want: func(string) []events.Endpoint {
+				return []events.Endpoint{collectortest.EP("x.example.org", "A", "203.0.113.1")}
+			}},
+		{name: "--combine-fqdn-annotation", addrs: addrs, annotations: collectortest.Ann("hostname", "x.example.org"),
 			cfg: func(c *collector.Config) { c.CombineFQDNAnnotation = true },
 			want: func(n string) []events.Endpoint {
-				return []events.Endpoint{ep("x.example.org", "A", "203.0.113.1"), ep(tmplName(n), "A", "203.0.113.1")}
+				return []events.Endpoint{collectortest.EP("x.example.org", "A", "203.0.113.1"), collectortest.EP(tmplName(n), "A", "203.0.113.1")}
 			}},
-		{name: "--ignore-hostname-annotation", addrs: addrs, annotations: ann("hostname", "x.example.org"),
-			cfg:  func(c *collector.Config) { c.IgnoreHostnameAnnotation = true },
-			want: func(n string) []events.Endpoint { return []events.Endpoint{ep(tmplName(n), "A", "203.0.113.1")} }},
-		{name: "invalid hostname entry skipped", addrs: addrs, annotations: ann("hostname", "bad..example.org,ok.example.org"),
-			want: func(string) []events.Endpoint { return []events.Endpoint{ep("ok.example.org", "A", "203.0.113.1")} }},
+		{name: "--ignore-hostname-annotation", addrs: addrs, annotations: collectortest.Ann("hostname", "x.example.org"),
+			cfg: func(c *collector.Config) { c.IgnoreHostnameAnnotation = true },
+			want: func(n string) []events.Endpoint {
+				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "203.0.113.1")}
+			}},
+		{name: "invalid hostname entry skipped", addrs: addrs, annotations: collectortest.Ann("hostname", "bad..example.org,ok.example.org"),
+			want: func(string) []events.Endpoint {
+				return []events.Endpoint{collectortest.EP("ok.example.org", "A", "203.0.113.1")}
+			}},
 		{name: "template failing: nothing", addrs: addrs, cfg: func(c *collector.Config) { c.FQDNTemplate = "{{.Spec.NoSuchField}}.example.org" }},
 	})
 }
 
 // Which Nodes: unschedulable, controller, filters; ttl and set-identifier.
 func TestNodeRuleSelectionAndAnnotations(t *testing.T) {
-	addrs := []corev1.NodeAddress{ext("203.0.113.1")}
-	one := func(n string) []events.Endpoint { return []events.Endpoint{ep(tmplName(n), "A", "203.0.113.1")} }
+	addrs := []corev1.NodeAddress{collectortest.ExternalIP("203.0.113.1")}
+	one := func(n string) []events.Endpoint {
+		return []events.Endpoint{collectortest.EP(tmplName(n), "A", "203.0.113.1")}
+	}
 	runNodeRules(t, []nodeCase{
 		{name: "unschedulable excluded", addrs: addrs, unschedulable: true},
 		{name: "--exclude-unschedulable=false", addrs: addrs, unschedulable: true,
 			cfg: func(c *collector.Config) { c.Node.IncludeUnschedulable = true }, want: one},
-		{name: "controller dns-controller", addrs: addrs, annotations: ann("controller", "dns-controller"), want: one},
-		{name: "controller other", addrs: addrs, annotations: ann("controller", "kops")},
+		{name: "controller dns-controller", addrs: addrs, annotations: collectortest.Ann("controller", "dns-controller"), want: one},
+		{name: "controller other", addrs: addrs, annotations: collectortest.Ann("controller", "kops")},
 		{name: "annotation filter matches", addrs: addrs, annotations: map[string]string{"team": "dns"},
 			cfg: func(c *collector.Config) { c.AnnotationFilter = "team=dns" }, want: one},
 		{name: "annotation filter does not match", addrs: addrs, annotations: map[string]string{"team": "web"},
 			cfg: func(c *collector.Config) { c.AnnotationFilter = "team=dns" }},
-		{name: "ttl", addrs: addrs, annotations: ann("ttl", "1m"),
+		{name: "ttl", addrs: addrs, annotations: collectortest.Ann("ttl", "1m"),
 			want: func(n string) []events.Endpoint {
 				return []events.Endpoint{events.NewEndpoint(tmplName(n), "A", 60, "203.0.113.1")}
 			}},
-		{name: "invalid ttl: no ttl", addrs: addrs, annotations: ann("ttl", "abc"), want: one},
-		{name: "set-identifier", addrs: addrs, annotations: map[string]string{stable + "set-identifier": "eu"},
+		{name: "invalid ttl: no ttl", addrs: addrs, annotations: collectortest.Ann("ttl", "abc"), want: one},
+		{name: "set-identifier", addrs: addrs, annotations: map[string]string{collectortest.Stable + "set-identifier": "eu"},
 			want: func(n string) []events.Endpoint {
-				return []events.Endpoint{withSetID(ep(tmplName(n), "A", "203.0.113.1"), "eu")}
+				return []events.Endpoint{collectortest.WithSetID(collectortest.EP(tmplName(n), "A", "203.0.113.1"), "eu")}
 			}},
 	})
 }
@@ -184,16 +177,16 @@ func TestNodeRuleSelectionAndAnnotations(t *testing.T) {
 // A Node's bad input is reported as a Warning event on the Node, counted
 // and logged; its valid endpoints are published.
 func TestNodeInvalidInputReported(t *testing.T) {
-	ns := newNamespace(t)
+	ns := collectortest.NewNamespace(t)
 	name := ns + "-bad"
-	before := testutil.ToFloat64(collector.InvalidInputMetricOf("node", "InvalidAnnotation"))
-	createFullNode(t, ns, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
-		Annotations: ann("ttl", "abc", "target", "192.0.2.300,192.0.2.9", "hostname", "ok.example.org,-bad.example.org")}},
-		ext("203.0.113.1"))
-	startCollector(t, nodeConfig(ns))
-	waitState(t, nodeSubject(ns, name), []events.Endpoint{ep("ok.example.org", "A", "192.0.2.9")})
-	expectEvents(t, "default", "Node", name, `ttl "abc"`, `target "192.0.2.300"`, `-bad.example.org`)
-	if got := testutil.ToFloat64(collector.InvalidInputMetricOf("node", "InvalidAnnotation")) - before; got < 3 {
+	before := collectortest.InvalidInput(t, "node", "InvalidAnnotation")
+	collectortest.CreateNode(t, ns, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name,
+		Annotations: collectortest.Ann("ttl", "abc", "target", "192.0.2.300,192.0.2.9", "hostname", "ok.example.org,-bad.example.org")}},
+		collectortest.ExternalIP("203.0.113.1"))
+	collectortest.StartCollector(t, nodeConfig(ns))
+	collectortest.WaitState(t, nodeSubject(ns, name), []events.Endpoint{collectortest.EP("ok.example.org", "A", "192.0.2.9")})
+	collectortest.ExpectEvents(t, "default", "Node", name, `ttl "abc"`, `target "192.0.2.300"`, `-bad.example.org`)
+	if got := collectortest.InvalidInput(t, "node", "InvalidAnnotation") - before; got < 3 {
 		t.Errorf("invalid input metric grew by %v, want >= 3", got)
 	}
 }
@@ -202,52 +195,40 @@ func TestNodeInvalidInputReported(t *testing.T) {
 // republished, and a change the source does not read (conditions,
 // foreign annotations) publishes nothing.
 func TestNodeIncremental(t *testing.T) {
-	ns := newNamespace(t)
+	ns := collectortest.NewNamespace(t)
 	name := ns + "-n"
-	node := createFullNode(t, ns, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, ext("203.0.113.1"))
-	startCollector(t, nodeConfig(ns))
+	node := collectortest.CreateNode(t, ns, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, collectortest.ExternalIP("203.0.113.1"))
+	collectortest.StartCollector(t, nodeConfig(ns))
 	subj := nodeSubject(ns, name)
-	waitState(t, subj, []events.Endpoint{ep(tmplName(name), "A", "203.0.113.1")})
+	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP(tmplName(name), "A", "203.0.113.1")})
 
-	skipped := testutil.ToFloat64(collector.PublishSkippedMetricOf("node"))
+	skipped := collectortest.PublishSkipped(t, "node")
 	// Not read by the source: a condition and a foreign annotation.
-	node, err := cluster.Client.CoreV1().Nodes().Get(t.Context(), name, metav1.GetOptions{})
+	node, err := collectortest.Cluster.Client.CoreV1().Nodes().Get(t.Context(), name, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	node.Status.Conditions = []corev1.NodeCondition{{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady"}}
-	if node, err = cluster.Client.CoreV1().Nodes().UpdateStatus(t.Context(), node, metav1.UpdateOptions{}); err != nil {
+	if node, err = collectortest.Cluster.Client.CoreV1().Nodes().UpdateStatus(t.Context(), node, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	node.Annotations = map[string]string{"example.com/heartbeat": "1"}
-	if node, err = cluster.Client.CoreV1().Nodes().Update(t.Context(), node, metav1.UpdateOptions{}); err != nil {
+	if node, err = collectortest.Cluster.Client.CoreV1().Nodes().Update(t.Context(), node, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	node = setNodeAddresses(t, node, ext("203.0.113.2"))
-	waitState(t, subj, []events.Endpoint{ep(tmplName(name), "A", "203.0.113.2")})
-	if n := count(t, subj); n != 2 {
+	node = collectortest.SetNodeAddresses(t, node, collectortest.ExternalIP("203.0.113.2"))
+	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP(tmplName(name), "A", "203.0.113.2")})
+	if n := collectortest.Count(t, subj); n != 2 {
 		t.Errorf("%d messages, want 2 (first state, new address)", n)
 	}
 	// The ignored changes did not even make the collector recompute it.
-	if got := testutil.ToFloat64(collector.PublishSkippedMetricOf("node")) - skipped; got != 0 {
+	if got := collectortest.PublishSkipped(t, "node") - skipped; got != 0 {
 		t.Errorf("Node recomputed %v times without change", got)
 	}
 
 	node.Spec.Unschedulable = true
-	if _, err = cluster.Client.CoreV1().Nodes().Update(t.Context(), node, metav1.UpdateOptions{}); err != nil {
+	if _, err = collectortest.Cluster.Client.CoreV1().Nodes().Update(t.Context(), node, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, subj, nil)
-}
-
-// expectEvents waits for a Warning event on the object for each of wants
-// and checks that every one of wants appears in them.
-func expectEvents(t *testing.T, ns, kind, name string, wants ...string) {
-	t.Helper()
-	evs := waitObjectEvents(t, ns, kind, name, len(wants))
-	for _, want := range wants {
-		if !strings.Contains(evs, want) {
-			t.Errorf("events lack %q:\n%s", want, evs)
-		}
-	}
+	collectortest.WaitState(t, subj, nil)
 }

@@ -8,11 +8,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
-)
-
-const (
-	alpha  = "external-dns.alpha.kubernetes.io/"
-	stable = "external-dns.kubernetes.io/"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
 type ruleCase struct {
@@ -44,10 +40,6 @@ func withLabels(s *corev1.Service, l map[string]string) *corev1.Service {
 	return s
 }
 
-func ep(name, typ string, targets ...string) events.Endpoint {
-	return events.NewEndpoint(name, typ, 0, targets...)
-}
-
 func eps(e ...events.Endpoint) func(*corev1.Service) []events.Endpoint {
 	return func(*corev1.Service) []events.Endpoint { return e }
 }
@@ -68,22 +60,22 @@ func runRules(t *testing.T, cases []ruleCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := newNamespace(t)
+			ns := collectortest.NewNamespace(t)
 			cfg := collector.Config{ClusterName: ns, Namespace: ns}
 			if tc.cfg != nil {
 				tc.cfg(&cfg)
 			}
-			startCollector(t, cfg)
-			created := createService(t, ns, tc.svc, tc.lb...)
-			subj := subject(ns, ns, tc.svc.Name)
+			collectortest.StartCollector(t, cfg)
+			created := collectortest.CreateService(t, ns, tc.svc, tc.lb...)
+			subj := collectortest.ServiceSubject(ns, ns, tc.svc.Name)
 			if tc.want == nil {
-				barrier(t, ns, ns, tc.barrier)
-				if s, ok := lastState(t, subj); ok {
-					t.Fatalf("published %v, want nothing", render(s.Endpoints))
+				collectortest.Barrier(t, ns, ns, tc.barrier)
+				if s, ok := collectortest.LastState(t, subj); ok {
+					t.Fatalf("published %v, want nothing", collectortest.Render(s.Endpoints))
 				}
 				return
 			}
-			s := waitState(t, subj, tc.want(created))
+			s := collectortest.WaitState(t, subj, tc.want(created))
 			wantRef := events.ObjectRef{Cluster: ns, Source: "service", Namespace: ns, Name: tc.svc.Name}
 			if s.Object != wantRef {
 				t.Fatalf("object %+v, want %+v", s.Object, wantRef)
@@ -94,7 +86,7 @@ func runRules(t *testing.T, cases []ruleCase) {
 
 func clusterIPEp(name string) func(*corev1.Service) []events.Endpoint {
 	return func(s *corev1.Service) []events.Endpoint {
-		return []events.Endpoint{ep(name, "A", s.Spec.ClusterIP)}
+		return []events.Endpoint{collectortest.EP(name, "A", s.Spec.ClusterIP)}
 	}
 }
 
@@ -102,19 +94,19 @@ func clusterIPEp(name string) func(*corev1.Service) []events.Endpoint {
 // prefixes, comma-separated, and --ignore-hostname-annotation.
 func TestRuleHostnameAnnotations(t *testing.T) {
 	runRules(t, []ruleCase{
-		{name: "alpha prefix", svc: svc("web", lbT, map[string]string{alpha + "hostname": "web.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("web.example.org", "A", "192.0.2.1"))},
-		{name: "stable prefix", svc: svc("web", lbT, map[string]string{stable + "hostname": "web.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("web.example.org", "A", "192.0.2.1"))},
-		{name: "comma separated, trailing dot, spaces", svc: svc("web", lbT, map[string]string{alpha + "hostname": "a.example.org., b.example.org"}),
+		{name: "alpha prefix", svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("web.example.org", "A", "192.0.2.1"))},
+		{name: "stable prefix", svc: svc("web", lbT, map[string]string{collectortest.Stable + "hostname": "web.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("web.example.org", "A", "192.0.2.1"))},
+		{name: "comma separated, trailing dot, spaces", svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "a.example.org., b.example.org"}),
 			lb:   []corev1.LoadBalancerIngress{ip("192.0.2.1")},
-			want: eps(ep("a.example.org", "A", "192.0.2.1"), ep("b.example.org", "A", "192.0.2.1"))},
-		{name: "internal-hostname stable prefix", svc: svc("web", cipT, map[string]string{stable + "internal-hostname": "in.example.org"}),
+			want: eps(collectortest.EP("a.example.org", "A", "192.0.2.1"), collectortest.EP("b.example.org", "A", "192.0.2.1"))},
+		{name: "internal-hostname stable prefix", svc: svc("web", cipT, map[string]string{collectortest.Stable + "internal-hostname": "in.example.org"}),
 			want: clusterIPEp("in.example.org")},
-		{name: "invalid hostname skipped, valid kept", svc: svc("web", lbT, map[string]string{alpha + "hostname": "ok.example.org,bad..example.org,-x-.example.org,sp ace.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("ok.example.org", "A", "192.0.2.1"))},
-		{name: "wildcard hostname", svc: svc("web", lbT, map[string]string{alpha + "hostname": "*.apps.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("*.apps.example.org", "A", "192.0.2.1"))},
+		{name: "invalid hostname skipped, valid kept", svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "ok.example.org,bad..example.org,-x-.example.org,sp ace.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("ok.example.org", "A", "192.0.2.1"))},
+		{name: "wildcard hostname", svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "*.apps.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("*.apps.example.org", "A", "192.0.2.1"))},
 		{name: "no annotation no template", svc: svc("web", lbT, nil), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}},
 	})
 }
@@ -125,49 +117,49 @@ func TestRuleFQDNTemplate(t *testing.T) {
 	runRules(t, []ruleCase{
 		{name: "template when no annotation", cfg: tmpl, svc: svc("web", lbT, nil), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
 			want: func(s *corev1.Service) []events.Endpoint {
-				return []events.Endpoint{ep("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), ep("web-2.tmpl.org", "A", "192.0.2.1")}
+				return []events.Endpoint{collectortest.EP("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), collectortest.EP("web-2.tmpl.org", "A", "192.0.2.1")}
 			}},
-		{name: "annotation wins without combine", cfg: tmpl, svc: svc("web", lbT, map[string]string{alpha + "hostname": "web.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("web.example.org", "A", "192.0.2.1"))},
+		{name: "annotation wins without combine", cfg: tmpl, svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("web.example.org", "A", "192.0.2.1"))},
 		{name: "combine-fqdn-annotation", cfg: func(c *collector.Config) { tmpl(c); c.CombineFQDNAnnotation = true },
-			svc: svc("web", lbT, map[string]string{alpha + "hostname": "web.example.org"}), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+			svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org"}), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
 			want: func(s *corev1.Service) []events.Endpoint {
-				return []events.Endpoint{ep("web.example.org", "A", "192.0.2.1"),
-					ep("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), ep("web-2.tmpl.org", "A", "192.0.2.1")}
+				return []events.Endpoint{collectortest.EP("web.example.org", "A", "192.0.2.1"),
+					collectortest.EP("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), collectortest.EP("web-2.tmpl.org", "A", "192.0.2.1")}
 			}},
 		{name: "template with ignore-hostname-annotation", cfg: func(c *collector.Config) { tmpl(c); c.IgnoreHostnameAnnotation = true },
-			svc: svc("web", lbT, map[string]string{alpha + "hostname": "web.example.org", alpha + "internal-hostname": "in.example.org"}), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+			svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org", collectortest.Alpha + "internal-hostname": "in.example.org"}), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
 			want: func(s *corev1.Service) []events.Endpoint {
-				return []events.Endpoint{ep("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), ep("web-2.tmpl.org", "A", "192.0.2.1")}
+				return []events.Endpoint{collectortest.EP("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), collectortest.EP("web-2.tmpl.org", "A", "192.0.2.1")}
 			}},
 		{name: "template functions and Kind", cfg: func(c *collector.Config) {
 			c.FQDNTemplate = `{{ toLower .Kind }}-{{ trimPrefix .Name "app-" }}.tmpl.org`
 		}, svc: svc("app-shop", lbT, nil), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
-			want: eps(ep("service-shop.tmpl.org", "A", "192.0.2.1"))},
+			want: eps(collectortest.EP("service-shop.tmpl.org", "A", "192.0.2.1"))},
 	})
 }
 
 // Targets of LoadBalancer Services.
 func TestRuleLoadBalancerTargets(t *testing.T) {
-	h := map[string]string{alpha + "hostname": "lb.example.org"}
+	h := map[string]string{collectortest.Alpha + "hostname": "lb.example.org"}
 	runRules(t, []ruleCase{
 		{name: "status ip", svc: svc("lb", lbT, h), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1"), ip("192.0.2.2")},
-			want: eps(ep("lb.example.org", "A", "192.0.2.1", "192.0.2.2"))},
+			want: eps(collectortest.EP("lb.example.org", "A", "192.0.2.1", "192.0.2.2"))},
 		{name: "status hostname is CNAME", svc: svc("lb", lbT, h), lb: []corev1.LoadBalancerIngress{host("elb.cloud.example.net")},
-			want: eps(ep("lb.example.org", "CNAME", "elb.cloud.example.net"))},
+			want: eps(collectortest.EP("lb.example.org", "CNAME", "elb.cloud.example.net"))},
 		{name: "status ip and hostname", svc: svc("lb", lbT, h),
 			lb:   []corev1.LoadBalancerIngress{{IP: "192.0.2.1", Hostname: "elb.cloud.example.net"}},
-			want: eps(ep("lb.example.org", "A", "192.0.2.1"), ep("lb.example.org", "CNAME", "elb.cloud.example.net"))},
+			want: eps(collectortest.EP("lb.example.org", "A", "192.0.2.1"), collectortest.EP("lb.example.org", "CNAME", "elb.cloud.example.net"))},
 		{name: "status ipv6 is AAAA", svc: svc("lb", lbT, h), lb: []corev1.LoadBalancerIngress{ip("2001:db8::1"), ip("192.0.2.1")},
-			want: eps(ep("lb.example.org", "A", "192.0.2.1"), ep("lb.example.org", "AAAA", "2001:db8::1"))},
+			want: eps(collectortest.EP("lb.example.org", "A", "192.0.2.1"), collectortest.EP("lb.example.org", "AAAA", "2001:db8::1"))},
 		{name: "externalIPs win over status", svc: withSpec(svc("lb", lbT, h), func(s *corev1.ServiceSpec) { s.ExternalIPs = []string{"198.51.100.7"} }),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(ep("lb.example.org", "A", "198.51.100.7"))},
-		{name: "internal-hostname uses clusterIP", svc: svc("lb", lbT, map[string]string{alpha + "internal-hostname": "in.example.org"}),
+			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("lb.example.org", "A", "198.51.100.7"))},
+		{name: "internal-hostname uses clusterIP", svc: svc("lb", lbT, map[string]string{collectortest.Alpha + "internal-hostname": "in.example.org"}),
 			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: clusterIPEp("in.example.org")},
-		{name: "hostname and internal-hostname", svc: svc("lb", lbT, map[string]string{alpha + "hostname": "lb.example.org", alpha + "internal-hostname": "in.example.org"}),
+		{name: "hostname and internal-hostname", svc: svc("lb", lbT, map[string]string{collectortest.Alpha + "hostname": "lb.example.org", collectortest.Alpha + "internal-hostname": "in.example.org"}),
 			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
 			want: func(s *corev1.Service) []events.Endpoint {
-				return []events.Endpoint{ep("lb.example.org", "A", "192.0.2.1"), ep("in.example.org", "A", s.Spec.ClusterIP)}
+				return []events.Endpoint{collectortest.EP("lb.example.org", "A", "192.0.2.1"), collectortest.EP("in.example.org", "A", s.Spec.ClusterIP)}
 			}},
 		{name: "no status yet", svc: svc("lb", lbT, h)},
 	})
@@ -176,29 +168,29 @@ func TestRuleLoadBalancerTargets(t *testing.T) {
 // Targets of ClusterIP Services (not headless), and --publish-internal-services.
 func TestRuleClusterIPTargets(t *testing.T) {
 	runRules(t, []ruleCase{
-		{name: "hostname gives nothing", svc: svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org"})},
-		{name: "internal-hostname gives clusterIP", svc: svc("c", cipT, map[string]string{alpha + "internal-hostname": "c.example.org"}),
+		{name: "hostname gives nothing", svc: svc("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"})},
+		{name: "internal-hostname gives clusterIP", svc: svc("c", cipT, map[string]string{collectortest.Alpha + "internal-hostname": "c.example.org"}),
 			want: clusterIPEp("c.example.org")},
 		{name: "publish-internal-services", cfg: func(c *collector.Config) { c.Service.PublishInternal = true },
-			svc: svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org"}), want: clusterIPEp("c.example.org")},
-		{name: "headless without endpoints gives nothing", svc: withSpec(svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org"}),
+			svc: svc("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"}), want: clusterIPEp("c.example.org")},
+		{name: "headless without endpoints gives nothing", svc: withSpec(svc("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"}),
 			func(s *corev1.ServiceSpec) { s.ClusterIP = corev1.ClusterIPNone })},
-		{name: "headless with target annotation", svc: withSpec(svc("c", cipT, map[string]string{alpha + "hostname": "c.example.org", alpha + "target": "192.0.2.9"}),
-			func(s *corev1.ServiceSpec) { s.ClusterIP = corev1.ClusterIPNone }), want: eps(ep("c.example.org", "A", "192.0.2.9"))},
-		{name: "nodeport without nodes gives nothing", svc: svc("c", npT, map[string]string{alpha + "hostname": "c.example.org"})},
+		{name: "headless with target annotation", svc: withSpec(svc("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org", collectortest.Alpha + "target": "192.0.2.9"}),
+			func(s *corev1.ServiceSpec) { s.ClusterIP = corev1.ClusterIPNone }), want: eps(collectortest.EP("c.example.org", "A", "192.0.2.9"))},
+		{name: "nodeport without nodes gives nothing", svc: svc("c", npT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"})},
 	})
 }
 
 // Targets of ExternalName Services.
 func TestRuleExternalNameTargets(t *testing.T) {
-	h := map[string]string{alpha + "hostname": "x.example.org"}
+	h := map[string]string{collectortest.Alpha + "hostname": "x.example.org"}
 	runRules(t, []ruleCase{
 		{name: "externalName is CNAME", svc: withSpec(svc("x", extT, h), func(s *corev1.ServiceSpec) { s.ExternalName = "backend.example.net" }),
-			want: eps(ep("x.example.org", "CNAME", "backend.example.net"))},
+			want: eps(collectortest.EP("x.example.org", "CNAME", "backend.example.net"))},
 		{name: "externalIPs win", svc: withSpec(svc("x", extT, h), func(s *corev1.ServiceSpec) {
 			s.ExternalName = "backend.example.net"
 			s.ExternalIPs = []string{"198.51.100.1", "2001:db8::5"}
-		}), want: eps(ep("x.example.org", "A", "198.51.100.1"), ep("x.example.org", "AAAA", "2001:db8::5"))},
+		}), want: eps(collectortest.EP("x.example.org", "A", "198.51.100.1"), collectortest.EP("x.example.org", "AAAA", "2001:db8::5"))},
 	})
 }
 
@@ -206,31 +198,31 @@ func TestRuleExternalNameTargets(t *testing.T) {
 func TestRuleTargetTTLControllerAnnotations(t *testing.T) {
 	lb := []corev1.LoadBalancerIngress{ip("192.0.2.1")}
 	runRules(t, []ruleCase{
-		{name: "target overrides status", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "target": "203.0.113.1,203.0.113.2"}),
-			lb: lb, want: eps(ep("t.example.org", "A", "203.0.113.1", "203.0.113.2"))},
-		{name: "target hostname is CNAME", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", stable + "target": "edge.example.net."}),
-			lb: lb, want: eps(ep("t.example.org", "CNAME", "edge.example.net"))},
-		{name: "target overrides internal-hostname", svc: svc("t", cipT, map[string]string{alpha + "internal-hostname": "t.example.org", alpha + "target": "2001:db8::7"}),
-			want: eps(ep("t.example.org", "AAAA", "2001:db8::7"))},
-		{name: "invalid target skipped, valid kept", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "target": "203.0.113.1,not a target!"}),
-			lb: lb, want: eps(ep("t.example.org", "A", "203.0.113.1"))},
-		{name: "ttl seconds", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "ttl": "300"}),
+		{name: "target overrides status", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "target": "203.0.113.1,203.0.113.2"}),
+			lb: lb, want: eps(collectortest.EP("t.example.org", "A", "203.0.113.1", "203.0.113.2"))},
+		{name: "target hostname is CNAME", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Stable + "target": "edge.example.net."}),
+			lb: lb, want: eps(collectortest.EP("t.example.org", "CNAME", "edge.example.net"))},
+		{name: "target overrides internal-hostname", svc: svc("t", cipT, map[string]string{collectortest.Alpha + "internal-hostname": "t.example.org", collectortest.Alpha + "target": "2001:db8::7"}),
+			want: eps(collectortest.EP("t.example.org", "AAAA", "2001:db8::7"))},
+		{name: "invalid target skipped, valid kept", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "target": "203.0.113.1,not a target!"}),
+			lb: lb, want: eps(collectortest.EP("t.example.org", "A", "203.0.113.1"))},
+		{name: "ttl seconds", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "ttl": "300"}),
 			lb: lb, want: eps(events.NewEndpoint("t.example.org", "A", 300, "192.0.2.1"))},
-		{name: "ttl duration stable prefix", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", stable + "ttl": "2m"}),
+		{name: "ttl duration stable prefix", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Stable + "ttl": "2m"}),
 			lb: lb, want: eps(events.NewEndpoint("t.example.org", "A", 120, "192.0.2.1"))},
-		{name: "invalid ttl: published without ttl", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "ttl": "abc"}),
-			lb: lb, want: eps(ep("t.example.org", "A", "192.0.2.1"))},
-		{name: "controller dns-controller", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "controller": "dns-controller"}),
-			lb: lb, want: eps(ep("t.example.org", "A", "192.0.2.1"))},
-		{name: "controller other is skipped", svc: svc("t", lbT, map[string]string{alpha + "hostname": "t.example.org", alpha + "controller": "someone-else"}),
+		{name: "invalid ttl: published without ttl", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "ttl": "abc"}),
+			lb: lb, want: eps(collectortest.EP("t.example.org", "A", "192.0.2.1"))},
+		{name: "controller dns-controller", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "controller": "dns-controller"}),
+			lb: lb, want: eps(collectortest.EP("t.example.org", "A", "192.0.2.1"))},
+		{name: "controller other is skipped", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "controller": "someone-else"}),
 			lb: lb},
 	})
 }
 
 // --service-type-filter, --label-filter, --annotation-filter.
 func TestRuleFilters(t *testing.T) {
-	h := map[string]string{alpha + "internal-hostname": "f.example.org"}
-	h2 := map[string]string{alpha + "internal-hostname": "f.example.org", "team": "dns"}
+	h := map[string]string{collectortest.Alpha + "internal-hostname": "f.example.org"}
+	h2 := map[string]string{collectortest.Alpha + "internal-hostname": "f.example.org", "team": "dns"}
 	onlyLB := func(c *collector.Config) { c.Service.ServiceTypeFilter = []string{"LoadBalancer"} }
 	runRules(t, []ruleCase{
 		{name: "type filter drops ClusterIP", cfg: onlyLB, svc: svc("f", cipT, h),
