@@ -192,12 +192,12 @@ func runDepRules(t *testing.T, cases []depCase) {
 }
 
 func headless(name string, annotations map[string]string) *corev1.Service {
-	return withSpec(svc(name, cipT, annotations), func(s *corev1.ServiceSpec) {
+	return withSpec(collectortest.Service(name, cipT, annotations), func(s *corev1.ServiceSpec) {
 		s.ClusterIP = corev1.ClusterIPNone
 		s.Selector = webLabels
 	})
 }
 
 func nodePort(name string, annotations map[string]string) *corev1.Service {
-	return withSpec(svc(name, npT, annotations), func(s *corev1.ServiceSpec) { s.Selector = webLabels })
+	return withSpec(collectortest.Service(name, npT, annotations), func(s *corev1.ServiceSpec) { s.Selector = webLabels })
 }

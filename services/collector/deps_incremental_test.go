@@ -12,34 +12,6 @@ import (
 	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
-// counts returns the number of messages on the subjects of the objects
-// named, subj giving an object's subject.
-func counts(t *testing.T, subj func(name string) string, names ...string) map[string]uint64 {
-	t.Helper()
-	out := map[string]uint64{}
-	for _, n := range names {
-		out[n] = collectortest.Count(t, subj(n))
-	}
-	return out
-}
-
-// expectCounts checks that the objects in grown got exactly one more
-// message since before, and every other one none.
-func expectCounts(t *testing.T, subj func(name string) string, before map[string]uint64, grown ...string) {
-	t.Helper()
-	for n, b := range before {
-		want := b
-		for _, g := range grown {
-			if g == n {
-				want++
-			}
-		}
-		if got := collectortest.Count(t, subj(n)); got != collectortest.AfterTombstone(t, subj(n), want) {
-			t.Errorf("%s: %d messages, want %d", n, got, want)
-		}
-	}
-}
-
 // serviceSubjects gives the subjects of the Services of ns.
 func serviceSubjects(ns string) func(name string) string {
 	return func(name string) string { return collectortest.ServiceSubject(ns, ns, name) }
@@ -59,14 +31,14 @@ func TestIncrementalPodTargetAnnotation(t *testing.T) {
 	collectortest.CreateService(t, ns, headless("web", collectortest.Ann("hostname", webHost)))
 	collectortest.CreateService(t, ns, withSpec(headless("other", collectortest.Ann("hostname", "other.example.org")),
 		func(s *corev1.ServiceSpec) { s.Selector = map[string]string{"app": "other"} }))
-	collectortest.CreateService(t, ns, lbService("lb", "lb.example.org", nil), ip("192.0.2.1"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("lb", "lb.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
 	createSlices(t, endpointsOf(ns, "web", webPods)...)
 	createSlices(t, endpointsOf(ns, "other", otherPods)...)
 	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), []events.Endpoint{collectortest.EP(webHost, "A", "10.0.0.1", "10.0.0.2")})
 	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "other"), []events.Endpoint{collectortest.EP("other.example.org", "A", "10.0.0.3")})
 	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "lb"), []events.Endpoint{collectortest.EP("lb.example.org", "A", "192.0.2.1")})
 	collectortest.Barrier(t, ns, ns)
-	before := counts(t, serviceSubjects(ns), "web", "other", "lb")
+	before := collectortest.Counts(t, serviceSubjects(ns), "web", "other", "lb")
 	skipped := collectortest.PublishSkipped(t, "service")
 
 	a.Annotations = collectortest.Ann("target", "203.0.113.7")
@@ -80,7 +52,7 @@ func TestIncrementalPodTargetAnnotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	collectortest.Barrier(t, ns, ns)
-	expectCounts(t, serviceSubjects(ns), before, "web")
+	collectortest.ExpectCounts(t, serviceSubjects(ns), before, "web")
 	if got := collectortest.PublishSkipped(t, "service"); got != skipped {
 		t.Errorf("publish_skipped_total went %v -> %v: a Service that did not depend on the change was recomputed", skipped, got)
 	}
@@ -108,7 +80,7 @@ func TestIncrementalNodeAddresses(t *testing.T) {
 	collectortest.CreateService(t, ns, headless("hl1", collectortest.Ann("hostname", "hl1.example.org", "endpoints-type", "NodeExternalIP")))
 	collectortest.CreateService(t, ns, withSpec(headless("hl2", collectortest.Ann("hostname", "hl2.example.org", "endpoints-type", "NodeExternalIP")),
 		func(s *corev1.ServiceSpec) { s.Selector = map[string]string{"app": "web2"} }))
-	collectortest.CreateService(t, ns, lbService("lb", "lb.example.org", nil), ip("192.0.2.1"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("lb", "lb.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
 	createSlices(t, endpointsOf(ns, "hl1", web)...)
 	createSlices(t, endpointsOf(ns, "hl2", web2)...)
 
@@ -123,7 +95,7 @@ func TestIncrementalNodeAddresses(t *testing.T) {
 	wait("hl2", collectortest.EP("hl2.example.org", "A", "198.51.100.2"))
 	wait("lb", collectortest.EP("lb.example.org", "A", "192.0.2.1"))
 	collectortest.Barrier(t, ns, ns)
-	before := counts(t, serviceSubjects(ns), "np1", "np2", "np3", "hl1", "hl2", "lb")
+	before := collectortest.Counts(t, serviceSubjects(ns), "np1", "np2", "np3", "hl1", "hl2", "lb")
 	skipped := collectortest.PublishSkipped(t, "service")
 
 	n1 = collectortest.SetNodeAddresses(t, n1, collectortest.ExternalIP("198.51.100.9"), collectortest.InternalIP("10.1.0.9"))
@@ -131,7 +103,7 @@ func TestIncrementalNodeAddresses(t *testing.T) {
 	wait("np2", collectortest.EP("np2.example.org", "A", "10.1.0.2", "10.1.0.9"))
 	wait("hl1", collectortest.EP("hl1.example.org", "A", "198.51.100.9"))
 	collectortest.Barrier(t, ns, ns)
-	expectCounts(t, serviceSubjects(ns), before, "np1", "np2", "hl1")
+	collectortest.ExpectCounts(t, serviceSubjects(ns), before, "np1", "np2", "hl1")
 
 	// Status without an address change (a condition): nothing.
 	n1 = n1.DeepCopy()
@@ -141,7 +113,7 @@ func TestIncrementalNodeAddresses(t *testing.T) {
 		t.Fatal(err)
 	}
 	collectortest.Barrier(t, ns, ns)
-	expectCounts(t, serviceSubjects(ns), before, "np1", "np2", "hl1")
+	collectortest.ExpectCounts(t, serviceSubjects(ns), before, "np1", "np2", "hl1")
 	if got := collectortest.PublishSkipped(t, "service"); got != skipped {
 		t.Errorf("publish_skipped_total went %v -> %v: a Service that did not depend on the change was recomputed", skipped, got)
 	}

@@ -146,7 +146,7 @@ func TestGatewayIncremental(t *testing.T) {
 	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "s1"), []events.Endpoint{collectortest.EP("s1.example.org", "A", "192.0.2.30")})
 
 	// Gateway g moves: g1 and g2 are republished, h1 and s1 are not.
-	before := counts(t, routeSubjects(ns, src), names...)
+	before := collectortest.Counts(t, routeSubjects(ns, src), names...)
 	skippedBefore := collectortest.PublishSkipped(t, src)
 	g, err := dc.Resource(gwGVR("gateways")).Namespace(ns).Get(t.Context(), "g", metav1.GetOptions{})
 	if err != nil {
@@ -161,7 +161,7 @@ func TestGatewayIncremental(t *testing.T) {
 		gatewayBarrier(t, dc, src, ns, ns)
 	}
 	barrier()
-	expectCounts(t, routeSubjects(ns, src), before, "g1", "g2")
+	collectortest.ExpectCounts(t, routeSubjects(ns, src), before, "g1", "g2")
 	// Not even recomputed: nothing was skipped by hash either.
 	if got := collectortest.PublishSkipped(t, src); got != skippedBefore {
 		t.Errorf("publish_skipped_total{%s} went %v -> %v: routes of other Gateways were recomputed", src, skippedBefore, got)
@@ -182,23 +182,23 @@ func TestGatewayIncremental(t *testing.T) {
 	if _, err := dc.Resource(gwGVR("gateways")).Namespace(ns).UpdateStatus(t.Context(), h, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	before = counts(t, routeSubjects(ns, src), names...)
+	before = collectortest.Counts(t, routeSubjects(ns, src), names...)
 	mk("zz-barrier-2", "b2.example.org", "zz-barrier")
 	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "zz-barrier-2"), []events.Endpoint{collectortest.EP("b2.example.org", "A", "192.0.2.254")})
-	expectCounts(t, routeSubjects(ns, src), before)
+	collectortest.ExpectCounts(t, routeSubjects(ns, src), before)
 	if got := collectortest.PublishSkipped(t, src); got != skippedBefore {
 		t.Errorf("publish_skipped_total{%s} went %v -> %v: a Gateway condition change recomputed routes", src, skippedBefore, got)
 	}
 
 	// The namespace's labels change: s1 (behind a selector) loses its
 	// records; g1, g2, h1 are not recomputed.
-	before = counts(t, routeSubjects(ns, src), names...)
+	before = collectortest.Counts(t, routeSubjects(ns, src), names...)
 	skippedBefore = collectortest.PublishSkipped(t, src)
 	labelNamespace(t, ns, map[string]string{"team": "b"})
 	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "s1"), nil)
 	mk("zz-barrier-3", "b3.example.org", "zz-barrier")
 	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "zz-barrier-3"), []events.Endpoint{collectortest.EP("b3.example.org", "A", "192.0.2.254")})
-	expectCounts(t, routeSubjects(ns, src), before, "s1")
+	collectortest.ExpectCounts(t, routeSubjects(ns, src), before, "s1")
 	if got := collectortest.PublishSkipped(t, src); got != skippedBefore {
 		t.Errorf("publish_skipped_total{%s} went %v -> %v: a Namespace change recomputed routes outside selectors", src, skippedBefore, got)
 	}

@@ -103,7 +103,7 @@ func createIstio(t *testing.T, dc dynamic.Interface, gvr schema.GroupVersionReso
 // ingressService is an Istio ingress gateway Service: selector
 // istio=<name>, load balancer status lb (IPs or hostnames).
 func ingressService(name string, labels map[string]string, lb ...string) (*corev1.Service, []corev1.LoadBalancerIngress) {
-	svc := svc(name, lbT, nil)
+	svc := collectortest.Service(name, corev1.ServiceTypeLoadBalancer, nil)
 	svc.Labels = labels
 	svc.Spec.Selector = map[string]string{"istio": name}
 	var ing []corev1.LoadBalancerIngress

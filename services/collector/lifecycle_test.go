@@ -16,14 +16,6 @@ import (
 	"github.com/zonestream/zonestream/stage"
 )
 
-func lbService(name, hostname string, extra map[string]string) *corev1.Service {
-	a := map[string]string{collectortest.Alpha + "hostname": hostname}
-	for k, v := range extra {
-		a[k] = v
-	}
-	return svc(name, lbT, a)
-}
-
 // A status change publishes the new state, an update that changes no
 // endpoint publishes nothing, a delete publishes a tombstone.
 func TestUpdatesAndDelete(t *testing.T) {
@@ -31,10 +23,10 @@ func TestUpdatesAndDelete(t *testing.T) {
 	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
 	subj := collectortest.ServiceSubject(ns, ns, "web")
 
-	s := collectortest.CreateService(t, ns, lbService("web", "web.example.org", nil), ip("192.0.2.1"))
+	s := collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", "web.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
 	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP("web.example.org", "A", "192.0.2.1")})
 
-	s = collectortest.SetLoadBalancer(t, s, ip("192.0.2.2"))
+	s = collectortest.SetLoadBalancer(t, s, collectortest.LoadBalancerIP("192.0.2.2"))
 	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP("web.example.org", "A", "192.0.2.2")})
 	if n := collectortest.Count(t, subj); n != 2 {
 		t.Fatalf("%d messages after create and status change, want 2", n)
@@ -79,10 +71,10 @@ func TestRestart(t *testing.T) {
 	}
 	first := collectortest.RunCollector(t, c)
 
-	collectortest.CreateService(t, ns, lbService("keep", "keep.example.org", nil), ip("192.0.2.1"))
-	collectortest.CreateService(t, ns, lbService("gone", "gone.example.org", nil), ip("192.0.2.2"))
-	collectortest.CreateService(t, ns, lbService("old", "old.example.org", nil), ip("192.0.2.3"))
-	collectortest.CreateService(t, ns, lbService("skipped", "skipped.example.org", map[string]string{collectortest.Alpha + "controller": "other"}), ip("192.0.2.4"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("keep", "keep.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("gone", "gone.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("old", "old.example.org", nil), collectortest.LoadBalancerIP("192.0.2.3"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("skipped", "skipped.example.org", map[string]string{collectortest.Alpha + "controller": "other"}), collectortest.LoadBalancerIP("192.0.2.4"))
 	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "keep"), []events.Endpoint{collectortest.EP("keep.example.org", "A", "192.0.2.1")})
 	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "gone"), []events.Endpoint{collectortest.EP("gone.example.org", "A", "192.0.2.2")})
 	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "old"), []events.Endpoint{collectortest.EP("old.example.org", "A", "192.0.2.3")})
@@ -139,8 +131,8 @@ func TestScopeOfTombstones(t *testing.T) {
 	clusterName := nsA
 	a := collectortest.StartCollector(t, collector.Config{ClusterName: clusterName, Namespace: nsA})
 	b := collectortest.StartCollector(t, collector.Config{ClusterName: clusterName, Namespace: nsB})
-	collectortest.CreateService(t, nsA, lbService("a", "a.example.org", nil), ip("192.0.2.1"))
-	collectortest.CreateService(t, nsB, lbService("b", "b.example.org", nil), ip("192.0.2.2"))
+	collectortest.CreateService(t, nsA, collectortest.LoadBalancerService("a", "a.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
+	collectortest.CreateService(t, nsB, collectortest.LoadBalancerService("b", "b.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
 	collectortest.WaitState(t, collectortest.ServiceSubject(clusterName, nsA, "a"), []events.Endpoint{collectortest.EP("a.example.org", "A", "192.0.2.1")})
 	collectortest.WaitState(t, collectortest.ServiceSubject(clusterName, nsB, "b"), []events.Endpoint{collectortest.EP("b.example.org", "A", "192.0.2.2")})
 	a.Stop()
@@ -157,10 +149,10 @@ func TestInvalidInputReported(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
 	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
 	before := collectortest.InvalidInput(t, "service", "InvalidAnnotation")
-	collectortest.CreateService(t, ns, lbService("bad", "ok.example.org,not_valid-.example.org", map[string]string{
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("bad", "ok.example.org,not_valid-.example.org", map[string]string{
 		collectortest.Alpha + "ttl":    "abc",
 		collectortest.Alpha + "target": "203.0.113.5,300.1.1.1 x",
-	}), ip("192.0.2.1"))
+	}), collectortest.LoadBalancerIP("192.0.2.1"))
 	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "bad"), []events.Endpoint{collectortest.EP("ok.example.org", "A", "203.0.113.5")})
 	msgs := waitEvents(t, ns, "bad", 3)
 	for _, want := range []string{"ttl", "target", "hostname"} {
@@ -178,13 +170,13 @@ func TestInvalidInputReported(t *testing.T) {
 func TestFailingTemplateReported(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
 	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns, FQDNTemplate: "{{.Spec.NoSuchField}}.example.org"})
-	collectortest.CreateService(t, ns, svc("tmpl", lbT, nil), ip("192.0.2.1"))
+	collectortest.CreateService(t, ns, collectortest.Service("tmpl", corev1.ServiceTypeLoadBalancer, nil), collectortest.LoadBalancerIP("192.0.2.1"))
 	msgs := waitEvents(t, ns, "tmpl", 1)
 	if !strings.Contains(msgs, "FQDNTemplateFailed") {
 		t.Fatalf("no FQDNTemplateFailed event: %s", msgs)
 	}
 	// Still working: an annotated Service is published.
-	collectortest.CreateService(t, ns, lbService("fine", "fine.example.org", nil), ip("192.0.2.2"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("fine", "fine.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
 	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "fine"), []events.Endpoint{collectortest.EP("fine.example.org", "A", "192.0.2.2")})
 	if _, ok := collectortest.LastState(t, collectortest.ServiceSubject(ns, ns, "tmpl")); ok {
 		t.Fatal("the Service whose template failed was published")
@@ -308,7 +300,7 @@ func TestBadInputNeverTombstones(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
 	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
 	subj := collectortest.ServiceSubject(ns, ns, "web")
-	s := collectortest.CreateService(t, ns, lbService("web", "web.example.org", nil), ip("192.0.2.1"))
+	s := collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", "web.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
 	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP("web.example.org", "A", "192.0.2.1")})
 
 	s.Annotations[collectortest.Alpha+"hostname"] = "web..example.org"

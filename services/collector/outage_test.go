@@ -112,13 +112,13 @@ func TestPublishRetriedWhileNATSDown(t *testing.T) {
 		}
 	}
 
-	s := collectortest.CreateService(t, ns, lbService("web", "web.example.org", nil), ip("192.0.2.1"))
+	s := collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", "web.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
 	waitLast(collectortest.Render([]events.Endpoint{collectortest.EP("web.example.org", "A", "192.0.2.1")}))
 
 	errorsBefore := testutil.ToFloat64(collector.PublishErrorsMetric())
 	srv.Shutdown()
 	srv.WaitForShutdown()
-	collectortest.SetLoadBalancer(t, s, ip("192.0.2.2"))
+	collectortest.SetLoadBalancer(t, s, collectortest.LoadBalancerIP("192.0.2.2"))
 	deadline = time.Now().Add(collectortest.WaitFor)
 	for testutil.ToFloat64(collector.PublishErrorsMetric()) < errorsBefore+2 {
 		if time.Now().After(deadline) {

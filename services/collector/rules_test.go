@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
@@ -23,13 +22,6 @@ type ruleCase struct {
 	barrier func(*corev1.Service)
 }
 
-func svc(name string, typ corev1.ServiceType, annotations map[string]string) *corev1.Service {
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations},
-		Spec:       corev1.ServiceSpec{Type: typ},
-	}
-}
-
 func withSpec(s *corev1.Service, f func(*corev1.ServiceSpec)) *corev1.Service {
 	f(&s.Spec)
 	return s
@@ -44,8 +36,7 @@ func eps(e ...events.Endpoint) func(*corev1.Service) []events.Endpoint {
 	return func(*corev1.Service) []events.Endpoint { return e }
 }
 
-func ip(addr string) corev1.LoadBalancerIngress { return corev1.LoadBalancerIngress{IP: addr} }
-func host(h string) corev1.LoadBalancerIngress  { return corev1.LoadBalancerIngress{Hostname: h} }
+func host(h string) corev1.LoadBalancerIngress { return corev1.LoadBalancerIngress{Hostname: h} }
 
 const (
 	lbT  = corev1.ServiceTypeLoadBalancer
@@ -94,20 +85,20 @@ func clusterIPEp(name string) func(*corev1.Service) []events.Endpoint {
 // prefixes, comma-separated, and --ignore-hostname-annotation.
 func TestRuleHostnameAnnotations(t *testing.T) {
 	runRules(t, []ruleCase{
-		{name: "alpha prefix", svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("web.example.org", "A", "192.0.2.1"))},
-		{name: "stable prefix", svc: svc("web", lbT, map[string]string{collectortest.Stable + "hostname": "web.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("web.example.org", "A", "192.0.2.1"))},
-		{name: "comma separated, trailing dot, spaces", svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "a.example.org., b.example.org"}),
-			lb:   []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+		{name: "alpha prefix", svc: collectortest.Service("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org"}),
+			lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")}, want: eps(collectortest.EP("web.example.org", "A", "192.0.2.1"))},
+		{name: "stable prefix", svc: collectortest.Service("web", lbT, map[string]string{collectortest.Stable + "hostname": "web.example.org"}),
+			lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")}, want: eps(collectortest.EP("web.example.org", "A", "192.0.2.1"))},
+		{name: "comma separated, trailing dot, spaces", svc: collectortest.Service("web", lbT, map[string]string{collectortest.Alpha + "hostname": "a.example.org., b.example.org"}),
+			lb:   []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")},
 			want: eps(collectortest.EP("a.example.org", "A", "192.0.2.1"), collectortest.EP("b.example.org", "A", "192.0.2.1"))},
-		{name: "internal-hostname stable prefix", svc: svc("web", cipT, map[string]string{collectortest.Stable + "internal-hostname": "in.example.org"}),
+		{name: "internal-hostname stable prefix", svc: collectortest.Service("web", cipT, map[string]string{collectortest.Stable + "internal-hostname": "in.example.org"}),
 			want: clusterIPEp("in.example.org")},
-		{name: "invalid hostname skipped, valid kept", svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "ok.example.org,bad..example.org,-x-.example.org,sp ace.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("ok.example.org", "A", "192.0.2.1"))},
-		{name: "wildcard hostname", svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "*.apps.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("*.apps.example.org", "A", "192.0.2.1"))},
-		{name: "no annotation no template", svc: svc("web", lbT, nil), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}},
+		{name: "invalid hostname skipped, valid kept", svc: collectortest.Service("web", lbT, map[string]string{collectortest.Alpha + "hostname": "ok.example.org,bad..example.org,-x-.example.org,sp ace.example.org"}),
+			lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")}, want: eps(collectortest.EP("ok.example.org", "A", "192.0.2.1"))},
+		{name: "wildcard hostname", svc: collectortest.Service("web", lbT, map[string]string{collectortest.Alpha + "hostname": "*.apps.example.org"}),
+			lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")}, want: eps(collectortest.EP("*.apps.example.org", "A", "192.0.2.1"))},
+		{name: "no annotation no template", svc: collectortest.Service("web", lbT, nil), lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")}},
 	})
 }
 
@@ -115,26 +106,26 @@ func TestRuleHostnameAnnotations(t *testing.T) {
 func TestRuleFQDNTemplate(t *testing.T) {
 	tmpl := func(c *collector.Config) { c.FQDNTemplate = "{{.Name}}.{{.Namespace}}.tmpl.org, {{.Name}}-2.tmpl.org" }
 	runRules(t, []ruleCase{
-		{name: "template when no annotation", cfg: tmpl, svc: svc("web", lbT, nil), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+		{name: "template when no annotation", cfg: tmpl, svc: collectortest.Service("web", lbT, nil), lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")},
 			want: func(s *corev1.Service) []events.Endpoint {
 				return []events.Endpoint{collectortest.EP("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), collectortest.EP("web-2.tmpl.org", "A", "192.0.2.1")}
 			}},
-		{name: "annotation wins without combine", cfg: tmpl, svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("web.example.org", "A", "192.0.2.1"))},
+		{name: "annotation wins without combine", cfg: tmpl, svc: collectortest.Service("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org"}),
+			lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")}, want: eps(collectortest.EP("web.example.org", "A", "192.0.2.1"))},
 		{name: "combine-fqdn-annotation", cfg: func(c *collector.Config) { tmpl(c); c.CombineFQDNAnnotation = true },
-			svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org"}), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+			svc: collectortest.Service("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org"}), lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")},
 			want: func(s *corev1.Service) []events.Endpoint {
 				return []events.Endpoint{collectortest.EP("web.example.org", "A", "192.0.2.1"),
 					collectortest.EP("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), collectortest.EP("web-2.tmpl.org", "A", "192.0.2.1")}
 			}},
 		{name: "template with ignore-hostname-annotation", cfg: func(c *collector.Config) { tmpl(c); c.IgnoreHostnameAnnotation = true },
-			svc: svc("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org", collectortest.Alpha + "internal-hostname": "in.example.org"}), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+			svc: collectortest.Service("web", lbT, map[string]string{collectortest.Alpha + "hostname": "web.example.org", collectortest.Alpha + "internal-hostname": "in.example.org"}), lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")},
 			want: func(s *corev1.Service) []events.Endpoint {
 				return []events.Endpoint{collectortest.EP("web."+s.Namespace+".tmpl.org", "A", "192.0.2.1"), collectortest.EP("web-2.tmpl.org", "A", "192.0.2.1")}
 			}},
 		{name: "template functions and Kind", cfg: func(c *collector.Config) {
 			c.FQDNTemplate = `{{ toLower .Kind }}-{{ trimPrefix .Name "app-" }}.tmpl.org`
-		}, svc: svc("app-shop", lbT, nil), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+		}, svc: collectortest.Service("app-shop", lbT, nil), lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")},
 			want: eps(collectortest.EP("service-shop.tmpl.org", "A", "192.0.2.1"))},
 	})
 }
@@ -143,41 +134,41 @@ func TestRuleFQDNTemplate(t *testing.T) {
 func TestRuleLoadBalancerTargets(t *testing.T) {
 	h := map[string]string{collectortest.Alpha + "hostname": "lb.example.org"}
 	runRules(t, []ruleCase{
-		{name: "status ip", svc: svc("lb", lbT, h), lb: []corev1.LoadBalancerIngress{ip("192.0.2.1"), ip("192.0.2.2")},
+		{name: "status ip", svc: collectortest.Service("lb", lbT, h), lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1"), collectortest.LoadBalancerIP("192.0.2.2")},
 			want: eps(collectortest.EP("lb.example.org", "A", "192.0.2.1", "192.0.2.2"))},
-		{name: "status hostname is CNAME", svc: svc("lb", lbT, h), lb: []corev1.LoadBalancerIngress{host("elb.cloud.example.net")},
+		{name: "status hostname is CNAME", svc: collectortest.Service("lb", lbT, h), lb: []corev1.LoadBalancerIngress{host("elb.cloud.example.net")},
 			want: eps(collectortest.EP("lb.example.org", "CNAME", "elb.cloud.example.net"))},
-		{name: "status ip and hostname", svc: svc("lb", lbT, h),
+		{name: "status ip and hostname", svc: collectortest.Service("lb", lbT, h),
 			lb:   []corev1.LoadBalancerIngress{{IP: "192.0.2.1", Hostname: "elb.cloud.example.net"}},
 			want: eps(collectortest.EP("lb.example.org", "A", "192.0.2.1"), collectortest.EP("lb.example.org", "CNAME", "elb.cloud.example.net"))},
-		{name: "status ipv6 is AAAA", svc: svc("lb", lbT, h), lb: []corev1.LoadBalancerIngress{ip("2001:db8::1"), ip("192.0.2.1")},
+		{name: "status ipv6 is AAAA", svc: collectortest.Service("lb", lbT, h), lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("2001:db8::1"), collectortest.LoadBalancerIP("192.0.2.1")},
 			want: eps(collectortest.EP("lb.example.org", "A", "192.0.2.1"), collectortest.EP("lb.example.org", "AAAA", "2001:db8::1"))},
-		{name: "externalIPs win over status", svc: withSpec(svc("lb", lbT, h), func(s *corev1.ServiceSpec) { s.ExternalIPs = []string{"198.51.100.7"} }),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: eps(collectortest.EP("lb.example.org", "A", "198.51.100.7"))},
-		{name: "internal-hostname uses clusterIP", svc: svc("lb", lbT, map[string]string{collectortest.Alpha + "internal-hostname": "in.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")}, want: clusterIPEp("in.example.org")},
-		{name: "hostname and internal-hostname", svc: svc("lb", lbT, map[string]string{collectortest.Alpha + "hostname": "lb.example.org", collectortest.Alpha + "internal-hostname": "in.example.org"}),
-			lb: []corev1.LoadBalancerIngress{ip("192.0.2.1")},
+		{name: "externalIPs win over status", svc: withSpec(collectortest.Service("lb", lbT, h), func(s *corev1.ServiceSpec) { s.ExternalIPs = []string{"198.51.100.7"} }),
+			lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")}, want: eps(collectortest.EP("lb.example.org", "A", "198.51.100.7"))},
+		{name: "internal-hostname uses clusterIP", svc: collectortest.Service("lb", lbT, map[string]string{collectortest.Alpha + "internal-hostname": "in.example.org"}),
+			lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")}, want: clusterIPEp("in.example.org")},
+		{name: "hostname and internal-hostname", svc: collectortest.Service("lb", lbT, map[string]string{collectortest.Alpha + "hostname": "lb.example.org", collectortest.Alpha + "internal-hostname": "in.example.org"}),
+			lb: []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")},
 			want: func(s *corev1.Service) []events.Endpoint {
 				return []events.Endpoint{collectortest.EP("lb.example.org", "A", "192.0.2.1"), collectortest.EP("in.example.org", "A", s.Spec.ClusterIP)}
 			}},
-		{name: "no status yet", svc: svc("lb", lbT, h)},
+		{name: "no status yet", svc: collectortest.Service("lb", lbT, h)},
 	})
 }
 
 // Targets of ClusterIP Services (not headless), and --publish-internal-services.
 func TestRuleClusterIPTargets(t *testing.T) {
 	runRules(t, []ruleCase{
-		{name: "hostname gives nothing", svc: svc("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"})},
-		{name: "internal-hostname gives clusterIP", svc: svc("c", cipT, map[string]string{collectortest.Alpha + "internal-hostname": "c.example.org"}),
+		{name: "hostname gives nothing", svc: collectortest.Service("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"})},
+		{name: "internal-hostname gives clusterIP", svc: collectortest.Service("c", cipT, map[string]string{collectortest.Alpha + "internal-hostname": "c.example.org"}),
 			want: clusterIPEp("c.example.org")},
 		{name: "publish-internal-services", cfg: func(c *collector.Config) { c.Service.PublishInternal = true },
-			svc: svc("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"}), want: clusterIPEp("c.example.org")},
-		{name: "headless without endpoints gives nothing", svc: withSpec(svc("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"}),
+			svc: collectortest.Service("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"}), want: clusterIPEp("c.example.org")},
+		{name: "headless without endpoints gives nothing", svc: withSpec(collectortest.Service("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"}),
 			func(s *corev1.ServiceSpec) { s.ClusterIP = corev1.ClusterIPNone })},
-		{name: "headless with target annotation", svc: withSpec(svc("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org", collectortest.Alpha + "target": "192.0.2.9"}),
+		{name: "headless with target annotation", svc: withSpec(collectortest.Service("c", cipT, map[string]string{collectortest.Alpha + "hostname": "c.example.org", collectortest.Alpha + "target": "192.0.2.9"}),
 			func(s *corev1.ServiceSpec) { s.ClusterIP = corev1.ClusterIPNone }), want: eps(collectortest.EP("c.example.org", "A", "192.0.2.9"))},
-		{name: "nodeport without nodes gives nothing", svc: svc("c", npT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"})},
+		{name: "nodeport without nodes gives nothing", svc: collectortest.Service("c", npT, map[string]string{collectortest.Alpha + "hostname": "c.example.org"})},
 	})
 }
 
@@ -185,9 +176,9 @@ func TestRuleClusterIPTargets(t *testing.T) {
 func TestRuleExternalNameTargets(t *testing.T) {
 	h := map[string]string{collectortest.Alpha + "hostname": "x.example.org"}
 	runRules(t, []ruleCase{
-		{name: "externalName is CNAME", svc: withSpec(svc("x", extT, h), func(s *corev1.ServiceSpec) { s.ExternalName = "backend.example.net" }),
+		{name: "externalName is CNAME", svc: withSpec(collectortest.Service("x", extT, h), func(s *corev1.ServiceSpec) { s.ExternalName = "backend.example.net" }),
 			want: eps(collectortest.EP("x.example.org", "CNAME", "backend.example.net"))},
-		{name: "externalIPs win", svc: withSpec(svc("x", extT, h), func(s *corev1.ServiceSpec) {
+		{name: "externalIPs win", svc: withSpec(collectortest.Service("x", extT, h), func(s *corev1.ServiceSpec) {
 			s.ExternalName = "backend.example.net"
 			s.ExternalIPs = []string{"198.51.100.1", "2001:db8::5"}
 		}), want: eps(collectortest.EP("x.example.org", "A", "198.51.100.1"), collectortest.EP("x.example.org", "AAAA", "2001:db8::5"))},
@@ -196,25 +187,25 @@ func TestRuleExternalNameTargets(t *testing.T) {
 
 // The target, ttl and controller annotations.
 func TestRuleTargetTTLControllerAnnotations(t *testing.T) {
-	lb := []corev1.LoadBalancerIngress{ip("192.0.2.1")}
+	lb := []corev1.LoadBalancerIngress{collectortest.LoadBalancerIP("192.0.2.1")}
 	runRules(t, []ruleCase{
-		{name: "target overrides status", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "target": "203.0.113.1,203.0.113.2"}),
+		{name: "target overrides status", svc: collectortest.Service("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "target": "203.0.113.1,203.0.113.2"}),
 			lb: lb, want: eps(collectortest.EP("t.example.org", "A", "203.0.113.1", "203.0.113.2"))},
-		{name: "target hostname is CNAME", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Stable + "target": "edge.example.net."}),
+		{name: "target hostname is CNAME", svc: collectortest.Service("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Stable + "target": "edge.example.net."}),
 			lb: lb, want: eps(collectortest.EP("t.example.org", "CNAME", "edge.example.net"))},
-		{name: "target overrides internal-hostname", svc: svc("t", cipT, map[string]string{collectortest.Alpha + "internal-hostname": "t.example.org", collectortest.Alpha + "target": "2001:db8::7"}),
+		{name: "target overrides internal-hostname", svc: collectortest.Service("t", cipT, map[string]string{collectortest.Alpha + "internal-hostname": "t.example.org", collectortest.Alpha + "target": "2001:db8::7"}),
 			want: eps(collectortest.EP("t.example.org", "AAAA", "2001:db8::7"))},
-		{name: "invalid target skipped, valid kept", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "target": "203.0.113.1,not a target!"}),
+		{name: "invalid target skipped, valid kept", svc: collectortest.Service("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "target": "203.0.113.1,not a target!"}),
 			lb: lb, want: eps(collectortest.EP("t.example.org", "A", "203.0.113.1"))},
-		{name: "ttl seconds", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "ttl": "300"}),
+		{name: "ttl seconds", svc: collectortest.Service("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "ttl": "300"}),
 			lb: lb, want: eps(events.NewEndpoint("t.example.org", "A", 300, "192.0.2.1"))},
-		{name: "ttl duration stable prefix", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Stable + "ttl": "2m"}),
+		{name: "ttl duration stable prefix", svc: collectortest.Service("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Stable + "ttl": "2m"}),
 			lb: lb, want: eps(events.NewEndpoint("t.example.org", "A", 120, "192.0.2.1"))},
-		{name: "invalid ttl: published without ttl", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "ttl": "abc"}),
+		{name: "invalid ttl: published without ttl", svc: collectortest.Service("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "ttl": "abc"}),
 			lb: lb, want: eps(collectortest.EP("t.example.org", "A", "192.0.2.1"))},
-		{name: "controller dns-controller", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "controller": "dns-controller"}),
+		{name: "controller dns-controller", svc: collectortest.Service("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "controller": "dns-controller"}),
 			lb: lb, want: eps(collectortest.EP("t.example.org", "A", "192.0.2.1"))},
-		{name: "controller other is skipped", svc: svc("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "controller": "someone-else"}),
+		{name: "controller other is skipped", svc: collectortest.Service("t", lbT, map[string]string{collectortest.Alpha + "hostname": "t.example.org", collectortest.Alpha + "controller": "someone-else"}),
 			lb: lb},
 	})
 }
@@ -225,19 +216,19 @@ func TestRuleFilters(t *testing.T) {
 	h2 := map[string]string{collectortest.Alpha + "internal-hostname": "f.example.org", "team": "dns"}
 	onlyLB := func(c *collector.Config) { c.Service.ServiceTypeFilter = []string{"LoadBalancer"} }
 	runRules(t, []ruleCase{
-		{name: "type filter drops ClusterIP", cfg: onlyLB, svc: svc("f", cipT, h),
+		{name: "type filter drops ClusterIP", cfg: onlyLB, svc: collectortest.Service("f", cipT, h),
 			barrier: func(s *corev1.Service) { s.Spec.Type = lbT }},
-		{name: "type filter keeps LoadBalancer", cfg: onlyLB, svc: svc("f", lbT, h), want: clusterIPEp("f.example.org")},
+		{name: "type filter keeps LoadBalancer", cfg: onlyLB, svc: collectortest.Service("f", lbT, h), want: clusterIPEp("f.example.org")},
 		{name: "type filter repeated", cfg: func(c *collector.Config) { c.Service.ServiceTypeFilter = []string{"LoadBalancer", "ClusterIP"} },
-			svc: svc("f", cipT, h), want: clusterIPEp("f.example.org")},
+			svc: collectortest.Service("f", cipT, h), want: clusterIPEp("f.example.org")},
 		{name: "label filter matches", cfg: func(c *collector.Config) { c.LabelFilter = "dns=yes" },
-			svc: withLabels(svc("f", cipT, h), map[string]string{"dns": "yes"}), want: clusterIPEp("f.example.org")},
+			svc: withLabels(collectortest.Service("f", cipT, h), map[string]string{"dns": "yes"}), want: clusterIPEp("f.example.org")},
 		{name: "label filter does not match", cfg: func(c *collector.Config) { c.LabelFilter = "dns=yes" },
-			svc:     withLabels(svc("f", cipT, h), map[string]string{"dns": "no"}),
+			svc:     withLabels(collectortest.Service("f", cipT, h), map[string]string{"dns": "no"}),
 			barrier: func(s *corev1.Service) { s.Labels = map[string]string{"dns": "yes"} }},
 		{name: "annotation filter on a foreign annotation matches", cfg: func(c *collector.Config) { c.AnnotationFilter = "team in (dns,net)" },
-			svc: svc("f", cipT, h2), want: clusterIPEp("f.example.org")},
+			svc: collectortest.Service("f", cipT, h2), want: clusterIPEp("f.example.org")},
 		{name: "annotation filter does not match", cfg: func(c *collector.Config) { c.AnnotationFilter = "team=web" },
-			svc: svc("f", cipT, h2), barrier: func(s *corev1.Service) { s.Annotations["team"] = "web" }},
+			svc: collectortest.Service("f", cipT, h2), barrier: func(s *corev1.Service) { s.Annotations["team"] = "web" }},
 	})
 }

@@ -35,7 +35,7 @@ func ownBus(t *testing.T, options ...natsenv.Option) jetstream.JetStream {
 // own and tombstone them all).
 func TestClusterNameBoundToOneCluster(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
-	collectortest.CreateService(t, ns, lbService("web", "web.example.org", nil), ip("192.0.2.1"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", "web.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
 	claim := &events.ClusterClaim{Cluster: ns, UID: "uid-of-another-cluster"}
 	if _, _, err := events.Publish(t.Context(), collectortest.JS, events.ClaimSubject(ns), claim, ""); err != nil {
 		t.Fatal(err)
@@ -72,8 +72,8 @@ func TestObjectTooLargeForTheBus(t *testing.T) {
 	for i := range 400 {
 		hosts = append(hosts, fmt.Sprintf("host-%03d.big.example.org", i))
 	}
-	collectortest.CreateService(t, ns, lbService("big", strings.Join(hosts, ","), nil), ip("192.0.2.1"))
-	collectortest.CreateService(t, ns, lbService("small", "small.example.org", nil), ip("192.0.2.2"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("big", strings.Join(hosts, ","), nil), collectortest.LoadBalancerIP("192.0.2.1"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("small", "small.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
 	before := testutil.ToFloat64(collector.TooLargeMetric("service"))
 	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: collectortest.Cluster.Config,
 		Sources: []string{"service"}, Workers: 1}, collectortest.Logger(t))
@@ -106,8 +106,8 @@ func TestObjectTooLargeForTheBus(t *testing.T) {
 func TestLostStreamIsPublishedAgain(t *testing.T) {
 	bus := ownBus(t)
 	ns := collectortest.NewNamespace(t)
-	collectortest.CreateService(t, ns, lbService("a", "a.example.org", nil), ip("192.0.2.1"))
-	collectortest.CreateService(t, ns, lbService("b", "b.example.org", nil), ip("192.0.2.2"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("a", "a.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("b", "b.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
 	lost := testutil.ToFloat64(collector.StreamLostMetric())
 	mark := startSynced(t, bus, ns)
 	st, _ := bus.Stream(t.Context(), events.StreamSources)
@@ -181,7 +181,7 @@ func waitPhase(t *testing.T, bus jetstream.JetStream, subj, phase string) {
 func TestRetiredWhileRunningPublishesAgain(t *testing.T) {
 	bus := ownBus(t)
 	ns := collectortest.NewNamespace(t)
-	collectortest.CreateService(t, ns, lbService("a", "a.example.org", nil), ip("192.0.2.1"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("a", "a.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
 	mark := startSynced(t, bus, ns)
 	// What zonestream cluster retire --force does.
 	ref := events.ObjectRef{Cluster: ns, Source: "service", Namespace: ns, Name: "a"}

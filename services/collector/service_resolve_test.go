@@ -143,7 +143,7 @@ func TestServiceRuleResolveLoadBalancerHostname(t *testing.T) {
 			cfg := resolveConfig(ns, d)
 			cfg.Service.ResolveLoadBalancerHostname = tc.resolve
 			collectortest.StartCollector(t, cfg)
-			collectortest.CreateService(t, ns, lbService("web", webHost, nil), tc.lb...)
+			collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", webHost, nil), tc.lb...)
 			collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), tc.want)
 		})
 	}
@@ -155,7 +155,7 @@ func TestServiceResolveFailureReported(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
 	before := collectortest.InvalidInput(t, "service", servicesource.ReasonUnresolvableHostname)
 	collectortest.StartCollector(t, resolveConfig(ns, d))
-	collectortest.CreateService(t, ns, lbService("web", webHost, nil), append(lbHostnames("nxdomain.cloud.test"), corev1.LoadBalancerIngress{IP: "192.0.2.1"})...)
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", webHost, nil), append(lbHostnames("nxdomain.cloud.test"), corev1.LoadBalancerIngress{IP: "192.0.2.1"})...)
 	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), []events.Endpoint{collectortest.EP(webHost, "A", "192.0.2.1")})
 	evs := collectortest.WaitObjectEvents(t, ns, "Service", "web", 1)
 	if !strings.Contains(evs, servicesource.ReasonUnresolvableHostname) || !strings.Contains(evs, "nxdomain.cloud.test") {
@@ -173,7 +173,7 @@ func TestServiceResolveFollowsDNS(t *testing.T) {
 	d.set("lb.cloud.test", "192.0.2.10")
 	ns := collectortest.NewNamespace(t)
 	collectortest.StartCollector(t, resolveConfig(ns, d))
-	collectortest.CreateService(t, ns, lbService("web", webHost, nil), lbHostnames("lb.cloud.test")...)
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", webHost, nil), lbHostnames("lb.cloud.test")...)
 	subj := collectortest.ServiceSubject(ns, ns, "web")
 	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP(webHost, "A", "192.0.2.10")})
 

@@ -71,3 +71,26 @@ func Barrier(tb testing.TB, clusterName, ns string, adapt ...func(*corev1.Servic
 	}
 	WaitState(tb, ServiceSubject(clusterName, ns, name), []events.Endpoint{events.NewEndpoint(name+".barrier.test", "A", 0, "192.0.2.254")})
 }
+
+// Service is a Service of type typ, to create with CreateService.
+func Service(name string, typ corev1.ServiceType, annotations map[string]string) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: annotations},
+		Spec:       corev1.ServiceSpec{Type: typ},
+	}
+}
+
+// LoadBalancerIP is a load balancer status entry of an IP address.
+func LoadBalancerIP(addr string) corev1.LoadBalancerIngress {
+	return corev1.LoadBalancerIngress{IP: addr}
+}
+
+// LoadBalancerService is a LoadBalancer Service named hostname by the
+// hostname annotation, with the extra annotations.
+func LoadBalancerService(name, hostname string, extra map[string]string) *corev1.Service {
+	a := map[string]string{Alpha + "hostname": hostname}
+	for k, v := range extra {
+		a[k] = v
+	}
+	return Service(name, corev1.ServiceTypeLoadBalancer, a)
+}
