@@ -1,4 +1,4 @@
-package collector_test
+package node_test
 
 import (
 	"testing"
