@@ -1,4 +1,4 @@
-package collector_test
+package pod_test
 
 import (
 	"testing"
