@@ -1,4 +1,4 @@
-package collector_test
+package ingress_test
 
 import (
 	"strings"
