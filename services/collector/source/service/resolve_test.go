@@ -1,4 +1,4 @@
-package collector_test
+package service_test
 
 import (
 	"context"
