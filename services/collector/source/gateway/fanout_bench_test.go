@@ -1,4 +1,4 @@
-package collector_test
+package gateway_test
 
 import (
 	"context"
