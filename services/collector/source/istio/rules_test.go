@@ -1,4 +1,4 @@
-package collector_test
+package istio_test
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package collector_test
+package istio_test
 
 import (
 	"net/netip"
@@ -17,9 +17,9 @@ import (
 	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
-// Istio's CRDs are not part of the test apiserver: testdata/istio holds
+// Istio's CRDs are not part of the test apiserver: testdata holds
 // minimal ones (no schema), installed on first use.
-const istioCRDDir = "testdata/istio"
+const istioCRDDir = "testdata"
 
 const istioPoll = 100 * time.Millisecond
 
