@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
@@ -21,52 +20,6 @@ import (
 	"github.com/zonestream/zonestream/services/collector/collectortest"
 	"github.com/zonestream/zonestream/testenv/kube"
 )
-
-var dnsEndpointGVR = schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
-
-const crdPoll = 100 * time.Millisecond
-
-// entry is one spec.endpoints item.
-func entry(name, typ string, targets ...string) map[string]any {
-	ts := make([]any, len(targets))
-	for i, t := range targets {
-		ts[i] = t
-	}
-	m := map[string]any{"dnsName": name, "recordType": typ}
-	if targets != nil {
-		m["targets"] = ts
-	}
-	return m
-}
-
-func dnsEndpoint(name string, entries ...map[string]any) *unstructured.Unstructured {
-	items := make([]any, len(entries))
-	for i, e := range entries {
-		items[i] = e
-	}
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "externaldns.k8s.io/v1alpha1",
-		"kind":       "DNSEndpoint",
-		"metadata":   map[string]any{"name": name},
-		"spec":       map[string]any{"endpoints": items},
-	}}
-	return u
-}
-
-func createDNSEndpoint(t *testing.T, dc dynamic.Interface, ns string, u *unstructured.Unstructured) *unstructured.Unstructured {
-	t.Helper()
-	u = u.DeepCopy()
-	u.SetNamespace(ns)
-	got, err := dc.Resource(dnsEndpointGVR).Namespace(ns).Create(t.Context(), u, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
-}
-
-func crdSubject(clusterName, ns, name string) string {
-	return events.SourceSubject(clusterName, "crd", ns, name)
-}
 
 // installCRD installs deploy/crds/dnsendpoint.yaml into the API server of
 // cfg and waits until DNSEndpoints can be listed.
@@ -87,7 +40,7 @@ func installCRD(t *testing.T, cfg *rest.Config) {
 	}
 	deadline := time.Now().Add(collectortest.WaitFor)
 	for {
-		_, err := dc.Resource(dnsEndpointGVR).List(t.Context(), metav1.ListOptions{})
+		_, err := dc.Resource(collectortest.DNSEndpointGVR).List(t.Context(), metav1.ListOptions{})
 		if err == nil {
 			return
 		}
@@ -110,35 +63,29 @@ type crdCase struct {
 	barrier func(*unstructured.Unstructured)
 }
 
-func crdConfig(ns string) collector.Config {
-	cfg := collector.Config{ClusterName: ns, Namespace: ns, Sources: []string{"crd"}}
-	cfg.CRD.PollInterval = crdPoll
-	return cfg
-}
-
 func runCRDRules(t *testing.T, cases []crdCase) {
 	t.Helper()
 	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ns := collectortest.NewNamespace(t)
-			cfg := crdConfig(ns)
+			cfg := collectortest.CRDConfig(ns)
 			if tc.cfg != nil {
 				tc.cfg(&cfg)
 			}
 			collectortest.StartCollector(t, cfg)
-			u := dnsEndpoint("rec", tc.entries...)
+			u := collectortest.DNSEndpoint("rec", tc.entries...)
 			u.SetLabels(tc.labels)
 			u.SetAnnotations(tc.annotations)
-			createDNSEndpoint(t, dc, ns, u)
-			subj := crdSubject(ns, ns, "rec")
+			collectortest.CreateDNSEndpoint(t, dc, ns, u)
+			subj := collectortest.CRDSubject(ns, ns, "rec")
 			if tc.want == nil {
-				b := dnsEndpoint("zz-barrier", entry("barrier."+ns+".test", "A", "192.0.2.254"))
+				b := collectortest.DNSEndpoint("zz-barrier", collectortest.Entry("barrier."+ns+".test", "A", "192.0.2.254"))
 				if tc.barrier != nil {
 					tc.barrier(b)
 				}
-				createDNSEndpoint(t, dc, ns, b)
-				collectortest.WaitState(t, crdSubject(ns, ns, "zz-barrier"), []events.Endpoint{collectortest.EP("barrier."+ns+".test", "A", "192.0.2.254")})
+				collectortest.CreateDNSEndpoint(t, dc, ns, b)
+				collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "zz-barrier"), []events.Endpoint{collectortest.EP("barrier."+ns+".test", "A", "192.0.2.254")})
 				if s, ok := collectortest.LastState(t, subj); ok {
 					t.Fatalf("published %v, want nothing", collectortest.Render(s.Endpoints))
 				}
@@ -157,38 +104,38 @@ func runCRDRules(t *testing.T, cases []crdCase) {
 func TestCRDRuleEntries(t *testing.T) {
 	runCRDRules(t, []crdCase{
 		{name: "A, AAAA, CNAME", entries: []map[string]any{
-			entry("a.example.org", "A", "192.0.2.1", "192.0.2.2"), entry("a.example.org", "AAAA", "2001:db8::1"),
-			entry("c.example.org", "CNAME", "a.example.org")},
+			collectortest.Entry("a.example.org", "A", "192.0.2.1", "192.0.2.2"), collectortest.Entry("a.example.org", "AAAA", "2001:db8::1"),
+			collectortest.Entry("c.example.org", "CNAME", "a.example.org")},
 			want: []events.Endpoint{collectortest.EP("a.example.org", "A", "192.0.2.1", "192.0.2.2"), collectortest.EP("a.example.org", "AAAA", "2001:db8::1"),
 				collectortest.EP("c.example.org", "CNAME", "a.example.org")}},
-		{name: "names and targets normalized", entries: []map[string]any{entry("WWW.Example.org.", "CNAME", "Backend.Example.NET.")},
+		{name: "names and targets normalized", entries: []map[string]any{collectortest.Entry("WWW.Example.org.", "CNAME", "Backend.Example.NET.")},
 			want: []events.Endpoint{collectortest.EP("www.example.org", "CNAME", "backend.example.net")}},
-		{name: "wildcard name", entries: []map[string]any{entry("*.apps.example.org", "A", "192.0.2.1")},
+		{name: "wildcard name", entries: []map[string]any{collectortest.Entry("*.apps.example.org", "A", "192.0.2.1")},
 			want: []events.Endpoint{collectortest.EP("*.apps.example.org", "A", "192.0.2.1")}},
 		{name: "TXT, MX, SRV, NS", entries: []map[string]any{
-			entry("t.example.org", "TXT", "hello world"), entry("example.org", "MX", "10 mail.example.org"),
-			entry("_sip._tcp.example.org", "SRV", "10 5 5060 sip.example.org."), entry("sub.example.org", "NS", "ns1.example.net")},
+			collectortest.Entry("t.example.org", "TXT", "hello world"), collectortest.Entry("example.org", "MX", "10 mail.example.org"),
+			collectortest.Entry("_sip._tcp.example.org", "SRV", "10 5 5060 sip.example.org."), collectortest.Entry("sub.example.org", "NS", "ns1.example.net")},
 			want: []events.Endpoint{collectortest.EP("t.example.org", "TXT", "hello world"), collectortest.EP("example.org", "MX", "10 mail.example.org"),
 				collectortest.EP("_sip._tcp.example.org", "SRV", "10 5 5060 sip.example.org"), collectortest.EP("sub.example.org", "NS", "ns1.example.net")}},
 		{name: "recordTTL", entries: []map[string]any{func() map[string]any {
-			e := entry("a.example.org", "A", "192.0.2.1")
+			e := collectortest.Entry("a.example.org", "A", "192.0.2.1")
 			e["recordTTL"] = int64(60)
 			return e
 		}()}, want: []events.Endpoint{events.NewEndpoint("a.example.org", "A", 60, "192.0.2.1")}},
 		{name: "invalid entries skipped, valid kept", entries: []map[string]any{
-			entry("ok.example.org", "A", "192.0.2.1"),
-			entry("a.example.org", "A", "host.example.org"), entry("b.example.org", "AAAA", "192.0.2.1"),
-			entry("c.example.org", "CNAME", "192.0.2.1"), entry("d.example.org", "A"), entry("e.example.org", "MX", "mail.example.org"),
-			entry("f.example.org", "A", "192.0.2.1", "300.1.1.1")},
+			collectortest.Entry("ok.example.org", "A", "192.0.2.1"),
+			collectortest.Entry("a.example.org", "A", "host.example.org"), collectortest.Entry("b.example.org", "AAAA", "192.0.2.1"),
+			collectortest.Entry("c.example.org", "CNAME", "192.0.2.1"), collectortest.Entry("d.example.org", "A"), collectortest.Entry("e.example.org", "MX", "mail.example.org"),
+			collectortest.Entry("f.example.org", "A", "192.0.2.1", "300.1.1.1")},
 			want: []events.Endpoint{collectortest.EP("ok.example.org", "A", "192.0.2.1")}},
-		{name: "only invalid entries: nothing", entries: []map[string]any{entry("a.example.org", "A", "host.example.org")}},
+		{name: "only invalid entries: nothing", entries: []map[string]any{collectortest.Entry("a.example.org", "A", "host.example.org")}},
 		{name: "no entries: nothing", entries: nil},
 	})
 }
 
 // --label-filter and --annotation-filter apply to DNSEndpoints.
 func TestCRDRuleFilters(t *testing.T) {
-	e := []map[string]any{entry("a.example.org", "A", "192.0.2.1")}
+	e := []map[string]any{collectortest.Entry("a.example.org", "A", "192.0.2.1")}
 	want := []events.Endpoint{collectortest.EP("a.example.org", "A", "192.0.2.1")}
 	runCRDRules(t, []crdCase{
 		{name: "label filter matches", cfg: func(c *collector.Config) { c.LabelFilter = "dns=yes" },
@@ -207,8 +154,8 @@ func TestCRDRuleFilters(t *testing.T) {
 // Every field of an entry reaches the bus.
 func TestCRDFieldsMapped(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
-	collectortest.StartCollector(t, crdConfig(ns))
-	e := entry("Full.Example.org.", "CNAME", "lb.example.net")
+	collectortest.StartCollector(t, collectortest.CRDConfig(ns))
+	e := collectortest.Entry("Full.Example.org.", "CNAME", "lb.example.net")
 	e["setIdentifier"] = "eu-west"
 	e["recordTTL"] = int64(120)
 	e["labels"] = map[string]any{"owner": "team-a", "env": "prod"}
@@ -216,13 +163,13 @@ func TestCRDFieldsMapped(t *testing.T) {
 		map[string]any{"name": "aws/weight", "value": "10"},
 		map[string]any{"name": "alias", "value": "true"},
 	}
-	createDNSEndpoint(t, collectortest.DynamicClient(t, collectortest.Cluster.Config), ns, dnsEndpoint("full", e))
+	collectortest.CreateDNSEndpoint(t, collectortest.DynamicClient(t, collectortest.Cluster.Config), ns, collectortest.DNSEndpoint("full", e))
 	want := events.Endpoint{
 		DNSName: "full.example.org", RecordType: "CNAME", Targets: []string{"lb.example.net"},
 		SetIdentifier: "eu-west", RecordTTL: 120, Labels: map[string]string{"owner": "team-a", "env": "prod"},
 		ProviderSpecific: []events.ProviderSpecificProperty{{Name: "alias", Value: "true"}, {Name: "aws/weight", Value: "10"}},
 	}
-	s := collectortest.WaitState(t, crdSubject(ns, ns, "full"), []events.Endpoint{want})
+	s := collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "full"), []events.Endpoint{want})
 	if len(s.Endpoints) != 1 || !reflect.DeepEqual(s.Endpoints[0], want) {
 		t.Fatalf("published %+v\nwant %+v", s.Endpoints, want)
 	}
@@ -232,13 +179,13 @@ func TestCRDFieldsMapped(t *testing.T) {
 // the valid entries published.
 func TestCRDInvalidEntriesReported(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
-	collectortest.StartCollector(t, crdConfig(ns))
+	collectortest.StartCollector(t, collectortest.CRDConfig(ns))
 	before := collectortest.InvalidInput(t, "crd", "InvalidEndpoint")
-	createDNSEndpoint(t, collectortest.DynamicClient(t, collectortest.Cluster.Config), ns, dnsEndpoint("bad",
-		entry("ok.example.org", "A", "192.0.2.1"),
-		entry("a.example.org", "A", "host.example.org"),
-		entry("b.example.org", "AAAA", "192.0.2.1")))
-	collectortest.WaitState(t, crdSubject(ns, ns, "bad"), []events.Endpoint{collectortest.EP("ok.example.org", "A", "192.0.2.1")})
+	collectortest.CreateDNSEndpoint(t, collectortest.DynamicClient(t, collectortest.Cluster.Config), ns, collectortest.DNSEndpoint("bad",
+		collectortest.Entry("ok.example.org", "A", "192.0.2.1"),
+		collectortest.Entry("a.example.org", "A", "host.example.org"),
+		collectortest.Entry("b.example.org", "AAAA", "192.0.2.1")))
+	collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "bad"), []events.Endpoint{collectortest.EP("ok.example.org", "A", "192.0.2.1")})
 	msgs := collectortest.WaitObjectEvents(t, ns, "DNSEndpoint", "bad", 2)
 	for _, want := range []string{"InvalidEndpoint", "spec.endpoints[1]", "spec.endpoints[2]"} {
 		if !strings.Contains(msgs, want) {
@@ -254,11 +201,11 @@ func TestCRDInvalidEntriesReported(t *testing.T) {
 // endpoint of the current generation is held by a provider.
 func TestCRDObservedGeneration(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
-	collectortest.StartCollector(t, crdConfig(ns))
+	collectortest.StartCollector(t, collectortest.CRDConfig(ns))
 	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 	a, b := "a."+ns+".example.org", "b."+ns+".example.org"
-	obj := createDNSEndpoint(t, dc, ns, dnsEndpoint("gen", entry(a, "A", "192.0.2.1"), entry(b, "CNAME", "lb.example.net")))
-	collectortest.WaitState(t, crdSubject(ns, ns, "gen"), []events.Endpoint{collectortest.EP(a, "A", "192.0.2.1"), collectortest.EP(b, "CNAME", "lb.example.net")})
+	obj := collectortest.CreateDNSEndpoint(t, dc, ns, collectortest.DNSEndpoint("gen", collectortest.Entry(a, "A", "192.0.2.1"), collectortest.Entry(b, "CNAME", "lb.example.net")))
+	collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "gen"), []events.Endpoint{collectortest.EP(a, "A", "192.0.2.1"), collectortest.EP(b, "CNAME", "lb.example.net")})
 
 	observed := func(name string, recs ...events.Endpoint) {
 		t.Helper()
@@ -269,7 +216,7 @@ func TestCRDObservedGeneration(t *testing.T) {
 	}
 	observedGeneration := func() int64 {
 		t.Helper()
-		u, err := dc.Resource(dnsEndpointGVR).Namespace(ns).Get(t.Context(), "gen", metav1.GetOptions{})
+		u, err := dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Get(t.Context(), "gen", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,20 +252,20 @@ func TestCRDObservedGeneration(t *testing.T) {
 	waitGeneration(1)
 
 	// A new generation: the status waits for its records.
-	obj, err := dc.Resource(dnsEndpointGVR).Namespace(ns).Get(t.Context(), "gen", metav1.GetOptions{})
+	obj, err := dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Get(t.Context(), "gen", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unstructured.SetNestedSlice(obj.Object, []any{entry(a, "A", "192.0.2.2"), entry(b, "CNAME", "lb.example.net")}, "spec", "endpoints"); err != nil {
+	if err := unstructured.SetNestedSlice(obj.Object, []any{collectortest.Entry(a, "A", "192.0.2.2"), collectortest.Entry(b, "CNAME", "lb.example.net")}, "spec", "endpoints"); err != nil {
 		t.Fatal(err)
 	}
-	if obj, err = dc.Resource(dnsEndpointGVR).Namespace(ns).Update(t.Context(), obj, metav1.UpdateOptions{}); err != nil {
+	if obj, err = dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Update(t.Context(), obj, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if obj.GetGeneration() != 2 {
 		t.Fatalf("generation %d after update", obj.GetGeneration())
 	}
-	collectortest.WaitState(t, crdSubject(ns, ns, "gen"), []events.Endpoint{collectortest.EP(a, "A", "192.0.2.2"), collectortest.EP(b, "CNAME", "lb.example.net")})
+	collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "gen"), []events.Endpoint{collectortest.EP(a, "A", "192.0.2.2"), collectortest.EP(b, "CNAME", "lb.example.net")})
 	stays(1)
 	observed(a, collectortest.EP(a, "A", "192.0.2.2"))
 	waitGeneration(2)
@@ -334,9 +281,9 @@ func TestCRDAppearsAndMissingAtRestart(t *testing.T) {
 	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 
 	// 1. A collector on the cluster with the CRD publishes X.
-	r := collectortest.StartCollector(t, crdConfig(ns))
-	createDNSEndpoint(t, dc, ns, dnsEndpoint("x", entry("x.example.org", "A", "192.0.2.1")))
-	xSubj := crdSubject(ns, ns, "x")
+	r := collectortest.StartCollector(t, collectortest.CRDConfig(ns))
+	collectortest.CreateDNSEndpoint(t, dc, ns, collectortest.DNSEndpoint("x", collectortest.Entry("x.example.org", "A", "192.0.2.1")))
+	xSubj := collectortest.CRDSubject(ns, ns, "x")
 	collectortest.WaitState(t, xSubj, []events.Endpoint{collectortest.EP("x.example.org", "A", "192.0.2.1")})
 	r.Stop()
 	published := collectortest.Count(t, xSubj)
@@ -354,7 +301,7 @@ func TestCRDAppearsAndMissingAtRestart(t *testing.T) {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cfg := crdConfig(ns)
+	cfg := collectortest.CRDConfig(ns)
 	cfg.RESTConfig = other.Config
 	cfg.Workers = 1
 	c, err := collector.New(cfg, collectortest.Logger(t))
@@ -362,7 +309,7 @@ func TestCRDAppearsAndMissingAtRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	collectortest.RunCollector(t, c)
-	time.Sleep(5 * crdPoll)
+	time.Sleep(5 * collectortest.CRDPoll)
 	if s, ok := collectortest.LastState(t, xSubj); !ok || s.IsTombstone() || collectortest.Count(t, xSubj) != published {
 		t.Fatalf("X changed while the CRD was not served: %d -> %d messages", published, collectortest.Count(t, xSubj))
 	}
@@ -371,8 +318,8 @@ func TestCRDAppearsAndMissingAtRestart(t *testing.T) {
 	// DNSEndpoints; Y is published, and X, which really is not there,
 	// gets its tombstone.
 	installCRD(t, other.Config)
-	createDNSEndpoint(t, collectortest.DynamicClient(t, other.Config), ns, dnsEndpoint("y", entry("y.example.org", "AAAA", "2001:db8::1")))
-	collectortest.WaitState(t, crdSubject(ns, ns, "y"), []events.Endpoint{collectortest.EP("y.example.org", "AAAA", "2001:db8::1")})
+	collectortest.CreateDNSEndpoint(t, collectortest.DynamicClient(t, other.Config), ns, collectortest.DNSEndpoint("y", collectortest.Entry("y.example.org", "AAAA", "2001:db8::1")))
+	collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "y"), []events.Endpoint{collectortest.EP("y.example.org", "AAAA", "2001:db8::1")})
 	collectortest.WaitState(t, xSubj, nil)
 	if s, _ := collectortest.LastState(t, xSubj); !s.IsTombstone() {
 		t.Fatal("X not tombstoned once the CRD was served")
@@ -382,12 +329,12 @@ func TestCRDAppearsAndMissingAtRestart(t *testing.T) {
 // A kind that is not served: the collector is ready and publishes nothing.
 func TestCRDUnservedKind(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
-	cfg := crdConfig(ns)
+	cfg := collectortest.CRDConfig(ns)
 	cfg.CRD.Kind = "NoSuchKind"
 	collectortest.StartCollector(t, cfg)
-	createDNSEndpoint(t, collectortest.DynamicClient(t, collectortest.Cluster.Config), ns, dnsEndpoint("z", entry("z.example.org", "A", "192.0.2.1")))
-	time.Sleep(5 * crdPoll)
-	if _, ok := collectortest.LastState(t, crdSubject(ns, ns, "z")); ok {
+	collectortest.CreateDNSEndpoint(t, collectortest.DynamicClient(t, collectortest.Cluster.Config), ns, collectortest.DNSEndpoint("z", collectortest.Entry("z.example.org", "A", "192.0.2.1")))
+	time.Sleep(5 * collectortest.CRDPoll)
+	if _, ok := collectortest.LastState(t, collectortest.CRDSubject(ns, ns, "z")); ok {
 		t.Fatal("published a DNSEndpoint for an unserved kind")
 	}
 }

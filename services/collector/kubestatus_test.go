@@ -74,7 +74,7 @@ func restrictedConfig(t *testing.T, user string) *rest.Config {
 func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
 	logs := &syncBuffer{}
-	cfg := crdConfig(ns)
+	cfg := collectortest.CRDConfig(ns)
 	cfg.RESTConfig, cfg.Sources, cfg.Workers, cfg.KubeStatus = restrictedConfig(t, "zs-restricted-"+ns), []string{"service", "crd"}, 1, true
 	c, err := collector.New(cfg, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
@@ -88,9 +88,9 @@ func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
 
 	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 	name := "web." + ns + ".example.org"
-	createDNSEndpoint(t, dc, ns, dnsEndpoint("web", entry(name, "A", "192.0.2.1")))
+	collectortest.CreateDNSEndpoint(t, dc, ns, collectortest.DNSEndpoint("web", collectortest.Entry(name, "A", "192.0.2.1")))
 	ep := events.Endpoint{DNSName: name, RecordType: "A", Targets: []string{"192.0.2.1"}}
-	collectortest.WaitState(t, crdSubject(ns, ns, "web"), []events.Endpoint{ep})
+	collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "web"), []events.Endpoint{ep})
 
 	// The test plays dedup and the applier: the name is wanted by the
 	// DNSEndpoint, and the provider holds it.
@@ -124,19 +124,19 @@ func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
 	}
 
 	// DNS work goes on: a change of the object is published.
-	u, err := dc.Resource(dnsEndpointGVR).Namespace(ns).Get(t.Context(), "web", metav1.GetOptions{})
+	u, err := dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Get(t.Context(), "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unstructured.SetNestedSlice(u.Object, []any{entry(name, "A", "192.0.2.2")}, "spec", "endpoints"); err != nil {
+	if err := unstructured.SetNestedSlice(u.Object, []any{collectortest.Entry(name, "A", "192.0.2.2")}, "spec", "endpoints"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dc.Resource(dnsEndpointGVR).Namespace(ns).Update(t.Context(), u, metav1.UpdateOptions{}); err != nil {
+	if _, err := dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Update(t.Context(), u, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ep.Targets = []string{"192.0.2.2"}
-	collectortest.WaitState(t, crdSubject(ns, ns, "web"), []events.Endpoint{ep})
-	if u, err = dc.Resource(dnsEndpointGVR).Namespace(ns).Get(t.Context(), "web", metav1.GetOptions{}); err != nil {
+	collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "web"), []events.Endpoint{ep})
+	if u, err = dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Get(t.Context(), "web", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if conds, found, _ := unstructured.NestedSlice(u.Object, "status", "conditions"); found {
