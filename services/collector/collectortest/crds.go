@@ -7,6 +7,9 @@ import (
 	"sync"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 )
@@ -46,4 +49,16 @@ func InstallGatewayAPI(tb testing.TB) {
 	if gatewayAPIErr != nil {
 		tb.Fatal(gatewayAPIErr)
 	}
+}
+
+// CreateObject creates u, a custom resource of gvr, in ns.
+func CreateObject(tb testing.TB, dc dynamic.Interface, gvr schema.GroupVersionResource, ns string, u *unstructured.Unstructured) *unstructured.Unstructured {
+	tb.Helper()
+	u = u.DeepCopy()
+	u.SetNamespace(ns)
+	got, err := dc.Resource(gvr).Namespace(ns).Create(tb.Context(), u, metav1.CreateOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return got
 }

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -61,11 +60,5 @@ func DNSEndpoint(name string, entries ...map[string]any) *unstructured.Unstructu
 // CreateDNSEndpoint creates u in ns.
 func CreateDNSEndpoint(tb testing.TB, dc dynamic.Interface, ns string, u *unstructured.Unstructured) *unstructured.Unstructured {
 	tb.Helper()
-	u = u.DeepCopy()
-	u.SetNamespace(ns)
-	got, err := dc.Resource(DNSEndpointGVR).Namespace(ns).Create(tb.Context(), u, metav1.CreateOptions{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return got
+	return CreateObject(tb, dc, DNSEndpointGVR, ns, u)
 }

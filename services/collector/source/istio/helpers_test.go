@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
@@ -87,17 +86,6 @@ func istioVirtualService(name string, annotations map[string]string, hosts, gate
 	}}
 	u.SetAnnotations(annotations)
 	return u
-}
-
-func createIstio(t *testing.T, dc dynamic.Interface, gvr schema.GroupVersionResource, ns string, u *unstructured.Unstructured) *unstructured.Unstructured {
-	t.Helper()
-	u = u.DeepCopy()
-	u.SetNamespace(ns)
-	got, err := dc.Resource(gvr).Namespace(ns).Create(t.Context(), u, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
 }
 
 // ingressService is an Istio ingress gateway Service: selector

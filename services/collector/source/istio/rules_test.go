@@ -51,7 +51,7 @@ func runIstioGatewayRules(t *testing.T, cases []istioGatewayCase) {
 			for _, s := range tc.services {
 				s.create(t, ns)
 			}
-			createIstio(t, dc, istioGateways, ns, tc.gateway)
+			collectortest.CreateObject(t, dc, istioGateways, ns, tc.gateway)
 			collectortest.StartAndExpect(t, istioConfig(ns, "istio-gateway"), tc.cfg,
 				istioSubject(ns, "istio-gateway", ns, tc.gateway.GetName()), tc.want, ns)
 		})
@@ -153,9 +153,9 @@ func runIstioVSRules(t *testing.T, cases []istioVSCase) {
 			ns := collectortest.NewNamespace(t)
 			ingressGW.create(t, ns)
 			for _, g := range tc.gateways {
-				createIstio(t, dc, istioGateways, ns, g)
+				collectortest.CreateObject(t, dc, istioGateways, ns, g)
 			}
-			createIstio(t, dc, istioVirtualServices, ns, tc.vs)
+			collectortest.CreateObject(t, dc, istioVirtualServices, ns, tc.vs)
 			collectortest.StartAndExpect(t, istioConfig(ns, "istio-virtualservice"), tc.cfg,
 				istioSubject(ns, "istio-virtualservice", ns, tc.vs.GetName()), tc.want, ns)
 		})
@@ -216,9 +216,9 @@ func TestIstioVirtualServiceCrossNamespace(t *testing.T) {
 	// of this test's own.
 	sel := "xns-" + ns
 	createIngressService(t, gwNS, sel, nil, "192.0.2.1")
-	createIstio(t, dc, istioGateways, gwNS, istioGateway("gw", nil, map[string]string{"istio": sel}, []string{ns + "/*"}))
-	createIstio(t, dc, istioVirtualServices, ns, istioVirtualService("vs", nil, []string{"app.example.org"}, []string{gwNS + "/gw"}))
-	createIstio(t, dc, istioVirtualServices, ns, istioVirtualService("plain", nil, []string{"plain.example.org"}, []string{"gw"}))
+	collectortest.CreateObject(t, dc, istioGateways, gwNS, istioGateway("gw", nil, map[string]string{"istio": sel}, []string{ns + "/*"}))
+	collectortest.CreateObject(t, dc, istioVirtualServices, ns, istioVirtualService("vs", nil, []string{"app.example.org"}, []string{gwNS + "/gw"}))
+	collectortest.CreateObject(t, dc, istioVirtualServices, ns, istioVirtualService("plain", nil, []string{"plain.example.org"}, []string{"gw"}))
 	cfg := istioConfig(ns, "istio-virtualservice")
 	cfg.Namespace = ""
 	collectortest.StartCollector(t, cfg)
@@ -235,10 +235,10 @@ func TestIstioInvalidInputReported(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
 	ingressGW.create(t, ns)
 	before := collectortest.InvalidInput(t, "istio-gateway", "InvalidAnnotation")
-	createIstio(t, dc, istioGateways, ns, istioGateway("bad", collectortest.Ann("ttl", "abc", "target", "10.0.0.256,192.0.2.7"), istioSel, []string{"x/y/z.example.org", "ok.example.org"}))
+	collectortest.CreateObject(t, dc, istioGateways, ns, istioGateway("bad", collectortest.Ann("ttl", "abc", "target", "10.0.0.256,192.0.2.7"), istioSel, []string{"x/y/z.example.org", "ok.example.org"}))
 	broken := istioGateway("broken", nil, istioSel)
 	broken.Object["spec"].(map[string]any)["servers"] = "not a list"
-	createIstio(t, dc, istioGateways, ns, broken)
+	collectortest.CreateObject(t, dc, istioGateways, ns, broken)
 	collectortest.StartCollector(t, istioConfig(ns, "istio-gateway"))
 	collectortest.WaitState(t, istioSubject(ns, "istio-gateway", ns, "bad"), []events.Endpoint{collectortest.EP("ok.example.org", "A", "192.0.2.7")})
 	collectortest.ExpectEvents(t, ns, "Gateway", "bad", `ttl "abc"`, `target "10.0.0.256"`, `x/y/z.example.org`)
@@ -258,10 +258,10 @@ func TestIstioIncremental(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
 	svc := createIngressService(t, ns, "ingressgateway", nil, "192.0.2.1")
 	createIngressService(t, ns, "internal", nil, "10.9.0.1")
-	createIstio(t, dc, istioGateways, ns, istioGateway("public", nil, istioSel, []string{"*.example.org"}))
-	createIstio(t, dc, istioGateways, ns, istioGateway("private", nil, map[string]string{"istio": "internal"}, []string{"*.internal.example.org"}))
-	createIstio(t, dc, istioVirtualServices, ns, istioVirtualService("app", nil, []string{"app.example.org"}, []string{"public"}))
-	createIstio(t, dc, istioVirtualServices, ns, istioVirtualService("db", nil, []string{"db.internal.example.org"}, []string{"private"}))
+	collectortest.CreateObject(t, dc, istioGateways, ns, istioGateway("public", nil, istioSel, []string{"*.example.org"}))
+	collectortest.CreateObject(t, dc, istioGateways, ns, istioGateway("private", nil, map[string]string{"istio": "internal"}, []string{"*.internal.example.org"}))
+	collectortest.CreateObject(t, dc, istioVirtualServices, ns, istioVirtualService("app", nil, []string{"app.example.org"}, []string{"public"}))
+	collectortest.CreateObject(t, dc, istioVirtualServices, ns, istioVirtualService("db", nil, []string{"db.internal.example.org"}, []string{"private"}))
 	collectortest.StartCollector(t, istioConfig(ns, "istio-gateway", "istio-virtualservice"))
 	subjects := map[string]string{
 		"public":  istioSubject(ns, "istio-gateway", ns, "public"),
@@ -297,7 +297,7 @@ func TestIstioIncremental(t *testing.T) {
 	collectortest.WaitState(t, subjects["app"], nil)
 
 	// Barrier: a new Gateway, processed after everything before it.
-	createIstio(t, dc, istioGateways, ns, istioGateway("zz-barrier", collectortest.Ann("target", "192.0.2.254"), nil, []string{"barrier.example.org"}))
+	collectortest.CreateObject(t, dc, istioGateways, ns, istioGateway("zz-barrier", collectortest.Ann("target", "192.0.2.254"), nil, []string{"barrier.example.org"}))
 	collectortest.WaitState(t, istioSubject(ns, "istio-gateway", ns, "zz-barrier"), []events.Endpoint{collectortest.EP("barrier.example.org", "A", "192.0.2.254")})
 	for k, want := range map[string]uint64{"public": before["public"] + 2, "app": before["app"] + 2, "private": before["private"], "db": before["db"]} {
 		if got := collectortest.Count(t, subjects[k]); got != collectortest.AfterTombstone(t, subjects[k], want) {
@@ -345,8 +345,8 @@ func TestIstioCRDsAppear(t *testing.T) {
 	if _, err := other.Client.CoreV1().Services(ns).UpdateStatus(t.Context(), created, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	createIstio(t, dc, istioGateways, ns, istioGateway("gw", nil, istioSel, []string{"*.example.org"}))
-	createIstio(t, dc, istioVirtualServices, ns, istioVirtualService("vs", nil, []string{"app.example.org"}, []string{"gw"}))
+	collectortest.CreateObject(t, dc, istioGateways, ns, istioGateway("gw", nil, istioSel, []string{"*.example.org"}))
+	collectortest.CreateObject(t, dc, istioVirtualServices, ns, istioVirtualService("vs", nil, []string{"app.example.org"}, []string{"gw"}))
 	collectortest.WaitState(t, istioSubject(clusterName, "istio-gateway", ns, "gw"), []events.Endpoint{collectortest.EP("*.example.org", "A", "192.0.2.1")})
 	collectortest.WaitState(t, istioSubject(clusterName, "istio-virtualservice", ns, "vs"), []events.Endpoint{collectortest.EP("app.example.org", "A", "192.0.2.1")})
 }
@@ -359,11 +359,11 @@ func TestIstioGatewayIngressAnnotation(t *testing.T) {
 	ns := collectortest.NewNamespace(t)
 	ingressGW.create(t, ns)
 	edge := collectortest.CreateIngress(t, ns, collectortest.Ingress("edge", nil, []string{"edge.example.org"}), collectortest.IngressLB("203.0.113.5", "lb.edge.example.net"))
-	createIstio(t, dc, istioGateways, ns, istioGateway("by-name", collectortest.Ann("ingress", "edge"), istioSel, []string{"a.example.org"}))
-	createIstio(t, dc, istioGateways, ns, istioGateway("by-ref", collectortest.Ann("ingress", ns+"/edge"), istioSel, []string{"b.example.org"}))
-	createIstio(t, dc, istioGateways, ns, istioGateway("missing", collectortest.Ann("ingress", "nope"), istioSel, []string{"c.example.org"}))
-	createIstio(t, dc, istioGateways, ns, istioGateway("malformed", collectortest.Ann("ingress", "a/b/c", "target", ""), istioSel, []string{"d.example.org"}))
-	createIstio(t, dc, istioVirtualServices, ns, istioVirtualService("vs", nil, []string{"a.example.org"}, []string{"by-name"}))
+	collectortest.CreateObject(t, dc, istioGateways, ns, istioGateway("by-name", collectortest.Ann("ingress", "edge"), istioSel, []string{"a.example.org"}))
+	collectortest.CreateObject(t, dc, istioGateways, ns, istioGateway("by-ref", collectortest.Ann("ingress", ns+"/edge"), istioSel, []string{"b.example.org"}))
+	collectortest.CreateObject(t, dc, istioGateways, ns, istioGateway("missing", collectortest.Ann("ingress", "nope"), istioSel, []string{"c.example.org"}))
+	collectortest.CreateObject(t, dc, istioGateways, ns, istioGateway("malformed", collectortest.Ann("ingress", "a/b/c", "target", ""), istioSel, []string{"d.example.org"}))
+	collectortest.CreateObject(t, dc, istioVirtualServices, ns, istioVirtualService("vs", nil, []string{"a.example.org"}, []string{"by-name"}))
 	collectortest.StartCollector(t, istioConfig(ns, "istio-gateway", "istio-virtualservice"))
 	gwSubj := func(n string) string { return istioSubject(ns, "istio-gateway", ns, n) }
 	vsSubj := istioSubject(ns, "istio-virtualservice", ns, "vs")
