@@ -29,6 +29,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 	"github.com/zonestream/zonestream/services/collector/source"
 )
 
@@ -59,7 +60,7 @@ const (
 // benchClients are clients without client-side rate limits, to create
 // objects quickly.
 func benchClients(b *testing.B) (kubernetes.Interface, dynamic.Interface) {
-	cfg := rest.CopyConfig(cluster.Config)
+	cfg := rest.CopyConfig(collectortest.Cluster.Config)
 	cfg.QPS, cfg.Burst = 2000, 4000
 	kc, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -160,7 +161,7 @@ type collectorRun struct {
 
 func runBenchCollector(b *testing.B, cfg collector.Config) *collectorRun {
 	b.Helper()
-	cfg.RESTConfig = cluster.Config
+	cfg.RESTConfig = collectortest.Cluster.Config
 	c, err := collector.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)
@@ -168,7 +169,7 @@ func runBenchCollector(b *testing.B, cfg collector.Config) *collectorRun {
 	before := heapAfterGC()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, js) }()
+	go func() { done <- c.Run(ctx, collectortest.JS) }()
 	var synced time.Time
 	deadline := time.Now().Add(benchPublishTimeout)
 	for {
@@ -213,7 +214,7 @@ func objectsFilter(clusterName, src, ns string) string {
 // publishedSubjects counts the subjects with a message under filter.
 func publishedSubjects(b *testing.B, filter string) int {
 	b.Helper()
-	return len(subjectCounts(b, filter))
+	return len(collectortest.SubjectCounts(b, filter))
 }
 
 var benchServicesOnce sync.Once
@@ -239,9 +240,9 @@ func BenchmarkCollectorServices(b *testing.B) {
 				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: benchServiceNS,
 					Labels: map[string]string{"app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "bench", "team": "dns"},
 					Annotations: map[string]string{
-						alpha + "hostname": name + ".bench.example.org",
-						alpha + "target":   fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255),
-						alpha + "ttl":      "300",
+						collectortest.Alpha + "hostname":                   name + ".bench.example.org",
+						collectortest.Alpha + "target":                     fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255),
+						collectortest.Alpha + "ttl":                        "300",
 						"kubectl.kubernetes.io/last-applied-configuration": strings.Repeat(`{"apiVersion":"v1","kind":"Service"}`, 20),
 						"prometheus.io/scrape":                             "true", "prometheus.io/port": "9090",
 					}},
@@ -297,7 +298,7 @@ func gwStatusAddress(ip string) []any {
 func BenchmarkCollectorGatewayRoutes(b *testing.B) {
 	kc, dc := benchClients(b)
 	benchGatewaysOnce.Do(func() {
-		gatewayAPI(b)
+		collectortest.InstallGatewayAPI(b)
 		benchGatewayNS = fmt.Sprintf("bench-gw-%d", time.Now().UnixNano())
 		if _, err := kc.CoreV1().Namespaces().Create(context.Background(),
 			&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: benchGatewayNS}}, metav1.CreateOptions{}); err != nil {
@@ -392,7 +393,7 @@ func BenchmarkCollectorGatewayRoutes(b *testing.B) {
 	if _, err := gws.UpdateStatus(context.Background(), g, metav1.UpdateOptions{}); err != nil {
 		b.Fatal(err)
 	}
-	st, err := js.Stream(context.Background(), events.StreamSources)
+	st, err := collectortest.JS.Stream(context.Background(), events.StreamSources)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,79 +3,21 @@ package collector_test
 import (
 	"os"
 	"path/filepath"
-	"reflect"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/yaml"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 	"github.com/zonestream/zonestream/testenv/kube"
 )
-
-var dnsEndpointGVR = schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
-
-const crdPoll = 100 * time.Millisecond
-
-func dynFor(t *testing.T, cfg *rest.Config) dynamic.Interface {
-	t.Helper()
-	dc, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dc
-}
-
-// entry is one spec.endpoints item.
-func entry(name, typ string, targets ...string) map[string]any {
-	ts := make([]any, len(targets))
-	for i, t := range targets {
-		ts[i] = t
-	}
-	m := map[string]any{"dnsName": name, "recordType": typ}
-	if targets != nil {
-		m["targets"] = ts
-	}
-	return m
-}
-
-func dnsEndpoint(name string, entries ...map[string]any) *unstructured.Unstructured {
-	items := make([]any, len(entries))
-	for i, e := range entries {
-		items[i] = e
-	}
-	u := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "externaldns.k8s.io/v1alpha1",
-		"kind":       "DNSEndpoint",
-		"metadata":   map[string]any{"name": name},
-		"spec":       map[string]any{"endpoints": items},
-	}}
-	return u
-}
-
-func createDNSEndpoint(t *testing.T, dc dynamic.Interface, ns string, u *unstructured.Unstructured) *unstructured.Unstructured {
-	t.Helper()
-	u = u.DeepCopy()
-	u.SetNamespace(ns)
-	got, err := dc.Resource(dnsEndpointGVR).Namespace(ns).Create(t.Context(), u, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
-}
-
-func crdSubject(clusterName, ns, name string) string {
-	return events.SourceSubject(clusterName, "crd", ns, name)
-}
 
 // installCRD installs deploy/crds/dnsendpoint.yaml into the API server of
 // cfg and waits until DNSEndpoints can be listed.
@@ -89,14 +31,14 @@ func installCRD(t *testing.T, cfg *rest.Config) {
 	if err := yaml.Unmarshal(data, &obj); err != nil {
 		t.Fatal(err)
 	}
-	dc := dynFor(t, cfg)
+	dc := collectortest.DynamicClient(t, cfg)
 	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 	if _, err := dc.Resource(crds).Create(t.Context(), &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(waitFor)
+	deadline := time.Now().Add(collectortest.WaitFor)
 	for {
-		_, err := dc.Resource(dnsEndpointGVR).List(t.Context(), metav1.ListOptions{})
+		_, err := dc.Resource(collectortest.DNSEndpointGVR).List(t.Context(), metav1.ListOptions{})
 		if err == nil {
 			return
 		}
@@ -107,178 +49,26 @@ func installCRD(t *testing.T, cfg *rest.Config) {
 	}
 }
 
-type crdCase struct {
-	name        string
-	cfg         func(*collector.Config)
-	labels      map[string]string
-	annotations map[string]string
-	entries     []map[string]any
-	// want: nil means nothing is published.
-	want []events.Endpoint
-	// barrier adapts the barrier DNSEndpoint to the case's filters.
-	barrier func(*unstructured.Unstructured)
-}
-
-func crdConfig(ns string) collector.Config {
-	cfg := collector.Config{ClusterName: ns, Namespace: ns, Sources: []string{"crd"}}
-	cfg.CRD.PollInterval = crdPoll
-	return cfg
-}
-
-func runCRDRules(t *testing.T, cases []crdCase) {
-	t.Helper()
-	dc := dynFor(t, cluster.Config)
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			ns := newNamespace(t)
-			cfg := crdConfig(ns)
-			if tc.cfg != nil {
-				tc.cfg(&cfg)
-			}
-			startCollector(t, cfg)
-			u := dnsEndpoint("rec", tc.entries...)
-			u.SetLabels(tc.labels)
-			u.SetAnnotations(tc.annotations)
-			createDNSEndpoint(t, dc, ns, u)
-			subj := crdSubject(ns, ns, "rec")
-			if tc.want == nil {
-				b := dnsEndpoint("zz-barrier", entry("barrier."+ns+".test", "A", "192.0.2.254"))
-				if tc.barrier != nil {
-					tc.barrier(b)
-				}
-				createDNSEndpoint(t, dc, ns, b)
-				waitState(t, crdSubject(ns, ns, "zz-barrier"), []events.Endpoint{ep("barrier."+ns+".test", "A", "192.0.2.254")})
-				if s, ok := lastState(t, subj); ok {
-					t.Fatalf("published %v, want nothing", render(s.Endpoints))
-				}
-				return
-			}
-			s := waitState(t, subj, tc.want)
-			wantRef := events.ObjectRef{Cluster: ns, Source: "crd", Namespace: ns, Name: "rec"}
-			if s.Object != wantRef {
-				t.Fatalf("object %+v, want %+v", s.Object, wantRef)
-			}
-		})
-	}
-}
-
-// Which entries of spec.endpoints are published, and how.
-func TestCRDRuleEntries(t *testing.T) {
-	runCRDRules(t, []crdCase{
-		{name: "A, AAAA, CNAME", entries: []map[string]any{
-			entry("a.example.org", "A", "192.0.2.1", "192.0.2.2"), entry("a.example.org", "AAAA", "2001:db8::1"),
-			entry("c.example.org", "CNAME", "a.example.org")},
-			want: []events.Endpoint{ep("a.example.org", "A", "192.0.2.1", "192.0.2.2"), ep("a.example.org", "AAAA", "2001:db8::1"),
-				ep("c.example.org", "CNAME", "a.example.org")}},
-		{name: "names and targets normalized", entries: []map[string]any{entry("WWW.Example.org.", "CNAME", "Backend.Example.NET.")},
-			want: []events.Endpoint{ep("www.example.org", "CNAME", "backend.example.net")}},
-		{name: "wildcard name", entries: []map[string]any{entry("*.apps.example.org", "A", "192.0.2.1")},
-			want: []events.Endpoint{ep("*.apps.example.org", "A", "192.0.2.1")}},
-		{name: "TXT, MX, SRV, NS", entries: []map[string]any{
-			entry("t.example.org", "TXT", "hello world"), entry("example.org", "MX", "10 mail.example.org"),
-			entry("_sip._tcp.example.org", "SRV", "10 5 5060 sip.example.org."), entry("sub.example.org", "NS", "ns1.example.net")},
-			want: []events.Endpoint{ep("t.example.org", "TXT", "hello world"), ep("example.org", "MX", "10 mail.example.org"),
-				ep("_sip._tcp.example.org", "SRV", "10 5 5060 sip.example.org"), ep("sub.example.org", "NS", "ns1.example.net")}},
-		{name: "recordTTL", entries: []map[string]any{func() map[string]any {
-			e := entry("a.example.org", "A", "192.0.2.1")
-			e["recordTTL"] = int64(60)
-			return e
-		}()}, want: []events.Endpoint{events.NewEndpoint("a.example.org", "A", 60, "192.0.2.1")}},
-		{name: "invalid entries skipped, valid kept", entries: []map[string]any{
-			entry("ok.example.org", "A", "192.0.2.1"),
-			entry("a.example.org", "A", "host.example.org"), entry("b.example.org", "AAAA", "192.0.2.1"),
-			entry("c.example.org", "CNAME", "192.0.2.1"), entry("d.example.org", "A"), entry("e.example.org", "MX", "mail.example.org"),
-			entry("f.example.org", "A", "192.0.2.1", "300.1.1.1")},
-			want: []events.Endpoint{ep("ok.example.org", "A", "192.0.2.1")}},
-		{name: "only invalid entries: nothing", entries: []map[string]any{entry("a.example.org", "A", "host.example.org")}},
-		{name: "no entries: nothing", entries: nil},
-	})
-}
-
-// --label-filter and --annotation-filter apply to DNSEndpoints.
-func TestCRDRuleFilters(t *testing.T) {
-	e := []map[string]any{entry("a.example.org", "A", "192.0.2.1")}
-	want := []events.Endpoint{ep("a.example.org", "A", "192.0.2.1")}
-	runCRDRules(t, []crdCase{
-		{name: "label filter matches", cfg: func(c *collector.Config) { c.LabelFilter = "dns=yes" },
-			labels: map[string]string{"dns": "yes"}, entries: e, want: want},
-		{name: "label filter does not match", cfg: func(c *collector.Config) { c.LabelFilter = "dns=yes" },
-			labels: map[string]string{"dns": "no"}, entries: e,
-			barrier: func(u *unstructured.Unstructured) { u.SetLabels(map[string]string{"dns": "yes"}) }},
-		{name: "annotation filter matches", cfg: func(c *collector.Config) { c.AnnotationFilter = "team=dns" },
-			annotations: map[string]string{"team": "dns"}, entries: e, want: want},
-		{name: "annotation filter does not match", cfg: func(c *collector.Config) { c.AnnotationFilter = "team=dns" },
-			annotations: map[string]string{"team": "web"}, entries: e,
-			barrier: func(u *unstructured.Unstructured) { u.SetAnnotations(map[string]string{"team": "dns"}) }},
-	})
-}
-
-// Every field of an entry reaches the bus.
-func TestCRDFieldsMapped(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, crdConfig(ns))
-	e := entry("Full.Example.org.", "CNAME", "lb.example.net")
-	e["setIdentifier"] = "eu-west"
-	e["recordTTL"] = int64(120)
-	e["labels"] = map[string]any{"owner": "team-a", "env": "prod"}
-	e["providerSpecific"] = []any{
-		map[string]any{"name": "aws/weight", "value": "10"},
-		map[string]any{"name": "alias", "value": "true"},
-	}
-	createDNSEndpoint(t, dynFor(t, cluster.Config), ns, dnsEndpoint("full", e))
-	want := events.Endpoint{
-		DNSName: "full.example.org", RecordType: "CNAME", Targets: []string{"lb.example.net"},
-		SetIdentifier: "eu-west", RecordTTL: 120, Labels: map[string]string{"owner": "team-a", "env": "prod"},
-		ProviderSpecific: []events.ProviderSpecificProperty{{Name: "alias", Value: "true"}, {Name: "aws/weight", Value: "10"}},
-	}
-	s := waitState(t, crdSubject(ns, ns, "full"), []events.Endpoint{want})
-	if len(s.Endpoints) != 1 || !reflect.DeepEqual(s.Endpoints[0], want) {
-		t.Fatalf("published %+v\nwant %+v", s.Endpoints, want)
-	}
-}
-
-// Invalid entries: a Warning Event on the DNSEndpoint, the metric, and
-// the valid entries published.
-func TestCRDInvalidEntriesReported(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, crdConfig(ns))
-	before := testutil.ToFloat64(collector.InvalidInputMetricOf("crd", "InvalidEndpoint"))
-	createDNSEndpoint(t, dynFor(t, cluster.Config), ns, dnsEndpoint("bad",
-		entry("ok.example.org", "A", "192.0.2.1"),
-		entry("a.example.org", "A", "host.example.org"),
-		entry("b.example.org", "AAAA", "192.0.2.1")))
-	waitState(t, crdSubject(ns, ns, "bad"), []events.Endpoint{ep("ok.example.org", "A", "192.0.2.1")})
-	msgs := waitObjectEvents(t, ns, "DNSEndpoint", "bad", 2)
-	for _, want := range []string{"InvalidEndpoint", "spec.endpoints[1]", "spec.endpoints[2]"} {
-		if !strings.Contains(msgs, want) {
-			t.Errorf("no event with %q in:\n%s", want, msgs)
-		}
-	}
-	if got := testutil.ToFloat64(collector.InvalidInputMetricOf("crd", "InvalidEndpoint")); got < before+2 {
-		t.Errorf("invalid_input_total{crd,InvalidEndpoint} went %v -> %v, want +2", before, got)
-	}
-}
-
 // status.observedGeneration follows the observed state: set once every
 // endpoint of the current generation is held by a provider.
 func TestCRDObservedGeneration(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, crdConfig(ns))
-	dc := dynFor(t, cluster.Config)
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, collectortest.CRDConfig(ns))
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 	a, b := "a."+ns+".example.org", "b."+ns+".example.org"
-	obj := createDNSEndpoint(t, dc, ns, dnsEndpoint("gen", entry(a, "A", "192.0.2.1"), entry(b, "CNAME", "lb.example.net")))
-	waitState(t, crdSubject(ns, ns, "gen"), []events.Endpoint{ep(a, "A", "192.0.2.1"), ep(b, "CNAME", "lb.example.net")})
+	obj := collectortest.CreateDNSEndpoint(t, dc, ns, collectortest.DNSEndpoint("gen", collectortest.Entry(a, "A", "192.0.2.1"), collectortest.Entry(b, "CNAME", "lb.example.net")))
+	collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "gen"), []events.Endpoint{collectortest.EP(a, "A", "192.0.2.1"), collectortest.EP(b, "CNAME", "lb.example.net")})
 
 	observed := func(name string, recs ...events.Endpoint) {
 		t.Helper()
 		st := &events.ObservedState{Provider: "test-" + ns, Zone: ns + ".example.org", DNSName: name, Records: recs}
-		if _, _, err := events.Publish(t.Context(), js, events.ObservedSubject(st.Provider, name), st, ""); err != nil {
+		if _, _, err := events.Publish(t.Context(), collectortest.JS, events.ObservedSubject(st.Provider, name), st, ""); err != nil {
 			t.Fatal(err)
 		}
 	}
 	observedGeneration := func() int64 {
 		t.Helper()
-		u, err := dc.Resource(dnsEndpointGVR).Namespace(ns).Get(t.Context(), "gen", metav1.GetOptions{})
+		u, err := dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Get(t.Context(), "gen", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +77,7 @@ func TestCRDObservedGeneration(t *testing.T) {
 	}
 	waitGeneration := func(want int64) {
 		t.Helper()
-		deadline := time.Now().Add(waitFor)
+		deadline := time.Now().Add(collectortest.WaitFor)
 		for observedGeneration() != want {
 			if time.Now().After(deadline) {
 				t.Fatalf("status.observedGeneration %d, want %d", observedGeneration(), want)
@@ -306,30 +96,30 @@ func TestCRDObservedGeneration(t *testing.T) {
 		t.Fatalf("generation %d", obj.GetGeneration())
 	}
 	stays(0) // nothing observed yet
-	observed(a, ep(a, "A", "192.0.2.1"), ep(a, "TXT", "heritage=external-dns"))
+	observed(a, collectortest.EP(a, "A", "192.0.2.1"), collectortest.EP(a, "TXT", "heritage=external-dns"))
 	stays(0) // b not yet held
-	observed(b, ep(b, "CNAME", "other.example.net"))
+	observed(b, collectortest.EP(b, "CNAME", "other.example.net"))
 	stays(0) // b held with other targets
-	observed(b, ep(b, "CNAME", "lb.example.net"))
+	observed(b, collectortest.EP(b, "CNAME", "lb.example.net"))
 	waitGeneration(1)
 
 	// A new generation: the status waits for its records.
-	obj, err := dc.Resource(dnsEndpointGVR).Namespace(ns).Get(t.Context(), "gen", metav1.GetOptions{})
+	obj, err := dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Get(t.Context(), "gen", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unstructured.SetNestedSlice(obj.Object, []any{entry(a, "A", "192.0.2.2"), entry(b, "CNAME", "lb.example.net")}, "spec", "endpoints"); err != nil {
+	if err := unstructured.SetNestedSlice(obj.Object, []any{collectortest.Entry(a, "A", "192.0.2.2"), collectortest.Entry(b, "CNAME", "lb.example.net")}, "spec", "endpoints"); err != nil {
 		t.Fatal(err)
 	}
-	if obj, err = dc.Resource(dnsEndpointGVR).Namespace(ns).Update(t.Context(), obj, metav1.UpdateOptions{}); err != nil {
+	if obj, err = dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Update(t.Context(), obj, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if obj.GetGeneration() != 2 {
 		t.Fatalf("generation %d after update", obj.GetGeneration())
 	}
-	waitState(t, crdSubject(ns, ns, "gen"), []events.Endpoint{ep(a, "A", "192.0.2.2"), ep(b, "CNAME", "lb.example.net")})
+	collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "gen"), []events.Endpoint{collectortest.EP(a, "A", "192.0.2.2"), collectortest.EP(b, "CNAME", "lb.example.net")})
 	stays(1)
-	observed(a, ep(a, "A", "192.0.2.2"))
+	observed(a, collectortest.EP(a, "A", "192.0.2.2"))
 	waitGeneration(2)
 }
 
@@ -339,23 +129,23 @@ func TestCRDObservedGeneration(t *testing.T) {
 // without a restart; only then are objects that really are gone
 // tombstoned.
 func TestCRDAppearsAndMissingAtRestart(t *testing.T) {
-	ns := newNamespace(t)
-	dc := dynFor(t, cluster.Config)
+	ns := collectortest.NewNamespace(t)
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 
 	// 1. A collector on the cluster with the CRD publishes X.
-	r := startCollector(t, crdConfig(ns))
-	createDNSEndpoint(t, dc, ns, dnsEndpoint("x", entry("x.example.org", "A", "192.0.2.1")))
-	xSubj := crdSubject(ns, ns, "x")
-	waitState(t, xSubj, []events.Endpoint{ep("x.example.org", "A", "192.0.2.1")})
-	r.stop()
-	published := count(t, xSubj)
+	r := collectortest.StartCollector(t, collectortest.CRDConfig(ns))
+	collectortest.CreateDNSEndpoint(t, dc, ns, collectortest.DNSEndpoint("x", collectortest.Entry("x.example.org", "A", "192.0.2.1")))
+	xSubj := collectortest.CRDSubject(ns, ns, "x")
+	collectortest.WaitState(t, xSubj, []events.Endpoint{collectortest.EP("x.example.org", "A", "192.0.2.1")})
+	r.Stop()
+	published := collectortest.Count(t, xSubj)
 
 	// 2. The same collector (cluster name, namespace) restarts against an
 	// API server without the CRD: ready, and X keeps its state. The test's
 	// second API server is a cluster of its own (its kube-system has
 	// another UID): the name is released first, as an operator moving a
 	// cluster name to a rebuilt cluster would.
-	if _, _, err := events.Publish(t.Context(), js, events.ClaimSubject(ns), &events.ClusterClaim{Cluster: ns}, ""); err != nil {
+	if _, _, err := events.Publish(t.Context(), collectortest.JS, events.ClaimSubject(ns), &events.ClusterClaim{Cluster: ns}, ""); err != nil {
 		t.Fatal(err)
 	}
 	other := kube.StartT(t)
@@ -363,40 +153,40 @@ func TestCRDAppearsAndMissingAtRestart(t *testing.T) {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cfg := crdConfig(ns)
+	cfg := collectortest.CRDConfig(ns)
 	cfg.RESTConfig = other.Config
 	cfg.Workers = 1
-	c, err := collector.New(cfg, testLogger(t))
+	c, err := collector.New(cfg, collectortest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCollector(t, c)
-	time.Sleep(5 * crdPoll)
-	if s, ok := lastState(t, xSubj); !ok || s.IsTombstone() || count(t, xSubj) != published {
-		t.Fatalf("X changed while the CRD was not served: %d -> %d messages", published, count(t, xSubj))
+	collectortest.RunCollector(t, c)
+	time.Sleep(5 * collectortest.CRDPoll)
+	if s, ok := collectortest.LastState(t, xSubj); !ok || s.IsTombstone() || collectortest.Count(t, xSubj) != published {
+		t.Fatalf("X changed while the CRD was not served: %d -> %d messages", published, collectortest.Count(t, xSubj))
 	}
 
 	// 3. The CRD appears: the running collector starts reading
 	// DNSEndpoints; Y is published, and X, which really is not there,
 	// gets its tombstone.
 	installCRD(t, other.Config)
-	createDNSEndpoint(t, dynFor(t, other.Config), ns, dnsEndpoint("y", entry("y.example.org", "AAAA", "2001:db8::1")))
-	waitState(t, crdSubject(ns, ns, "y"), []events.Endpoint{ep("y.example.org", "AAAA", "2001:db8::1")})
-	waitState(t, xSubj, nil)
-	if s, _ := lastState(t, xSubj); !s.IsTombstone() {
+	collectortest.CreateDNSEndpoint(t, collectortest.DynamicClient(t, other.Config), ns, collectortest.DNSEndpoint("y", collectortest.Entry("y.example.org", "AAAA", "2001:db8::1")))
+	collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "y"), []events.Endpoint{collectortest.EP("y.example.org", "AAAA", "2001:db8::1")})
+	collectortest.WaitState(t, xSubj, nil)
+	if s, _ := collectortest.LastState(t, xSubj); !s.IsTombstone() {
 		t.Fatal("X not tombstoned once the CRD was served")
 	}
 }
 
 // A kind that is not served: the collector is ready and publishes nothing.
 func TestCRDUnservedKind(t *testing.T) {
-	ns := newNamespace(t)
-	cfg := crdConfig(ns)
+	ns := collectortest.NewNamespace(t)
+	cfg := collectortest.CRDConfig(ns)
 	cfg.CRD.Kind = "NoSuchKind"
-	startCollector(t, cfg)
-	createDNSEndpoint(t, dynFor(t, cluster.Config), ns, dnsEndpoint("z", entry("z.example.org", "A", "192.0.2.1")))
-	time.Sleep(5 * crdPoll)
-	if _, ok := lastState(t, crdSubject(ns, ns, "z")); ok {
+	collectortest.StartCollector(t, cfg)
+	collectortest.CreateDNSEndpoint(t, collectortest.DynamicClient(t, collectortest.Cluster.Config), ns, collectortest.DNSEndpoint("z", collectortest.Entry("z.example.org", "A", "192.0.2.1")))
+	time.Sleep(5 * collectortest.CRDPoll)
+	if _, ok := collectortest.LastState(t, collectortest.CRDSubject(ns, ns, "z")); ok {
 		t.Fatal("published a DNSEndpoint for an unserved kind")
 	}
 }

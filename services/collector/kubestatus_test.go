@@ -17,6 +17,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
 // syncBuffer is a log sink tests read while the collector writes.
@@ -47,7 +48,7 @@ func restrictedConfig(t *testing.T, user string) *rest.Config {
 		{APIGroups: []string{"discovery.k8s.io"}, Resources: []string{"endpointslices"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"externaldns.k8s.io"}, Resources: []string{"dnsendpoints"}, Verbs: []string{"get", "list", "watch"}},
 	}
-	rbac := cluster.Client.RbacV1()
+	rbac := collectortest.Cluster.Client.RbacV1()
 	role := &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: user}, Rules: rules}
 	if _, err := rbac.ClusterRoles().Create(t.Context(), role, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -62,7 +63,7 @@ func restrictedConfig(t *testing.T, user string) *rest.Config {
 		_ = rbac.ClusterRoleBindings().Delete(t.Context(), user, metav1.DeleteOptions{})
 		_ = rbac.ClusterRoles().Delete(t.Context(), user, metav1.DeleteOptions{})
 	})
-	cfg := rest.CopyConfig(cluster.Config)
+	cfg := rest.CopyConfig(collectortest.Cluster.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
 	return cfg
 }
@@ -71,25 +72,25 @@ func restrictedConfig(t *testing.T, user string) *rest.Config {
 // forbids Events and DNSEndpoint status: the refusals are counted and
 // logged, and its objects are still published.
 func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
-	ns := newNamespace(t)
+	ns := collectortest.NewNamespace(t)
 	logs := &syncBuffer{}
-	cfg := crdConfig(ns)
+	cfg := collectortest.CRDConfig(ns)
 	cfg.RESTConfig, cfg.Sources, cfg.Workers, cfg.KubeStatus = restrictedConfig(t, "zs-restricted-"+ns), []string{"service", "crd"}, 1, true
 	c, err := collector.New(cfg, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCollector(t, c)
+	collectortest.RunCollector(t, c)
 	before := map[string]float64{}
 	for _, what := range []string{"event", "condition"} {
 		before[what] = statusErrors(t, what)
 	}
 
-	dc := dynFor(t, cluster.Config)
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 	name := "web." + ns + ".example.org"
-	createDNSEndpoint(t, dc, ns, dnsEndpoint("web", entry(name, "A", "192.0.2.1")))
+	collectortest.CreateDNSEndpoint(t, dc, ns, collectortest.DNSEndpoint("web", collectortest.Entry(name, "A", "192.0.2.1")))
 	ep := events.Endpoint{DNSName: name, RecordType: "A", Targets: []string{"192.0.2.1"}}
-	waitState(t, crdSubject(ns, ns, "web"), []events.Endpoint{ep})
+	collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "web"), []events.Endpoint{ep})
 
 	// The test plays dedup and the applier: the name is wanted by the
 	// DNSEndpoint, and the provider holds it.
@@ -99,7 +100,7 @@ func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
 	publish(t, events.ObservedSubject("test", name), &events.ObservedState{Provider: "test", Zone: "example.org",
 		DNSName: name, Records: []events.Endpoint{ep}})
 
-	deadline := time.Now().Add(waitFor)
+	deadline := time.Now().Add(collectortest.WaitFor)
 	for {
 		var missing []string
 		for what, n := range before {
@@ -123,19 +124,19 @@ func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
 	}
 
 	// DNS work goes on: a change of the object is published.
-	u, err := dc.Resource(dnsEndpointGVR).Namespace(ns).Get(t.Context(), "web", metav1.GetOptions{})
+	u, err := dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Get(t.Context(), "web", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := unstructured.SetNestedSlice(u.Object, []any{entry(name, "A", "192.0.2.2")}, "spec", "endpoints"); err != nil {
+	if err := unstructured.SetNestedSlice(u.Object, []any{collectortest.Entry(name, "A", "192.0.2.2")}, "spec", "endpoints"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dc.Resource(dnsEndpointGVR).Namespace(ns).Update(t.Context(), u, metav1.UpdateOptions{}); err != nil {
+	if _, err := dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Update(t.Context(), u, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ep.Targets = []string{"192.0.2.2"}
-	waitState(t, crdSubject(ns, ns, "web"), []events.Endpoint{ep})
-	if u, err = dc.Resource(dnsEndpointGVR).Namespace(ns).Get(t.Context(), "web", metav1.GetOptions{}); err != nil {
+	collectortest.WaitState(t, collectortest.CRDSubject(ns, ns, "web"), []events.Endpoint{ep})
+	if u, err = dc.Resource(collectortest.DNSEndpointGVR).Namespace(ns).Get(t.Context(), "web", metav1.GetOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if conds, found, _ := unstructured.NestedSlice(u.Object, "status", "conditions"); found {
@@ -167,7 +168,7 @@ func statusErrors(t *testing.T, what string) float64 {
 
 func publish(t *testing.T, subject string, ev events.Event) {
 	t.Helper()
-	if _, _, err := events.Publish(t.Context(), js, subject, ev, ""); err != nil {
+	if _, _, err := events.Publish(t.Context(), collectortest.JS, subject, ev, ""); err != nil {
 		t.Fatal(fmt.Errorf("publish %s: %w", subject, err))
 	}
 }

@@ -7,62 +7,54 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 	"github.com/zonestream/zonestream/stage"
 )
-
-func lbService(name, hostname string, extra map[string]string) *corev1.Service {
-	a := map[string]string{alpha + "hostname": hostname}
-	for k, v := range extra {
-		a[k] = v
-	}
-	return svc(name, lbT, a)
-}
 
 // A status change publishes the new state, an update that changes no
 // endpoint publishes nothing, a delete publishes a tombstone.
 func TestUpdatesAndDelete(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
-	subj := subject(ns, ns, "web")
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
+	subj := collectortest.ServiceSubject(ns, ns, "web")
 
-	s := createService(t, ns, lbService("web", "web.example.org", nil), ip("192.0.2.1"))
-	waitState(t, subj, []events.Endpoint{ep("web.example.org", "A", "192.0.2.1")})
+	s := collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", "web.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
+	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP("web.example.org", "A", "192.0.2.1")})
 
-	s = setLoadBalancer(t, s, ip("192.0.2.2"))
-	waitState(t, subj, []events.Endpoint{ep("web.example.org", "A", "192.0.2.2")})
-	if n := count(t, subj); n != 2 {
+	s = collectortest.SetLoadBalancer(t, s, collectortest.LoadBalancerIP("192.0.2.2"))
+	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP("web.example.org", "A", "192.0.2.2")})
+	if n := collectortest.Count(t, subj); n != 2 {
 		t.Fatalf("%d messages after create and status change, want 2", n)
 	}
 
-	skipped := testutil.ToFloat64(collector.PublishSkippedMetric())
+	skipped := collectortest.PublishSkipped(t, "service")
 	s.Labels = map[string]string{"unrelated": "change"}
 	s.Annotations["example.com/foreign"] = "dropped by the transform"
-	if _, err := cluster.Client.CoreV1().Services(ns).Update(t.Context(), s, metav1.UpdateOptions{}); err != nil {
+	if _, err := collectortest.Cluster.Client.CoreV1().Services(ns).Update(t.Context(), s, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	barrier(t, ns, ns)
-	if n := count(t, subj); n != 2 {
+	collectortest.Barrier(t, ns, ns)
+	if n := collectortest.Count(t, subj); n != 2 {
 		t.Fatalf("%d messages after an update that changes no endpoint, want still 2", n)
 	}
-	if got := testutil.ToFloat64(collector.PublishSkippedMetric()); got <= skipped {
+	if got := collectortest.PublishSkipped(t, "service"); got <= skipped {
 		t.Fatalf("publish_skipped_total did not grow (%v -> %v)", skipped, got)
 	}
 
-	if err := cluster.Client.CoreV1().Services(ns).Delete(t.Context(), "web", metav1.DeleteOptions{}); err != nil {
+	if err := collectortest.Cluster.Client.CoreV1().Services(ns).Delete(t.Context(), "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	st := waitState(t, subj, nil)
+	st := collectortest.WaitState(t, subj, nil)
 	if !st.IsTombstone() {
 		t.Fatalf("not a tombstone: %+v", st)
 	}
-	barrier(t, ns, ns)
-	if n := count(t, subj); n != 1 {
+	collectortest.Barrier(t, ns, ns)
+	if n := collectortest.Count(t, subj); n != 1 {
 		t.Fatalf("%d messages after delete, want 1: the tombstone replaces the subject's history", n)
 	}
 }
@@ -71,62 +63,62 @@ func TestUpdatesAndDelete(t *testing.T) {
 // tombstone for an object deleted while it was down, and nothing again
 // for an object whose tombstone was already published.
 func TestRestart(t *testing.T) {
-	ns := newNamespace(t)
-	cfg := collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config, Sources: []string{"service"}, Workers: 1}
-	c, err := collector.New(cfg, testLogger(t))
+	ns := collectortest.NewNamespace(t)
+	cfg := collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: collectortest.Cluster.Config, Sources: []string{"service"}, Workers: 1}
+	c, err := collector.New(cfg, collectortest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := runCollector(t, c)
+	first := collectortest.RunCollector(t, c)
 
-	createService(t, ns, lbService("keep", "keep.example.org", nil), ip("192.0.2.1"))
-	createService(t, ns, lbService("gone", "gone.example.org", nil), ip("192.0.2.2"))
-	createService(t, ns, lbService("old", "old.example.org", nil), ip("192.0.2.3"))
-	createService(t, ns, lbService("skipped", "skipped.example.org", map[string]string{alpha + "controller": "other"}), ip("192.0.2.4"))
-	waitState(t, subject(ns, ns, "keep"), []events.Endpoint{ep("keep.example.org", "A", "192.0.2.1")})
-	waitState(t, subject(ns, ns, "gone"), []events.Endpoint{ep("gone.example.org", "A", "192.0.2.2")})
-	waitState(t, subject(ns, ns, "old"), []events.Endpoint{ep("old.example.org", "A", "192.0.2.3")})
-	if err := cluster.Client.CoreV1().Services(ns).Delete(t.Context(), "old", metav1.DeleteOptions{}); err != nil {
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("keep", "keep.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("gone", "gone.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("old", "old.example.org", nil), collectortest.LoadBalancerIP("192.0.2.3"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("skipped", "skipped.example.org", map[string]string{collectortest.Alpha + "controller": "other"}), collectortest.LoadBalancerIP("192.0.2.4"))
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "keep"), []events.Endpoint{collectortest.EP("keep.example.org", "A", "192.0.2.1")})
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "gone"), []events.Endpoint{collectortest.EP("gone.example.org", "A", "192.0.2.2")})
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "old"), []events.Endpoint{collectortest.EP("old.example.org", "A", "192.0.2.3")})
+	if err := collectortest.Cluster.Client.CoreV1().Services(ns).Delete(t.Context(), "old", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, subject(ns, ns, "old"), nil)
-	barrier(t, ns, ns)
-	first.stop()
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "old"), nil)
+	collectortest.Barrier(t, ns, ns)
+	first.Stop()
 
 	before := map[string]uint64{}
 	for _, n := range []string{"keep", "gone", "old", "skipped"} {
-		before[n] = count(t, subject(ns, ns, n))
+		before[n] = collectortest.Count(t, collectortest.ServiceSubject(ns, ns, n))
 	}
 	if before["skipped"] != 0 {
 		t.Fatalf("an object of another controller was published")
 	}
 	// Deleted while no collector runs.
-	if err := cluster.Client.CoreV1().Services(ns).Delete(t.Context(), "gone", metav1.DeleteOptions{}); err != nil {
+	if err := collectortest.Cluster.Client.CoreV1().Services(ns).Delete(t.Context(), "gone", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 
 	// The same Collector, Run again: Ready means the first pass is done.
-	second := runCollector(t, c)
-	if n := count(t, subject(ns, ns, "keep")); n != before["keep"] {
+	second := collectortest.RunCollector(t, c)
+	if n := collectortest.Count(t, collectortest.ServiceSubject(ns, ns, "keep")); n != before["keep"] {
 		t.Fatalf("unchanged object republished after restart: %d messages, want %d", n, before["keep"])
 	}
-	if n := count(t, subject(ns, ns, "old")); n != before["old"] {
+	if n := collectortest.Count(t, collectortest.ServiceSubject(ns, ns, "old")); n != before["old"] {
 		t.Fatalf("tombstone republished after restart: %d messages, want %d", n, before["old"])
 	}
-	if n := count(t, subject(ns, ns, "skipped")); n != 0 {
+	if n := collectortest.Count(t, collectortest.ServiceSubject(ns, ns, "skipped")); n != 0 {
 		t.Fatalf("skipped object published after restart")
 	}
-	st := waitState(t, subject(ns, ns, "gone"), nil)
-	if !st.IsTombstone() || count(t, subject(ns, ns, "gone")) != 1 {
+	st := collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "gone"), nil)
+	if !st.IsTombstone() || collectortest.Count(t, collectortest.ServiceSubject(ns, ns, "gone")) != 1 {
 		t.Fatalf("no single tombstone for the object deleted while stopped")
 	}
-	second.stop()
+	second.Stop()
 
 	// A brand-new Collector (new process) behaves the same.
 	before["gone"] = 1
-	startCollector(t, cfg)
+	collectortest.StartCollector(t, cfg)
 	for _, n := range []string{"keep", "gone", "old"} {
-		if got := count(t, subject(ns, ns, n)); got != before[n] {
+		if got := collectortest.Count(t, collectortest.ServiceSubject(ns, ns, n)); got != before[n] {
 			t.Fatalf("%s: %d messages after a second restart, want %d", n, got, before[n])
 		}
 	}
@@ -135,18 +127,18 @@ func TestRestart(t *testing.T) {
 // Collectors of other clusters and namespaces are left alone: a collector
 // limited to one namespace does not tombstone another namespace's objects.
 func TestScopeOfTombstones(t *testing.T) {
-	nsA, nsB := newNamespace(t), newNamespace(t)
+	nsA, nsB := collectortest.NewNamespace(t), collectortest.NewNamespace(t)
 	clusterName := nsA
-	a := startCollector(t, collector.Config{ClusterName: clusterName, Namespace: nsA})
-	b := startCollector(t, collector.Config{ClusterName: clusterName, Namespace: nsB})
-	createService(t, nsA, lbService("a", "a.example.org", nil), ip("192.0.2.1"))
-	createService(t, nsB, lbService("b", "b.example.org", nil), ip("192.0.2.2"))
-	waitState(t, subject(clusterName, nsA, "a"), []events.Endpoint{ep("a.example.org", "A", "192.0.2.1")})
-	waitState(t, subject(clusterName, nsB, "b"), []events.Endpoint{ep("b.example.org", "A", "192.0.2.2")})
-	a.stop()
-	b.stop()
-	startCollector(t, collector.Config{ClusterName: clusterName, Namespace: nsA})
-	if n := count(t, subject(clusterName, nsB, "b")); n != 1 {
+	a := collectortest.StartCollector(t, collector.Config{ClusterName: clusterName, Namespace: nsA})
+	b := collectortest.StartCollector(t, collector.Config{ClusterName: clusterName, Namespace: nsB})
+	collectortest.CreateService(t, nsA, collectortest.LoadBalancerService("a", "a.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
+	collectortest.CreateService(t, nsB, collectortest.LoadBalancerService("b", "b.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
+	collectortest.WaitState(t, collectortest.ServiceSubject(clusterName, nsA, "a"), []events.Endpoint{collectortest.EP("a.example.org", "A", "192.0.2.1")})
+	collectortest.WaitState(t, collectortest.ServiceSubject(clusterName, nsB, "b"), []events.Endpoint{collectortest.EP("b.example.org", "A", "192.0.2.2")})
+	a.Stop()
+	b.Stop()
+	collectortest.StartCollector(t, collector.Config{ClusterName: clusterName, Namespace: nsA})
+	if n := collectortest.Count(t, collectortest.ServiceSubject(clusterName, nsB, "b")); n != 1 {
 		t.Fatalf("collector of %s touched %s: %d messages", nsA, nsB, n)
 	}
 }
@@ -154,21 +146,21 @@ func TestScopeOfTombstones(t *testing.T) {
 // Bad input: a Warning event on the Service, a metric, and the valid
 // endpoints still published.
 func TestInvalidInputReported(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
-	before := testutil.ToFloat64(collector.InvalidInputMetric("InvalidAnnotation"))
-	createService(t, ns, lbService("bad", "ok.example.org,not_valid-.example.org", map[string]string{
-		alpha + "ttl":    "abc",
-		alpha + "target": "203.0.113.5,300.1.1.1 x",
-	}), ip("192.0.2.1"))
-	waitState(t, subject(ns, ns, "bad"), []events.Endpoint{ep("ok.example.org", "A", "203.0.113.5")})
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
+	before := collectortest.InvalidInput(t, "service", "InvalidAnnotation")
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("bad", "ok.example.org,not_valid-.example.org", map[string]string{
+		collectortest.Alpha + "ttl":    "abc",
+		collectortest.Alpha + "target": "203.0.113.5,300.1.1.1 x",
+	}), collectortest.LoadBalancerIP("192.0.2.1"))
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "bad"), []events.Endpoint{collectortest.EP("ok.example.org", "A", "203.0.113.5")})
 	msgs := waitEvents(t, ns, "bad", 3)
 	for _, want := range []string{"ttl", "target", "hostname"} {
 		if !strings.Contains(msgs, want) {
 			t.Errorf("no event about %s in:\n%s", want, msgs)
 		}
 	}
-	if got := testutil.ToFloat64(collector.InvalidInputMetric("InvalidAnnotation")); got < before+3 {
+	if got := collectortest.InvalidInput(t, "service", "InvalidAnnotation"); got < before+3 {
 		t.Errorf("invalid_input_total{InvalidAnnotation} went %v -> %v, want +3", before, got)
 	}
 }
@@ -176,17 +168,17 @@ func TestInvalidInputReported(t *testing.T) {
 // A template that fails on an object is reported on that object; the
 // collector goes on.
 func TestFailingTemplateReported(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns, FQDNTemplate: "{{.Spec.NoSuchField}}.example.org"})
-	createService(t, ns, svc("tmpl", lbT, nil), ip("192.0.2.1"))
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns, FQDNTemplate: "{{.Spec.NoSuchField}}.example.org"})
+	collectortest.CreateService(t, ns, collectortest.Service("tmpl", corev1.ServiceTypeLoadBalancer, nil), collectortest.LoadBalancerIP("192.0.2.1"))
 	msgs := waitEvents(t, ns, "tmpl", 1)
 	if !strings.Contains(msgs, "FQDNTemplateFailed") {
 		t.Fatalf("no FQDNTemplateFailed event: %s", msgs)
 	}
 	// Still working: an annotated Service is published.
-	createService(t, ns, lbService("fine", "fine.example.org", nil), ip("192.0.2.2"))
-	waitState(t, subject(ns, ns, "fine"), []events.Endpoint{ep("fine.example.org", "A", "192.0.2.2")})
-	if _, ok := lastState(t, subject(ns, ns, "tmpl")); ok {
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("fine", "fine.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "fine"), []events.Endpoint{collectortest.EP("fine.example.org", "A", "192.0.2.2")})
+	if _, ok := collectortest.LastState(t, collectortest.ServiceSubject(ns, ns, "tmpl")); ok {
 		t.Fatal("the Service whose template failed was published")
 	}
 }
@@ -195,12 +187,12 @@ func TestFailingTemplateReported(t *testing.T) {
 // them as "reason: message" lines.
 func waitEvents(t *testing.T, ns, name string, n int) string {
 	t.Helper()
-	return waitObjectEvents(t, ns, "Service", name, n)
+	return collectortest.WaitObjectEvents(t, ns, "Service", name, n)
 }
 
 func TestNewValidates(t *testing.T) {
 	base := func() collector.Config {
-		return collector.Config{RESTConfig: cluster.Config, Sources: []string{"service"}}
+		return collector.Config{RESTConfig: collectortest.Cluster.Config, Sources: []string{"service"}}
 	}
 	for _, tc := range []struct {
 		name string
@@ -287,13 +279,13 @@ func TestFlags(t *testing.T) {
 // have synced (here: an unreachable API server).
 func TestRunStopsWithoutAPIServer(t *testing.T) {
 	cfg := collector.Config{Sources: []string{"service"}, Master: "https://127.0.0.1:1", ClusterName: "unreachable"}
-	c, err := collector.New(cfg, testLogger(t))
+	c, err := collector.New(cfg, collectortest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	err = c.Run(ctx, js)
+	err = c.Run(ctx, collectortest.JS)
 	if ctx.Err() == nil || err == nil {
 		t.Fatalf("Run returned %v before its context ended", err)
 	}
@@ -305,26 +297,26 @@ func TestRunStopsWithoutAPIServer(t *testing.T) {
 // An object whose only hostname turns invalid keeps its last published
 // state (reported, not deleted); once fixed, it is published again.
 func TestBadInputNeverTombstones(t *testing.T) {
-	ns := newNamespace(t)
-	startCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
-	subj := subject(ns, ns, "web")
-	s := createService(t, ns, lbService("web", "web.example.org", nil), ip("192.0.2.1"))
-	waitState(t, subj, []events.Endpoint{ep("web.example.org", "A", "192.0.2.1")})
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, collector.Config{ClusterName: ns, Namespace: ns})
+	subj := collectortest.ServiceSubject(ns, ns, "web")
+	s := collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", "web.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
+	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP("web.example.org", "A", "192.0.2.1")})
 
-	s.Annotations[alpha+"hostname"] = "web..example.org"
-	s, err := cluster.Client.CoreV1().Services(ns).Update(t.Context(), s, metav1.UpdateOptions{})
+	s.Annotations[collectortest.Alpha+"hostname"] = "web..example.org"
+	s, err := collectortest.Cluster.Client.CoreV1().Services(ns).Update(t.Context(), s, metav1.UpdateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	waitEvents(t, ns, "web", 1)
-	barrier(t, ns, ns)
-	if n := count(t, subj); n != 1 {
+	collectortest.Barrier(t, ns, ns)
+	if n := collectortest.Count(t, subj); n != 1 {
 		t.Fatalf("%d messages after the hostname turned invalid, want still 1", n)
 	}
 
-	s.Annotations[alpha+"hostname"] = "www.example.org"
-	if _, err := cluster.Client.CoreV1().Services(ns).Update(t.Context(), s, metav1.UpdateOptions{}); err != nil {
+	s.Annotations[collectortest.Alpha+"hostname"] = "www.example.org"
+	if _, err := collectortest.Cluster.Client.CoreV1().Services(ns).Update(t.Context(), s, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, subj, []events.Endpoint{ep("www.example.org", "A", "192.0.2.1")})
+	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP("www.example.org", "A", "192.0.2.1")})
 }

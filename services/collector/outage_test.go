@@ -12,6 +12,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
 // startNATS runs a JetStream server of the test's own on a fixed loopback
@@ -61,9 +62,9 @@ func TestPublishRetriedWhileNATSDown(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	ns := newNamespace(t)
-	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config,
-		Sources: []string{"service"}, Workers: 1}, testLogger(t))
+	ns := collectortest.NewNamespace(t)
+	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: collectortest.Cluster.Config,
+		Sources: []string{"service"}, Workers: 1}, collectortest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,11 +74,11 @@ func TestPublishRetriedWhileNATSDown(t *testing.T) {
 	t.Cleanup(func() {
 		select {
 		case <-done:
-		case <-time.After(waitFor):
+		case <-time.After(collectortest.WaitFor):
 			t.Error("Run did not return after the test")
 		}
 	})
-	deadline := time.Now().Add(waitFor)
+	deadline := time.Now().Add(collectortest.WaitFor)
 	for c.Ready() != nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("not ready: %v", c.Ready())
@@ -90,7 +91,7 @@ func TestPublishRetriedWhileNATSDown(t *testing.T) {
 		if err != nil {
 			return ""
 		}
-		msg, err := st.GetLastMsgForSubject(ctx, subject(ns, ns, "web"))
+		msg, err := st.GetLastMsgForSubject(ctx, collectortest.ServiceSubject(ns, ns, "web"))
 		if err != nil {
 			return ""
 		}
@@ -98,11 +99,11 @@ func TestPublishRetriedWhileNATSDown(t *testing.T) {
 		if err := events.Unmarshal(msg.Header, msg.Data, &s); err != nil {
 			t.Fatal(err)
 		}
-		return render(s.Endpoints)
+		return collectortest.Render(s.Endpoints)
 	}
 	waitLast := func(want string) {
 		t.Helper()
-		deadline := time.Now().Add(waitFor)
+		deadline := time.Now().Add(collectortest.WaitFor)
 		for last() != want {
 			if time.Now().After(deadline) {
 				t.Fatalf("last state %q, want %q", last(), want)
@@ -111,14 +112,14 @@ func TestPublishRetriedWhileNATSDown(t *testing.T) {
 		}
 	}
 
-	s := createService(t, ns, lbService("web", "web.example.org", nil), ip("192.0.2.1"))
-	waitLast(render([]events.Endpoint{ep("web.example.org", "A", "192.0.2.1")}))
+	s := collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", "web.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
+	waitLast(collectortest.Render([]events.Endpoint{collectortest.EP("web.example.org", "A", "192.0.2.1")}))
 
 	errorsBefore := testutil.ToFloat64(collector.PublishErrorsMetric())
 	srv.Shutdown()
 	srv.WaitForShutdown()
-	setLoadBalancer(t, s, ip("192.0.2.2"))
-	deadline = time.Now().Add(waitFor)
+	collectortest.SetLoadBalancer(t, s, collectortest.LoadBalancerIP("192.0.2.2"))
+	deadline = time.Now().Add(collectortest.WaitFor)
 	for testutil.ToFloat64(collector.PublishErrorsMetric()) < errorsBefore+2 {
 		if time.Now().After(deadline) {
 			t.Fatal("no failed publish counted while NATS was down")
@@ -127,7 +128,7 @@ func TestPublishRetriedWhileNATSDown(t *testing.T) {
 	}
 
 	srv = startNATS(t, port, dir)
-	waitLast(render([]events.Endpoint{ep("web.example.org", "A", "192.0.2.2")}))
+	waitLast(collectortest.Render([]events.Endpoint{collectortest.EP("web.example.org", "A", "192.0.2.2")}))
 
 	select {
 	case err := <-done:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
@@ -33,28 +34,28 @@ func ownBus(t *testing.T, options ...natsenv.Option) jetstream.JetStream {
 // publishes nothing (it would read the other cluster's objects back as its
 // own and tombstone them all).
 func TestClusterNameBoundToOneCluster(t *testing.T) {
-	ns := newNamespace(t)
-	createService(t, ns, lbService("web", "web.example.org", nil), ip("192.0.2.1"))
+	ns := collectortest.NewNamespace(t)
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", "web.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
 	claim := &events.ClusterClaim{Cluster: ns, UID: "uid-of-another-cluster"}
-	if _, _, err := events.Publish(t.Context(), js, events.ClaimSubject(ns), claim, ""); err != nil {
+	if _, _, err := events.Publish(t.Context(), collectortest.JS, events.ClaimSubject(ns), claim, ""); err != nil {
 		t.Fatal(err)
 	}
 	refused := testutil.ToFloat64(collector.ClaimRefusedMetric())
-	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config,
-		Sources: []string{"service"}}, testLogger(t))
+	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: collectortest.Cluster.Config,
+		Sources: []string{"service"}}, collectortest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), waitFor)
+	ctx, cancel := context.WithTimeout(t.Context(), collectortest.WaitFor)
 	defer cancel()
-	err = c.Run(ctx, js)
+	err = c.Run(ctx, collectortest.JS)
 	if !errors.Is(err, collector.ErrClusterNameTaken) || !strings.Contains(err.Error(), "uid-of-another-cluster") {
 		t.Fatalf("Run returned %v, want ErrClusterNameTaken naming the holder", err)
 	}
 	if got := testutil.ToFloat64(collector.ClaimRefusedMetric()); got != refused+1 {
 		t.Errorf("refusals counted %v -> %v", refused, got)
 	}
-	for subj := range subjectCounts(t, events.SourceFilter(ns)) {
+	for subj := range collectortest.SubjectCounts(t, events.SourceFilter(ns)) {
 		if subj != events.ClaimSubject(ns) {
 			t.Errorf("a refused collector published %s", subj)
 		}
@@ -66,21 +67,21 @@ func TestClusterNameBoundToOneCluster(t *testing.T) {
 // holds back neither other objects nor the collector's synced mark.
 func TestObjectTooLargeForTheBus(t *testing.T) {
 	bus := ownBus(t, natsenv.WithMaxPayload(8<<10))
-	ns := newNamespace(t)
+	ns := collectortest.NewNamespace(t)
 	var hosts []string
 	for i := range 400 {
 		hosts = append(hosts, fmt.Sprintf("host-%03d.big.example.org", i))
 	}
-	createService(t, ns, lbService("big", strings.Join(hosts, ","), nil), ip("192.0.2.1"))
-	createService(t, ns, lbService("small", "small.example.org", nil), ip("192.0.2.2"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("big", strings.Join(hosts, ","), nil), collectortest.LoadBalancerIP("192.0.2.1"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("small", "small.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
 	before := testutil.ToFloat64(collector.TooLargeMetric("service"))
-	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config,
-		Sources: []string{"service"}, Workers: 1}, testLogger(t))
+	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: collectortest.Cluster.Config,
+		Sources: []string{"service"}, Workers: 1}, collectortest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCollectorOn(t, c, bus) // ready: the first pass is done despite big
-	msgs := waitObjectEvents(t, ns, "Service", "big", 1)
+	collectortest.RunCollectorOn(t, c, bus) // ready: the first pass is done despite big
+	msgs := collectortest.WaitObjectEvents(t, ns, "Service", "big", 1)
 	if !strings.Contains(msgs, "TooLarge") {
 		t.Fatalf("events on big:\n%s", msgs)
 	}
@@ -88,10 +89,10 @@ func TestObjectTooLargeForTheBus(t *testing.T) {
 		t.Errorf("too_large_total did not grow")
 	}
 	st, _ := bus.Stream(t.Context(), events.StreamSources)
-	if _, err := st.GetLastMsgForSubject(t.Context(), subject(ns, ns, "small")); err != nil {
+	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, "small")); err != nil {
 		t.Errorf("small not published: %v", err)
 	}
-	if _, err := st.GetLastMsgForSubject(t.Context(), subject(ns, ns, "big")); !errors.Is(err, jetstream.ErrMsgNotFound) {
+	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, "big")); !errors.Is(err, jetstream.ErrMsgNotFound) {
 		t.Errorf("big: %v, want nothing published", err)
 	}
 	waitPhase(t, bus, events.CollectorSubject(ns, events.CollectorID([]string{"service"}, ns)), events.PhaseSynced)
@@ -104,19 +105,19 @@ func TestObjectTooLargeForTheBus(t *testing.T) {
 // cluster that wants nothing.
 func TestLostStreamIsPublishedAgain(t *testing.T) {
 	bus := ownBus(t)
-	ns := newNamespace(t)
-	createService(t, ns, lbService("a", "a.example.org", nil), ip("192.0.2.1"))
-	createService(t, ns, lbService("b", "b.example.org", nil), ip("192.0.2.2"))
+	ns := collectortest.NewNamespace(t)
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("a", "a.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("b", "b.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
 	lost := testutil.ToFloat64(collector.StreamLostMetric())
 	mark := startSynced(t, bus, ns)
 	st, _ := bus.Stream(t.Context(), events.StreamSources)
 	if err := st.Purge(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(waitFor)
+	deadline := time.Now().Add(collectortest.WaitFor)
 	for _, name := range []string{"a", "b"} {
 		for {
-			if _, err := st.GetLastMsgForSubject(t.Context(), subject(ns, ns, name)); err == nil {
+			if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, name)); err == nil {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -136,19 +137,19 @@ func TestLostStreamIsPublishedAgain(t *testing.T) {
 // would hold every delete back, so the new collector retires it.
 func TestSupersededCollectorMarkIsRetired(t *testing.T) {
 	bus := ownBus(t)
-	ns := newNamespace(t)
+	ns := collectortest.NewNamespace(t)
 	old := &events.CollectorState{Cluster: ns, Collector: events.CollectorID([]string{"ingress", "service"}, ""),
 		Sources: []string{"ingress", "service"}, Run: "r0", Phase: events.PhaseSynced, LeaseMillis: 90000}
 	oldSubject := events.CollectorSubject(ns, old.Collector)
 	if _, _, err := events.Publish(t.Context(), bus, oldSubject, old, ""); err != nil {
 		t.Fatal(err)
 	}
-	c, err := collector.New(collector.Config{ClusterName: ns, RESTConfig: cluster.Config, Sources: []string{"service"},
-		Namespace: ns}, testLogger(t))
+	c, err := collector.New(collector.Config{ClusterName: ns, RESTConfig: collectortest.Cluster.Config, Sources: []string{"service"},
+		Namespace: ns}, collectortest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCollectorOn(t, c, bus)
+	collectortest.RunCollectorOn(t, c, bus)
 	waitPhase(t, bus, oldSubject, events.PhaseRetired)
 }
 
@@ -159,7 +160,7 @@ func waitPhase(t *testing.T, bus jetstream.JetStream, subj, phase string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(waitFor)
+	deadline := time.Now().Add(collectortest.WaitFor)
 	for {
 		var cs events.CollectorState
 		m, err := st.GetLastMsgForSubject(t.Context(), subj)
@@ -179,8 +180,8 @@ func waitPhase(t *testing.T, bus jetstream.JetStream, subj, phase string) {
 // go.
 func TestRetiredWhileRunningPublishesAgain(t *testing.T) {
 	bus := ownBus(t)
-	ns := newNamespace(t)
-	createService(t, ns, lbService("a", "a.example.org", nil), ip("192.0.2.1"))
+	ns := collectortest.NewNamespace(t)
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("a", "a.example.org", nil), collectortest.LoadBalancerIP("192.0.2.1"))
 	mark := startSynced(t, bus, ns)
 	// What zonestream cluster retire --force does.
 	ref := events.ObjectRef{Cluster: ns, Source: "service", Namespace: ns, Name: "a"}
@@ -193,7 +194,7 @@ func TestRetiredWhileRunningPublishesAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, _ := bus.Stream(t.Context(), events.StreamSources)
-	deadline := time.Now().Add(waitFor)
+	deadline := time.Now().Add(collectortest.WaitFor)
 	for {
 		m, err := st.GetLastMsgForSubject(t.Context(), ref.Subject())
 		var s events.SourceState
@@ -213,12 +214,12 @@ func TestRetiredWhileRunningPublishesAgain(t *testing.T) {
 // says synced.
 func startSynced(t *testing.T, bus jetstream.JetStream, ns string) string {
 	t.Helper()
-	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: cluster.Config,
-		Sources: []string{"service"}, Heartbeat: 200 * time.Millisecond}, testLogger(t))
+	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: collectortest.Cluster.Config,
+		Sources: []string{"service"}, Heartbeat: 200 * time.Millisecond}, collectortest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCollectorOn(t, c, bus)
+	collectortest.RunCollectorOn(t, c, bus)
 	mark := events.CollectorSubject(ns, events.CollectorID([]string{"service"}, ns))
 	waitPhase(t, bus, mark, events.PhaseSynced)
 	return mark

@@ -12,29 +12,30 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
 // TestCollectorMarkBracketsEveryRun: every run says "syncing" before any
 // object it publishes and "synced" only after all of them, so dedup never
 // takes a run half done, or a run of the past, for a synced cluster.
 func TestCollectorMarkBracketsEveryRun(t *testing.T) {
-	ns := newNamespace(t)
+	ns := collectortest.NewNamespace(t)
 	const clusterName = "synced-mark"
 	for _, name := range []string{"a", "b", "c"} {
-		createService(t, ns, &corev1.Service{
+		collectortest.CreateService(t, ns, &corev1.Service{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Annotations: map[string]string{
 				"external-dns.alpha.kubernetes.io/hostname": name + ".example.org"}},
 			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 80}}},
 		}, corev1.LoadBalancerIngress{IP: "192.0.2.1"})
 	}
 	mark := events.CollectorSubject(clusterName, events.CollectorID([]string{"service"}, ns))
-	st, err := js.Stream(t.Context(), events.StreamSources)
+	st, err := collectortest.JS.Stream(t.Context(), events.StreamSources)
 	if err != nil {
 		t.Fatal(err)
 	}
 	synced := func() (events.CollectorState, uint64) {
 		t.Helper()
-		deadline := time.Now().Add(waitFor)
+		deadline := time.Now().Add(collectortest.WaitFor)
 		for {
 			m, err := st.GetLastMsgForSubject(t.Context(), mark)
 			if err == nil {
@@ -52,13 +53,13 @@ func TestCollectorMarkBracketsEveryRun(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}
-	r := startCollector(t, collector.Config{ClusterName: clusterName, Namespace: ns})
+	r := collectortest.StartCollector(t, collector.Config{ClusterName: clusterName, Namespace: ns})
 	first, seq := synced()
 	if first.Cluster != clusterName || !slices.Equal(first.Sources, []string{"service"}) || first.Namespace != ns || first.Run == "" {
 		t.Fatalf("synced mark %+v", first)
 	}
 	for _, name := range []string{"a", "b", "c"} {
-		obj, err := st.GetLastMsgForSubject(t.Context(), subject(clusterName, ns, name))
+		obj, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(clusterName, ns, name))
 		if err != nil {
 			t.Fatalf("%s not published: %v", name, err)
 		}
@@ -80,10 +81,10 @@ func TestCollectorMarkBracketsEveryRun(t *testing.T) {
 
 	// A restart is a new run: it says syncing again, then synced, without
 	// publishing unchanged objects again.
-	before := count(t, subject(clusterName, ns, "a"))
-	r.stop()
-	startCollector(t, collector.Config{ClusterName: clusterName, Namespace: ns})
-	deadline := time.Now().Add(waitFor)
+	before := collectortest.Count(t, collectortest.ServiceSubject(clusterName, ns, "a"))
+	r.Stop()
+	collectortest.StartCollector(t, collector.Config{ClusterName: clusterName, Namespace: ns})
+	deadline := time.Now().Add(collectortest.WaitFor)
 	for {
 		if again, _ := synced(); again.Run != first.Run {
 			break
@@ -93,7 +94,7 @@ func TestCollectorMarkBracketsEveryRun(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if n := count(t, subject(clusterName, ns, "a")); n != before {
+	if n := collectortest.Count(t, collectortest.ServiceSubject(clusterName, ns, "a")); n != before {
 		t.Fatalf("a restart with nothing changed published %d more states", n-before)
 	}
 }
@@ -102,11 +103,11 @@ func TestCollectorMarkBracketsEveryRun(t *testing.T) {
 // oldest first.
 func forEach(t *testing.T, subj string, fn func(events.Received)) {
 	t.Helper()
-	n := count(t, subj)
+	n := collectortest.Count(t, subj)
 	if n == 0 {
 		return
 	}
-	cons, err := js.OrderedConsumer(t.Context(), events.StreamSources, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
+	cons, err := collectortest.JS.OrderedConsumer(t.Context(), events.StreamSources, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
 	if err != nil {
 		t.Fatal(err)
 	}

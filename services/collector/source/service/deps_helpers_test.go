@@ -1,4 +1,4 @@
-package collector_test
+package service_test
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
 // There is no controller-manager: the tests create the EndpointSlices,
@@ -25,13 +25,6 @@ import (
 type nodeSpec struct {
 	name  string
 	addrs []corev1.NodeAddress
-}
-
-func ext(a string) corev1.NodeAddress {
-	return corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: a}
-}
-func in(a string) corev1.NodeAddress {
-	return corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: a}
 }
 
 // podSpec is a Pod to create and, unless noEndpoint, an endpoint of the
@@ -65,27 +58,16 @@ func nodeName(ns, n string) string {
 func createNode(t *testing.T, ns string, n nodeSpec) *corev1.Node {
 	t.Helper()
 	name := nodeName(ns, n.name)
-	node, err := cluster.Client.CoreV1().Nodes().Create(t.Context(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	node, err := collectortest.Cluster.Client.CoreV1().Nodes().Create(t.Context(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := cluster.Client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
+		if err := collectortest.Cluster.Client.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}); err != nil {
 			t.Errorf("delete node %s: %v", name, err)
 		}
 	})
-	return setNodeAddresses(t, node, n.addrs...)
-}
-
-func setNodeAddresses(t *testing.T, node *corev1.Node, addrs ...corev1.NodeAddress) *corev1.Node {
-	t.Helper()
-	node = node.DeepCopy()
-	node.Status.Addresses = addrs
-	got, err := cluster.Client.CoreV1().Nodes().UpdateStatus(t.Context(), node, metav1.UpdateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
+	return collectortest.SetNodeAddresses(t, node, n.addrs...)
 }
 
 // createPod creates a Pod bound to its node and sets its status.
@@ -102,7 +84,7 @@ func createPod(t *testing.T, ns string, p podSpec) *corev1.Pod {
 			Containers: []corev1.Container{{Name: "c", Image: "registry.invalid/none"}},
 		},
 	}
-	got, err := cluster.Client.CoreV1().Pods(ns).Create(t.Context(), pod, metav1.CreateOptions{})
+	got, err := collectortest.Cluster.Client.CoreV1().Pods(ns).Create(t.Context(), pod, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +101,7 @@ func createPod(t *testing.T, ns string, p podSpec) *corev1.Pod {
 		got.Status.HostIP = p.hostIP
 		got.Status.HostIPs = []corev1.HostIP{{IP: p.hostIP}}
 	}
-	if got, err = cluster.Client.CoreV1().Pods(ns).UpdateStatus(t.Context(), got, metav1.UpdateOptions{}); err != nil {
+	if got, err = collectortest.Cluster.Client.CoreV1().Pods(ns).UpdateStatus(t.Context(), got, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	return got
@@ -165,7 +147,7 @@ func createSlices(t *testing.T, slices ...*discoveryv1.EndpointSlice) []*discove
 	t.Helper()
 	var out []*discoveryv1.EndpointSlice
 	for _, es := range slices {
-		got, err := cluster.Client.DiscoveryV1().EndpointSlices(es.Namespace).Create(t.Context(), es, metav1.CreateOptions{})
+		got, err := collectortest.Cluster.Client.DiscoveryV1().EndpointSlices(es.Namespace).Create(t.Context(), es, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,57 +177,27 @@ func runDepRules(t *testing.T, cases []depCase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := newNamespace(t)
+			ns := collectortest.NewNamespace(t)
 			for _, n := range tc.nodes {
 				createNode(t, ns, n)
 			}
 			for _, p := range tc.pods {
 				createPod(t, ns, p)
 			}
-			created := createService(t, ns, tc.svc)
+			created := collectortest.CreateService(t, ns, tc.svc)
 			createSlices(t, endpointsOf(ns, tc.svc.Name, tc.pods, tc.extra...)...)
-			startAndExpect(t, collector.Config{ClusterName: ns, Namespace: ns}, tc.cfg, subject(ns, ns, tc.svc.Name), tc.want, created)
+			collectortest.StartAndExpect(t, collector.Config{ClusterName: ns, Namespace: ns}, tc.cfg, collectortest.ServiceSubject(ns, ns, tc.svc.Name), tc.want, created)
 		})
 	}
 }
 
 func headless(name string, annotations map[string]string) *corev1.Service {
-	return withSpec(svc(name, cipT, annotations), func(s *corev1.ServiceSpec) {
+	return withSpec(collectortest.Service(name, cipT, annotations), func(s *corev1.ServiceSpec) {
 		s.ClusterIP = corev1.ClusterIPNone
 		s.Selector = webLabels
 	})
 }
 
 func nodePort(name string, annotations map[string]string) *corev1.Service {
-	return withSpec(svc(name, npT, annotations), func(s *corev1.ServiceSpec) { s.Selector = webLabels })
-}
-
-// waitObjectEvents waits for at least n Warning events on an object of
-// kind and returns them as "reason: message" lines.
-func waitObjectEvents(t *testing.T, ns, kind, name string, n int) string {
-	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for {
-		list, err := cluster.Client.CoreV1().Events(ns).List(t.Context(), metav1.ListOptions{
-			FieldSelector: "involvedObject.name=" + name + ",involvedObject.kind=" + kind,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		warnings := 0
-		for _, e := range list.Items {
-			if e.Type == corev1.EventTypeWarning {
-				warnings++
-			}
-			b.WriteString(e.Type + " " + e.Reason + ": " + e.Message + "\n")
-		}
-		if warnings >= n {
-			return b.String()
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d warning events on %s %s/%s, want %d:\n%s", warnings, kind, ns, name, n, b.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return withSpec(collectortest.Service(name, npT, annotations), func(s *corev1.ServiceSpec) { s.Selector = webLabels })
 }

@@ -1,4 +1,4 @@
-package collector_test
+package service_test
 
 import (
 	"context"
@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
 )
 
@@ -125,26 +125,26 @@ func TestServiceRuleResolveLoadBalancerHostname(t *testing.T) {
 		want    []events.Endpoint
 	}{
 		{"hostname resolved to A and AAAA", true, lbHostnames("lb1.cloud.test"),
-			[]events.Endpoint{ep(webHost, "A", "192.0.2.10"), ep(webHost, "AAAA", "2001:db8::10")}},
+			[]events.Endpoint{collectortest.EP(webHost, "A", "192.0.2.10"), collectortest.EP(webHost, "AAAA", "2001:db8::10")}},
 		{"flag off: CNAME", false, lbHostnames("lb1.cloud.test"),
-			[]events.Endpoint{ep(webHost, "CNAME", "lb1.cloud.test")}},
+			[]events.Endpoint{collectortest.EP(webHost, "CNAME", "lb1.cloud.test")}},
 		{"several hostnames and an IP", true,
 			append(lbHostnames("lb1.cloud.test", "lb2.cloud.test"), corev1.LoadBalancerIngress{IP: "192.0.2.1"}),
-			[]events.Endpoint{ep(webHost, "A", "192.0.2.1", "192.0.2.10", "192.0.2.20"), ep(webHost, "AAAA", "2001:db8::10")}},
+			[]events.Endpoint{collectortest.EP(webHost, "A", "192.0.2.1", "192.0.2.10", "192.0.2.20"), collectortest.EP(webHost, "AAAA", "2001:db8::10")}},
 		{"unknown hostname skipped, the rest published", true,
 			append(lbHostnames("nxdomain.cloud.test"), corev1.LoadBalancerIngress{IP: "192.0.2.1"}),
-			[]events.Endpoint{ep(webHost, "A", "192.0.2.1")}},
+			[]events.Endpoint{collectortest.EP(webHost, "A", "192.0.2.1")}},
 		{"hostname without address skipped", true,
 			append(lbHostnames("nov4.cloud.test"), corev1.LoadBalancerIngress{IP: "192.0.2.1"}),
-			[]events.Endpoint{ep(webHost, "A", "192.0.2.1")}},
+			[]events.Endpoint{collectortest.EP(webHost, "A", "192.0.2.1")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ns := newNamespace(t)
+			ns := collectortest.NewNamespace(t)
 			cfg := resolveConfig(ns, d)
 			cfg.Service.ResolveLoadBalancerHostname = tc.resolve
-			startCollector(t, cfg)
-			createService(t, ns, lbService("web", webHost, nil), tc.lb...)
-			waitState(t, subject(ns, ns, "web"), tc.want)
+			collectortest.StartCollector(t, cfg)
+			collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", webHost, nil), tc.lb...)
+			collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), tc.want)
 		})
 	}
 }
@@ -152,16 +152,16 @@ func TestServiceRuleResolveLoadBalancerHostname(t *testing.T) {
 // An unresolvable hostname is reported on the Service.
 func TestServiceResolveFailureReported(t *testing.T) {
 	d := startLBDNS(t)
-	ns := newNamespace(t)
-	before := testutil.ToFloat64(collector.InvalidInputMetricOf("service", servicesource.ReasonUnresolvableHostname))
-	startCollector(t, resolveConfig(ns, d))
-	createService(t, ns, lbService("web", webHost, nil), append(lbHostnames("nxdomain.cloud.test"), corev1.LoadBalancerIngress{IP: "192.0.2.1"})...)
-	waitState(t, subject(ns, ns, "web"), []events.Endpoint{ep(webHost, "A", "192.0.2.1")})
-	evs := waitObjectEvents(t, ns, "Service", "web", 1)
+	ns := collectortest.NewNamespace(t)
+	before := collectortest.InvalidInput(t, "service", servicesource.ReasonUnresolvableHostname)
+	collectortest.StartCollector(t, resolveConfig(ns, d))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", webHost, nil), append(lbHostnames("nxdomain.cloud.test"), corev1.LoadBalancerIngress{IP: "192.0.2.1"})...)
+	collectortest.WaitState(t, collectortest.ServiceSubject(ns, ns, "web"), []events.Endpoint{collectortest.EP(webHost, "A", "192.0.2.1")})
+	evs := collectortest.WaitObjectEvents(t, ns, "Service", "web", 1)
 	if !strings.Contains(evs, servicesource.ReasonUnresolvableHostname) || !strings.Contains(evs, "nxdomain.cloud.test") {
 		t.Errorf("events:\n%s", evs)
 	}
-	if got := testutil.ToFloat64(collector.InvalidInputMetricOf("service", servicesource.ReasonUnresolvableHostname)) - before; got < 1 {
+	if got := collectortest.InvalidInput(t, "service", servicesource.ReasonUnresolvableHostname) - before; got < 1 {
 		t.Errorf("metric grew by %v", got)
 	}
 }
@@ -171,31 +171,31 @@ func TestServiceResolveFailureReported(t *testing.T) {
 func TestServiceResolveFollowsDNS(t *testing.T) {
 	d := startLBDNS(t)
 	d.set("lb.cloud.test", "192.0.2.10")
-	ns := newNamespace(t)
-	startCollector(t, resolveConfig(ns, d))
-	createService(t, ns, lbService("web", webHost, nil), lbHostnames("lb.cloud.test")...)
-	subj := subject(ns, ns, "web")
-	waitState(t, subj, []events.Endpoint{ep(webHost, "A", "192.0.2.10")})
+	ns := collectortest.NewNamespace(t)
+	collectortest.StartCollector(t, resolveConfig(ns, d))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("web", webHost, nil), lbHostnames("lb.cloud.test")...)
+	subj := collectortest.ServiceSubject(ns, ns, "web")
+	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP(webHost, "A", "192.0.2.10")})
 
 	d.set("lb.cloud.test", "192.0.2.11")
-	waitState(t, subj, []events.Endpoint{ep(webHost, "A", "192.0.2.11")})
-	n := count(t, subj)
+	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP(webHost, "A", "192.0.2.11")})
+	n := collectortest.Count(t, subj)
 
 	// A failing resolver: asked again and again, and nothing published.
 	d.fail("lb.cloud.test")
 	q := d.queried("lb.cloud.test")
-	deadline := time.Now().Add(waitFor)
+	deadline := time.Now().Add(collectortest.WaitFor)
 	for d.queried("lb.cloud.test") < q+6 {
 		if time.Now().After(deadline) {
 			t.Fatal("hostname not resolved again")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if got := count(t, subj); got != n {
+	if got := collectortest.Count(t, subj); got != n {
 		t.Fatalf("%d messages while the resolver failed, want %d", got, n)
 	}
-	waitState(t, subj, []events.Endpoint{ep(webHost, "A", "192.0.2.11")})
+	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP(webHost, "A", "192.0.2.11")})
 
 	d.set("lb.cloud.test", "192.0.2.12", "2001:db8::12")
-	waitState(t, subj, []events.Endpoint{ep(webHost, "A", "192.0.2.12"), ep(webHost, "AAAA", "2001:db8::12")})
+	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP(webHost, "A", "192.0.2.12"), collectortest.EP(webHost, "AAAA", "2001:db8::12")})
 }

@@ -1,4 +1,4 @@
-package collector_test
+package gateway_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
 // BenchmarkGatewayFanout measures how long a Gateway's new address takes
@@ -34,14 +35,14 @@ func BenchmarkGatewayFanout(b *testing.B) {
 var benchSeq int
 
 func benchFanout(b *testing.B, n int) {
-	gatewayAPI(b)
-	dc, err := dynamic.NewForConfig(cluster.Config)
+	collectortest.InstallGatewayAPI(b)
+	dc, err := dynamic.NewForConfig(collectortest.Cluster.Config)
 	if err != nil {
 		b.Fatal(err)
 	}
 	benchSeq++
 	ns := fmt.Sprintf("bench-fanout-%d-%d", benchSeq, time.Now().UnixNano()%1e6)
-	if _, err := cluster.Client.CoreV1().Namespaces().Create(b.Context(),
+	if _, err := collectortest.Cluster.Client.CoreV1().Namespaces().Create(b.Context(),
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		b.Fatal(err)
 	}
@@ -49,16 +50,16 @@ func benchFanout(b *testing.B, n int) {
 	createGateway(b, dc, ns, newGW("g", []string{"192.0.2.1"}, gwWeb))
 	createGateway(b, dc, ns, newGW("h", []string{"192.0.2.2"}, gwWeb))
 	cfg := gatewayConfig(ns, src)
-	cfg.RESTConfig = cluster.Config
+	cfg.RESTConfig = collectortest.Cluster.Config
 	c, err := collector.New(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- c.Run(ctx, js) }()
+	go func() { done <- c.Run(ctx, collectortest.JS) }()
 	defer func() { cancel(); <-done }()
-	for deadline := time.Now().Add(waitFor); c.Ready() != nil; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(collectortest.WaitFor); c.Ready() != nil; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			b.Fatalf("collector not ready: %v", c.Ready())
 		}
@@ -94,7 +95,7 @@ func benchFanout(b *testing.B, n int) {
 // waitAll waits until every route prefix0..prefix<n-1> has target.
 func waitAll(b *testing.B, ns, src, prefix string, n int, target string) {
 	b.Helper()
-	st, err := js.Stream(b.Context(), events.StreamSources)
+	st, err := collectortest.JS.Stream(b.Context(), events.StreamSources)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func waitAll(b *testing.B, ns, src, prefix string, n int, target string) {
 
 func benchCount(b *testing.B, ns, src, prefix string, n int) uint64 {
 	b.Helper()
-	st, err := js.Stream(b.Context(), events.StreamSources)
+	st, err := collectortest.JS.Stream(b.Context(), events.StreamSources)
 	if err != nil {
 		b.Fatal(err)
 	}

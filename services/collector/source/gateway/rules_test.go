@@ -1,10 +1,11 @@
-package collector_test
+package gateway_test
 
 import (
 	"testing"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
 // One table per rule of ExternalDNS' Gateway sources, against the real
@@ -23,7 +24,7 @@ func gwHosts(h ...string) []string { return h }
 // Matching Gateways: status.parents entries that name a Gateway (group,
 // kind), exist and accepted the route.
 func TestGatewayRuleParents(t *testing.T) {
-	want := []events.Endpoint{ep(gwHost, "A", gwIP)}
+	want := []events.Endpoint{collectortest.EP(gwHost, "A", gwIP)}
 	g := newGW("g", []string{gwIP}, gwWeb)
 	runGatewayRules(t, []gwCase{
 		{name: "accepted parent", gateways: []gwDef{g}, route: gwRoute(gwHosts(gwHost), nil, attach("g")), want: want},
@@ -36,12 +37,12 @@ func TestGatewayRuleParents(t *testing.T) {
 		{name: "not accepted", gateways: []gwDef{g}, route: gwRoute(gwHosts(gwHost), nil, attach("g", notAccepted))},
 		{name: "gateway does not exist", gateways: []gwDef{g}, route: gwRoute(gwHosts(gwHost), nil, attach("missing"))},
 		{name: "parent in another namespace", gateways: []gwDef{newGW("g", []string{gwIP2}, gwLis("web", "HTTP", 80, gwAll)).inOther()},
-			route: gwRoute(gwHosts(gwHost), nil, attach("g", inOtherNS)), want: []events.Endpoint{ep(gwHost, "A", gwIP2)}},
+			route: gwRoute(gwHosts(gwHost), nil, attach("g", inOtherNS)), want: []events.Endpoint{collectortest.EP(gwHost, "A", gwIP2)}},
 		{name: "namespace defaults to the route's", gateways: []gwDef{g, newGW("g", []string{gwIP2}, gwLis("web", "HTTP", 80, gwAll)).inOther()},
 			route: gwRoute(gwHosts(gwHost), nil, attach("g")), want: want},
 		{name: "two parents: targets combined and deduplicated",
 			gateways: []gwDef{g, newGW("h", []string{gwIP, gwIP2}, gwWeb)},
-			route:    gwRoute(gwHosts(gwHost), nil, attach("g"), attach("h")), want: []events.Endpoint{ep(gwHost, "A", gwIP, gwIP2)}},
+			route:    gwRoute(gwHosts(gwHost), nil, attach("g"), attach("h")), want: []events.Endpoint{collectortest.EP(gwHost, "A", gwIP, gwIP2)}},
 		{name: "only the accepting parent counts",
 			gateways: []gwDef{g, newGW("h", []string{gwIP2}, gwWeb)},
 			route:    gwRoute(gwHosts(gwHost), nil, attach("g"), attach("h", notAccepted)), want: want},
@@ -51,7 +52,7 @@ func TestGatewayRuleParents(t *testing.T) {
 // --gateway-namespace and --gateway-label-filter.
 func TestGatewayRuleGatewayFilters(t *testing.T) {
 	other := newGW("g", []string{gwIP}, gwLis("web", "HTTP", 80, gwAll)).inOther()
-	want := []events.Endpoint{ep(gwHost, "A", gwIP)}
+	want := []events.Endpoint{collectortest.EP(gwHost, "A", gwIP)}
 	runGatewayRules(t, []gwCase{
 		{name: "--gateway-namespace matches", cfg: func(c *collector.Config, _, ns2 string) { c.Gateway.Namespace = ns2 },
 			gateways: []gwDef{other}, route: gwRoute(gwHosts(gwHost), nil, attach("g", inOtherNS)), want: want},
@@ -78,12 +79,12 @@ func TestGatewayRuleListeners(t *testing.T) {
 	two := newGW("g", []string{gwIP}, gwLis("a", "HTTP", 80, lisHost("a.example.org")), gwLis("b", "HTTP", 8080, lisHost("b.example.org")))
 	runGatewayRules(t, []gwCase{
 		{name: "no sectionName: every listener", gateways: []gwDef{two}, route: gwRoute(nil, nil, attach("g")),
-			want: []events.Endpoint{ep("a.example.org", "A", gwIP), ep("b.example.org", "A", gwIP)}},
+			want: []events.Endpoint{collectortest.EP("a.example.org", "A", gwIP), collectortest.EP("b.example.org", "A", gwIP)}},
 		{name: "sectionName picks one listener", gateways: []gwDef{two}, route: gwRoute(nil, nil, attach("g", refSection("b"))),
-			want: []events.Endpoint{ep("b.example.org", "A", gwIP)}},
+			want: []events.Endpoint{collectortest.EP("b.example.org", "A", gwIP)}},
 		{name: "sectionName matching nothing", gateways: []gwDef{two}, route: gwRoute(nil, nil, attach("g", refSection("c")))},
 		{name: "port picks one listener", gateways: []gwDef{two}, route: gwRoute(nil, nil, attach("g", refPort(80))),
-			want: []events.Endpoint{ep("a.example.org", "A", gwIP)}},
+			want: []events.Endpoint{collectortest.EP("a.example.org", "A", gwIP)}},
 		{name: "port matching nothing", gateways: []gwDef{two}, route: gwRoute(nil, nil, attach("g", refPort(443)))},
 		{name: "sectionName and port must both match", gateways: []gwDef{two}, route: gwRoute(nil, nil, attach("g", refSection("a"), refPort(8080)))},
 	})
@@ -99,18 +100,18 @@ func TestGatewayRuleProtocols(t *testing.T) {
 		gwLis("tcp", "TCP", 9000))
 	u := newGW("u", []string{gwIP2}, gwLis("udp", "UDP", 9001))
 	gws := []gwDef{g, u}
-	wild := map[string]string{alpha + "hostname": "*.example.org"}
+	wild := map[string]string{collectortest.Alpha + "hostname": "*.example.org"}
 	runGatewayRules(t, []gwCase{
 		{name: "HTTPRoute", src: "gateway-httproute", gateways: gws, route: gwRoute(gwHosts("*.example.org"), nil, attach("g"), attach("u")),
-			want: []events.Endpoint{ep("http.example.org", "A", gwIP), ep("https.example.org", "A", gwIP)}},
+			want: []events.Endpoint{collectortest.EP("http.example.org", "A", gwIP), collectortest.EP("https.example.org", "A", gwIP)}},
 		{name: "GRPCRoute", src: "gateway-grpcroute", gateways: gws, route: gwRoute(gwHosts("*.example.org"), nil, attach("g"), attach("u")),
-			want: []events.Endpoint{ep("http.example.org", "A", gwIP), ep("https.example.org", "A", gwIP)}},
+			want: []events.Endpoint{collectortest.EP("http.example.org", "A", gwIP), collectortest.EP("https.example.org", "A", gwIP)}},
 		{name: "TLSRoute", src: "gateway-tlsroute", gateways: gws, route: gwRoute(gwHosts("*.example.org"), nil, attach("g"), attach("u")),
-			want: []events.Endpoint{ep("tls.example.org", "A", gwIP)}},
+			want: []events.Endpoint{collectortest.EP("tls.example.org", "A", gwIP)}},
 		{name: "TCPRoute", src: "gateway-tcproute", gateways: gws, route: gwRoute(nil, wild, attach("g"), attach("u")),
-			want: []events.Endpoint{ep("*.example.org", "A", gwIP)}},
+			want: []events.Endpoint{collectortest.EP("*.example.org", "A", gwIP)}},
 		{name: "UDPRoute", src: "gateway-udproute", gateways: gws, route: gwRoute(nil, wild, attach("g"), attach("u")),
-			want: []events.Endpoint{ep("*.example.org", "A", gwIP2)}},
+			want: []events.Endpoint{collectortest.EP("*.example.org", "A", gwIP2)}},
 		{name: "HTTPRoute on a TCP listener only", gateways: []gwDef{newGW("t", []string{gwIP}, gwLis("tcp", "TCP", 9000))},
 			route: gwRoute(gwHosts(gwHost), nil, attach("t"))},
 	})
@@ -118,7 +119,7 @@ func TestGatewayRuleProtocols(t *testing.T) {
 
 // allowedRoutes: namespaces From Same (default), All, Selector; kinds.
 func TestGatewayRuleAllowedRoutes(t *testing.T) {
-	want := []events.Endpoint{ep(gwHost, "A", gwIP)}
+	want := []events.Endpoint{collectortest.EP(gwHost, "A", gwIP)}
 	other := func(opts ...func(gmap)) gwDef {
 		return newGW("g", []string{gwIP}, gwLis("web", "HTTP", 80, opts...)).inOther()
 	}
@@ -155,7 +156,7 @@ func TestGatewayRuleHostnames(t *testing.T) {
 	a := func(names ...string) []events.Endpoint {
 		var out []events.Endpoint
 		for _, n := range names {
-			out = append(out, ep(n, "A", gwIP))
+			out = append(out, collectortest.EP(n, "A", gwIP))
 		}
 		return out
 	}
@@ -182,16 +183,16 @@ func TestGatewayRuleHostnames(t *testing.T) {
 			route: gwRoute(nil, nil, attach("g")), want: a(gwHost)},
 		{name: "route and listener without hostnames", gateways: plain, route: gwRoute(nil, nil, attach("g"))},
 		{name: "hostname annotation adds names", gateways: plain,
-			route: gwRoute(gwHosts(gwHost), map[string]string{alpha + "hostname": "x.example.org., y.example.org"}, attach("g")),
+			route: gwRoute(gwHosts(gwHost), map[string]string{collectortest.Alpha + "hostname": "x.example.org., y.example.org"}, attach("g")),
 			want:  a(gwHost, "x.example.org", "y.example.org")},
 		{name: "hostname annotation narrowed too", gateways: withHost("*.example.org"),
-			route: gwRoute(nil, map[string]string{stable + "hostname": "x.example.org,x.example.net"}, attach("g")), want: a("x.example.org")},
+			route: gwRoute(nil, map[string]string{collectortest.Stable + "hostname": "x.example.org,x.example.net"}, attach("g")), want: a("x.example.org")},
 		{name: "hostname annotation replaces listener hostnames", gateways: withHost("*.example.org"),
-			route: gwRoute(nil, map[string]string{alpha + "hostname": "x.example.org"}, attach("g")), want: a("x.example.org")},
+			route: gwRoute(nil, map[string]string{collectortest.Alpha + "hostname": "x.example.org"}, attach("g")), want: a("x.example.org")},
 		{name: "--ignore-hostname-annotation", cfg: func(c *collector.Config, _, _ string) { c.IgnoreHostnameAnnotation = true },
-			gateways: plain, route: gwRoute(gwHosts(gwHost), map[string]string{alpha + "hostname": "x.example.org"}, attach("g")), want: a(gwHost)},
+			gateways: plain, route: gwRoute(gwHosts(gwHost), map[string]string{collectortest.Alpha + "hostname": "x.example.org"}, attach("g")), want: a(gwHost)},
 		{name: "invalid annotation hostname skipped", gateways: plain,
-			route: gwRoute(gwHosts(gwHost), map[string]string{alpha + "hostname": "bad..example.org,192.0.2.1"}, attach("g")), want: a(gwHost)},
+			route: gwRoute(gwHosts(gwHost), map[string]string{collectortest.Alpha + "hostname": "bad..example.org,192.0.2.1"}, attach("g")), want: a(gwHost)},
 		{name: "template when no name", cfg: tmpl(false), gateways: plain, route: gwRoute(nil, nil, attach("g")), want: a("r.httproute.tmpl.org")},
 		{name: "template not used with names", cfg: tmpl(false), gateways: plain, route: gwRoute(gwHosts(gwHost), nil, attach("g")), want: a(gwHost)},
 		{name: "--combine-fqdn-annotation", cfg: tmpl(true), gateways: plain, route: gwRoute(gwHosts(gwHost), nil, attach("g")),
@@ -208,29 +209,29 @@ func TestGatewayRuleTargets(t *testing.T) {
 	r := gwRoute(gwHosts(gwHost), nil, attach("g"))
 	runGatewayRules(t, []gwCase{
 		{name: "status addresses", gateways: []gwDef{newGW("g", []string{gwIP, gwIP2}, gwWeb)}, route: r,
-			want: []events.Endpoint{ep(gwHost, "A", gwIP, gwIP2)}},
+			want: []events.Endpoint{collectortest.EP(gwHost, "A", gwIP, gwIP2)}},
 		{name: "hostname address is CNAME", gateways: []gwDef{newGW("g", []string{"lb.cloud.example.net"}, gwWeb)}, route: r,
-			want: []events.Endpoint{ep(gwHost, "CNAME", "lb.cloud.example.net")}},
+			want: []events.Endpoint{collectortest.EP(gwHost, "CNAME", "lb.cloud.example.net")}},
 		{name: "IPv6 address is AAAA", gateways: []gwDef{newGW("g", []string{"2001:db8::1", gwIP}, gwWeb)}, route: r,
-			want: []events.Endpoint{ep(gwHost, "A", gwIP), ep(gwHost, "AAAA", "2001:db8::1")}},
+			want: []events.Endpoint{collectortest.EP(gwHost, "A", gwIP), collectortest.EP(gwHost, "AAAA", "2001:db8::1")}},
 		{name: "Gateway target annotation overrides addresses",
-			gateways: []gwDef{newGW("g", []string{gwIP}, gwWeb).withAnn(map[string]string{alpha + "target": "203.0.113.1,edge.example.net."})},
-			route:    r, want: []events.Endpoint{ep(gwHost, "A", "203.0.113.1"), ep(gwHost, "CNAME", "edge.example.net")}},
+			gateways: []gwDef{newGW("g", []string{gwIP}, gwWeb).withAnn(map[string]string{collectortest.Alpha + "target": "203.0.113.1,edge.example.net."})},
+			route:    r, want: []events.Endpoint{collectortest.EP(gwHost, "A", "203.0.113.1"), collectortest.EP(gwHost, "CNAME", "edge.example.net")}},
 		{name: "Gateway target annotation without addresses",
-			gateways: []gwDef{newGW("g", nil, gwWeb).withAnn(map[string]string{stable + "target": "203.0.113.1"})},
-			route:    r, want: []events.Endpoint{ep(gwHost, "A", "203.0.113.1")}},
+			gateways: []gwDef{newGW("g", nil, gwWeb).withAnn(map[string]string{collectortest.Stable + "target": "203.0.113.1"})},
+			route:    r, want: []events.Endpoint{collectortest.EP(gwHost, "A", "203.0.113.1")}},
 		{name: "invalid Gateway target skipped, valid kept",
-			gateways: []gwDef{newGW("g", []string{gwIP}, gwWeb).withAnn(map[string]string{alpha + "target": "300.1.1.1,203.0.113.1"})},
-			route:    r, want: []events.Endpoint{ep(gwHost, "A", "203.0.113.1")}},
+			gateways: []gwDef{newGW("g", []string{gwIP}, gwWeb).withAnn(map[string]string{collectortest.Alpha + "target": "300.1.1.1,203.0.113.1"})},
+			route:    r, want: []events.Endpoint{collectortest.EP(gwHost, "A", "203.0.113.1")}},
 		{name: "route target annotation overrides the Gateway's",
 			gateways: []gwDef{newGW("g", []string{gwIP}, gwWeb)},
-			route:    gwRoute(gwHosts(gwHost), map[string]string{alpha + "target": "203.0.113.7"}, attach("g")),
-			want:     []events.Endpoint{ep(gwHost, "A", "203.0.113.7")}},
+			route:    gwRoute(gwHosts(gwHost), map[string]string{collectortest.Alpha + "target": "203.0.113.7"}, attach("g")),
+			want:     []events.Endpoint{collectortest.EP(gwHost, "A", "203.0.113.7")}},
 		{name: "per-parent targets", gateways: []gwDef{
 			newGW("g", []string{gwIP}, gwLis("web", "HTTP", 80, lisHost("a.example.org"))),
 			newGW("h", []string{gwIP2}, gwLis("web", "HTTP", 80, lisHost("b.example.org")))},
 			route: gwRoute(nil, nil, attach("g"), attach("h")),
-			want:  []events.Endpoint{ep("a.example.org", "A", gwIP), ep("b.example.org", "A", gwIP2)}},
+			want:  []events.Endpoint{collectortest.EP("a.example.org", "A", gwIP), collectortest.EP("b.example.org", "A", gwIP2)}},
 		{name: "no address yet", gateways: []gwDef{newGW("g", nil, gwWeb)}, route: r},
 	})
 }
@@ -239,7 +240,7 @@ func TestGatewayRuleTargets(t *testing.T) {
 // and --annotation-filter over routes.
 func TestGatewayRuleAnnotationsAndFilters(t *testing.T) {
 	g := []gwDef{newGW("g", []string{gwIP}, gwWeb)}
-	want := []events.Endpoint{ep(gwHost, "A", gwIP)}
+	want := []events.Endpoint{collectortest.EP(gwHost, "A", gwIP)}
 	withAnn := func(kv ...string) gwRouteDef {
 		a := map[string]string{}
 		for i := 0; i+1 < len(kv); i += 2 {
@@ -253,15 +254,15 @@ func TestGatewayRuleAnnotationsAndFilters(t *testing.T) {
 		return r
 	}
 	runGatewayRules(t, []gwCase{
-		{name: "ttl", gateways: g, route: withAnn(alpha+"ttl", "5m"), want: []events.Endpoint{events.NewEndpoint(gwHost, "A", 300, gwIP)}},
-		{name: "invalid ttl: no ttl", gateways: g, route: withAnn(alpha+"ttl", "abc"), want: want},
-		{name: "set-identifier", gateways: g, route: withAnn(alpha+"set-identifier", "eu"),
-			want: []events.Endpoint{withSetID(ep(gwHost, "A", gwIP), "eu")}},
-		{name: "controller dns-controller", gateways: g, route: withAnn(alpha+"controller", "dns-controller"), want: want},
-		{name: "controller other", gateways: g, route: withAnn(alpha+"controller", "other")},
-		{name: "dualstack", gateways: []gwDef{newGW("g", []string{"lb.cloud.example.net"}, gwWeb)}, route: withAnn(alpha+"dualstack", "true"),
-			want: []events.Endpoint{withEpLabel(ep(gwHost, "CNAME", "lb.cloud.example.net"), "dualstack", "true")}},
-		{name: "dualstack false", gateways: g, route: withAnn(alpha+"dualstack", "false"), want: want},
+		{name: "ttl", gateways: g, route: withAnn(collectortest.Alpha+"ttl", "5m"), want: []events.Endpoint{events.NewEndpoint(gwHost, "A", 300, gwIP)}},
+		{name: "invalid ttl: no ttl", gateways: g, route: withAnn(collectortest.Alpha+"ttl", "abc"), want: want},
+		{name: "set-identifier", gateways: g, route: withAnn(collectortest.Alpha+"set-identifier", "eu"),
+			want: []events.Endpoint{collectortest.WithSetID(collectortest.EP(gwHost, "A", gwIP), "eu")}},
+		{name: "controller dns-controller", gateways: g, route: withAnn(collectortest.Alpha+"controller", "dns-controller"), want: want},
+		{name: "controller other", gateways: g, route: withAnn(collectortest.Alpha+"controller", "other")},
+		{name: "dualstack", gateways: []gwDef{newGW("g", []string{"lb.cloud.example.net"}, gwWeb)}, route: withAnn(collectortest.Alpha+"dualstack", "true"),
+			want: []events.Endpoint{withEpLabel(collectortest.EP(gwHost, "CNAME", "lb.cloud.example.net"), "dualstack", "true")}},
+		{name: "dualstack false", gateways: g, route: withAnn(collectortest.Alpha+"dualstack", "false"), want: want},
 		{name: "--label-filter matches", cfg: func(c *collector.Config, _, _ string) { c.LabelFilter = "dns=yes" },
 			gateways: g, route: labeled(map[string]string{"dns": "yes"}), want: want},
 		{name: "--label-filter excludes", cfg: func(c *collector.Config, _, _ string) { c.LabelFilter = "dns=yes" },

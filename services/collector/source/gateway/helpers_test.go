@@ -1,12 +1,9 @@
-package collector_test
+package gateway_test
 
 import (
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,37 +14,8 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
-
-// The Gateway API CRDs come with the sigs.k8s.io/gateway-api module this
-// module requires, standard channel, as a user installs them.
-var (
-	gatewayAPIOnce sync.Once
-	gatewayAPIErr  error
-	gatewayAPIPath string
-)
-
-func gatewayCRDDir(t testing.TB) string {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api").Output()
-	if err != nil {
-		t.Fatalf("locating sigs.k8s.io/gateway-api: %v", err)
-	}
-	return filepath.Join(strings.TrimSpace(string(out)), "config", "crd", "standard")
-}
-
-// gatewayAPI installs the Gateway API CRDs into the package's cluster,
-// once.
-func gatewayAPI(t testing.TB) {
-	t.Helper()
-	gatewayAPIOnce.Do(func() {
-		gatewayAPIPath = gatewayCRDDir(t)
-		gatewayAPIErr = cluster.InstallCRDs(gatewayAPIPath)
-	})
-	if gatewayAPIErr != nil {
-		t.Fatal(gatewayAPIErr)
-	}
-}
 
 const gwPoll = 100 * time.Millisecond
 
@@ -325,12 +293,12 @@ func createRouteAt(t testing.TB, dc dynamic.Interface, version, src, ns, ns2 str
 
 func labelNamespace(t *testing.T, ns string, l map[string]string) {
 	t.Helper()
-	n, err := cluster.Client.CoreV1().Namespaces().Get(t.Context(), ns, metav1.GetOptions{})
+	n, err := collectortest.Cluster.Client.CoreV1().Namespaces().Get(t.Context(), ns, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	n.Labels = l
-	if _, err := cluster.Client.CoreV1().Namespaces().Update(t.Context(), n, metav1.UpdateOptions{}); err != nil {
+	if _, err := collectortest.Cluster.Client.CoreV1().Namespaces().Update(t.Context(), n, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -358,13 +326,13 @@ func gatewayBarrier(t *testing.T, dc dynamic.Interface, src, ns, gwNS string) {
 	host := "barrier." + ns + ".test"
 	p := attach("zz-barrier")
 	p.ref["namespace"] = gwNS
-	r := gwRouteDef{name: "zz-barrier", ann: map[string]string{alpha + "hostname": host, "dns": "yes"},
+	r := gwRouteDef{name: "zz-barrier", ann: map[string]string{collectortest.Alpha + "hostname": host, "dns": "yes"},
 		labels: map[string]string{"dns": "yes"}, parents: []gwParent{p}}
 	if src == "gateway-tlsroute" {
 		r.hosts = []string{host}
 	}
 	createRoute(t, dc, src, ns, "", r)
-	waitState(t, events.SourceSubject(ns, src, ns, "zz-barrier"), []events.Endpoint{ep(host, "A", "192.0.2.254")})
+	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "zz-barrier"), []events.Endpoint{collectortest.EP(host, "A", "192.0.2.254")})
 }
 
 // gwCase is one case of a rule: Gateways, a route, what it publishes.
@@ -386,11 +354,11 @@ type gwCase struct {
 // name and route namespace per case) against the real API server.
 func runGatewayRules(t *testing.T, cases []gwCase) {
 	t.Helper()
-	gatewayAPI(t)
-	dc := dynFor(t, cluster.Config)
+	collectortest.InstallGatewayAPI(t)
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ns, ns2 := newNamespace(t), newNamespace(t)
+			ns, ns2 := collectortest.NewNamespace(t), collectortest.NewNamespace(t)
 			src := tc.src
 			if src == "" {
 				src = "gateway-httproute"
@@ -416,18 +384,18 @@ func runGatewayRules(t *testing.T, cases []gwCase) {
 			}
 			// Started after the Gateways exist: they are in its cache
 			// before the route arrives.
-			startCollector(t, cfg)
+			collectortest.StartCollector(t, cfg)
 			r := tc.route
 			createRoute(t, dc, src, ns, ns2, r)
 			subj := events.SourceSubject(ns, src, ns, r.name)
 			if tc.want == nil {
 				gatewayBarrier(t, dc, src, ns, barrierNS)
-				if s, ok := lastState(t, subj); ok {
-					t.Fatalf("published %v, want nothing", render(s.Endpoints))
+				if s, ok := collectortest.LastState(t, subj); ok {
+					t.Fatalf("published %v, want nothing", collectortest.Render(s.Endpoints))
 				}
 				return
 			}
-			s := waitState(t, subj, tc.want)
+			s := collectortest.WaitState(t, subj, tc.want)
 			if !gwSameEndpoints(s.Endpoints, tc.want) {
 				t.Fatalf("endpoints %+v, want %+v", s.Endpoints, tc.want)
 			}

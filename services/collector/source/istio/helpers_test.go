@@ -1,4 +1,4 @@
-package collector_test
+package istio_test
 
 import (
 	"net/netip"
@@ -7,18 +7,18 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
-// Istio's CRDs are not part of the test apiserver: testdata/istio holds
+// Istio's CRDs are not part of the test apiserver: testdata holds
 // minimal ones (no schema), installed on first use.
-const istioCRDDir = "testdata/istio"
+const istioCRDDir = "testdata"
 
 const istioPoll = 100 * time.Millisecond
 
@@ -32,11 +32,11 @@ var (
 
 func installIstio(t *testing.T) dynamic.Interface {
 	t.Helper()
-	istioOnce.Do(func() { istioErr = cluster.InstallCRDs(istioCRDDir) })
+	istioOnce.Do(func() { istioErr = collectortest.Cluster.InstallCRDs(istioCRDDir) })
 	if istioErr != nil {
 		t.Fatal(istioErr)
 	}
-	return dynFor(t, cluster.Config)
+	return collectortest.DynamicClient(t, collectortest.Cluster.Config)
 }
 
 func istioConfig(ns string, sources ...string) collector.Config {
@@ -88,21 +88,10 @@ func istioVirtualService(name string, annotations map[string]string, hosts, gate
 	return u
 }
 
-func createIstio(t *testing.T, dc dynamic.Interface, gvr schema.GroupVersionResource, ns string, u *unstructured.Unstructured) *unstructured.Unstructured {
-	t.Helper()
-	u = u.DeepCopy()
-	u.SetNamespace(ns)
-	got, err := dc.Resource(gvr).Namespace(ns).Create(t.Context(), u, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
-}
-
 // ingressService is an Istio ingress gateway Service: selector
 // istio=<name>, load balancer status lb (IPs or hostnames).
 func ingressService(name string, labels map[string]string, lb ...string) (*corev1.Service, []corev1.LoadBalancerIngress) {
-	svc := svc(name, lbT, nil)
+	svc := collectortest.Service(name, corev1.ServiceTypeLoadBalancer, nil)
 	svc.Labels = labels
 	svc.Spec.Selector = map[string]string{"istio": name}
 	var ing []corev1.LoadBalancerIngress
@@ -124,7 +113,7 @@ func ipLike(s string) bool {
 func createIngressService(t *testing.T, ns, name string, labels map[string]string, lb ...string) *corev1.Service {
 	t.Helper()
 	s, ing := ingressService(name, labels, lb...)
-	return createService(t, ns, s, ing...)
+	return collectortest.CreateService(t, ns, s, ing...)
 }
 
 func istioSubject(clusterName, source, ns, name string) string {

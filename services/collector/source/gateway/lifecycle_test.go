@@ -1,4 +1,4 @@
-package collector_test
+package gateway_test
 
 import (
 	"os"
@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
+	"github.com/zonestream/zonestream/services/collector/collectortest"
 	"github.com/zonestream/zonestream/testenv/kube"
 )
 
@@ -23,37 +23,37 @@ import (
 // carrying it, the invalid-input metric, and the valid endpoints still
 // published.
 func TestGatewayBadInput(t *testing.T) {
-	gatewayAPI(t)
-	dc := dynFor(t, cluster.Config)
-	ns := newNamespace(t)
+	collectortest.InstallGatewayAPI(t)
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
+	ns := collectortest.NewNamespace(t)
 	src := "gateway-httproute"
-	createGateway(t, dc, ns, newGW("g", []string{gwIP}, gwWeb).withAnn(map[string]string{alpha + "target": "203.0.113.1,300.1.1.1"}))
+	createGateway(t, dc, ns, newGW("g", []string{gwIP}, gwWeb).withAnn(map[string]string{collectortest.Alpha + "target": "203.0.113.1,300.1.1.1"}))
 	cfg := gatewayConfig(ns, src)
 	cfg.FQDNTemplate = "{{.Name}}.{{.NoSuchField}}.tmpl.org"
 	cfg.CombineFQDNAnnotation = true
-	startCollector(t, cfg)
-	annBefore := testutil.ToFloat64(collector.InvalidInputMetricOf(src, "InvalidAnnotation"))
-	tmplBefore := testutil.ToFloat64(collector.InvalidInputMetricOf(src, "FQDNTemplateFailed"))
+	collectortest.StartCollector(t, cfg)
+	annBefore := collectortest.InvalidInput(t, src, "InvalidAnnotation")
+	tmplBefore := collectortest.InvalidInput(t, src, "FQDNTemplateFailed")
 
 	createRoute(t, dc, src, ns, "", gwRoute(gwHosts(gwHost), map[string]string{
-		alpha + "ttl": "abc", alpha + "hostname": "ok.example.org,bad..example.org",
+		collectortest.Alpha + "ttl": "abc", collectortest.Alpha + "hostname": "ok.example.org,bad..example.org",
 	}, attach("g")))
-	waitState(t, events.SourceSubject(ns, src, ns, "r"),
-		[]events.Endpoint{ep(gwHost, "A", "203.0.113.1"), ep("ok.example.org", "A", "203.0.113.1")})
+	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "r"),
+		[]events.Endpoint{collectortest.EP(gwHost, "A", "203.0.113.1"), collectortest.EP("ok.example.org", "A", "203.0.113.1")})
 
-	msgs := waitObjectEvents(t, ns, "HTTPRoute", "r", 3)
+	msgs := collectortest.WaitObjectEvents(t, ns, "HTTPRoute", "r", 3)
 	for _, want := range []string{"ttl", "bad..example.org", "fqdn-template"} {
 		if !strings.Contains(msgs, want) {
 			t.Errorf("no event about %s on the route in:\n%s", want, msgs)
 		}
 	}
-	if msgs := waitObjectEvents(t, ns, "Gateway", "g", 1); !strings.Contains(msgs, "300.1.1.1") {
+	if msgs := collectortest.WaitObjectEvents(t, ns, "Gateway", "g", 1); !strings.Contains(msgs, "300.1.1.1") {
 		t.Errorf("no event about the invalid target on the Gateway in:\n%s", msgs)
 	}
-	if got := testutil.ToFloat64(collector.InvalidInputMetricOf(src, "InvalidAnnotation")); got < annBefore+3 {
+	if got := collectortest.InvalidInput(t, src, "InvalidAnnotation"); got < annBefore+3 {
 		t.Errorf("invalid_input_total{%s,InvalidAnnotation} went %v -> %v, want +3 (ttl, hostname, target)", src, annBefore, got)
 	}
-	if got := testutil.ToFloat64(collector.InvalidInputMetricOf(src, "FQDNTemplateFailed")); got < tmplBefore+1 {
+	if got := collectortest.InvalidInput(t, src, "FQDNTemplateFailed"); got < tmplBefore+1 {
 		t.Errorf("invalid_input_total{%s,FQDNTemplateFailed} went %v -> %v, want +1", src, tmplBefore, got)
 	}
 }
@@ -68,45 +68,45 @@ func TestGatewayCRDsAppear(t *testing.T) {
 	other := kube.StartT(t)
 	ns, src := "gw-appear", "gateway-httproute"
 	clusterName := runOnOwnCluster(t, other, ns, src, 5*time.Second)
-	crds := gatewayCRDDir(t)
+	crds := collectortest.GatewayCRDDir(t)
 	if err := other.InstallCRDs(filepath.Join(crds, "gateway.networking.k8s.io_gateways.yaml"),
 		filepath.Join(crds, "gateway.networking.k8s.io_httproutes.yaml")); err != nil {
 		t.Fatal(err)
 	}
-	dc := dynFor(t, other.Config)
+	dc := collectortest.DynamicClient(t, other.Config)
 	createGateway(t, dc, ns, newGW("g", []string{gwIP}, gwWeb))
 	createRoute(t, dc, src, ns, "", gwRoute(gwHosts(gwHost), nil, attach("g")))
-	waitState(t, events.SourceSubject(clusterName, src, ns, "r"), []events.Endpoint{ep(gwHost, "A", gwIP)})
+	collectortest.WaitState(t, events.SourceSubject(clusterName, src, ns, "r"), []events.Endpoint{collectortest.EP(gwHost, "A", gwIP)})
 }
 
 // A route's deletion is a tombstone; so is the loss of its only Gateway.
 func TestGatewayRouteLifecycle(t *testing.T) {
-	gatewayAPI(t)
-	dc := dynFor(t, cluster.Config)
-	ns := newNamespace(t)
+	collectortest.InstallGatewayAPI(t)
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
+	ns := collectortest.NewNamespace(t)
 	src := "gateway-httproute"
 	createGateway(t, dc, ns, newGW("g", []string{gwIP}, gwWeb))
-	startCollector(t, gatewayConfig(ns, src))
+	collectortest.StartCollector(t, gatewayConfig(ns, src))
 	createRoute(t, dc, src, ns, "", gwRoute(gwHosts(gwHost), nil, attach("g")))
 	r2 := gwRoute(gwHosts("two.example.org"), nil, attach("g"))
 	r2.name = "r2"
 	createRoute(t, dc, src, ns, "", r2)
 	subj, subj2 := events.SourceSubject(ns, src, ns, "r"), events.SourceSubject(ns, src, ns, "r2")
-	waitState(t, subj, []events.Endpoint{ep(gwHost, "A", gwIP)})
-	waitState(t, subj2, []events.Endpoint{ep("two.example.org", "A", gwIP)})
+	collectortest.WaitState(t, subj, []events.Endpoint{collectortest.EP(gwHost, "A", gwIP)})
+	collectortest.WaitState(t, subj2, []events.Endpoint{collectortest.EP("two.example.org", "A", gwIP)})
 
 	if err := dc.Resource(gwGVR("httproutes")).Namespace(ns).Delete(t.Context(), "r", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, subj, nil)
-	if s, _ := lastState(t, subj); !s.IsTombstone() {
+	collectortest.WaitState(t, subj, nil)
+	if s, _ := collectortest.LastState(t, subj); !s.IsTombstone() {
 		t.Fatal("no tombstone for the deleted route")
 	}
 	if err := dc.Resource(gwGVR("gateways")).Namespace(ns).Delete(t.Context(), "g", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	waitState(t, subj2, nil)
-	if s, _ := lastState(t, subj2); !s.IsTombstone() {
+	collectortest.WaitState(t, subj2, nil)
+	if s, _ := collectortest.LastState(t, subj2); !s.IsTombstone() {
 		t.Fatal("no tombstone for the route whose Gateway is gone")
 	}
 }
@@ -121,15 +121,15 @@ func routeSubjects(ns, src string) func(name string) string {
 // admits or refuses; a Gateway status change routes do not read,
 // nothing.
 func TestGatewayIncremental(t *testing.T) {
-	gatewayAPI(t)
-	dc := dynFor(t, cluster.Config)
-	ns := newNamespace(t)
+	collectortest.InstallGatewayAPI(t)
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
+	ns := collectortest.NewNamespace(t)
 	src := "gateway-httproute"
 	labelNamespace(t, ns, map[string]string{"team": "a"})
 	createGateway(t, dc, ns, newGW("g", []string{gwIP}, gwWeb))
 	createGateway(t, dc, ns, newGW("h", []string{gwIP2}, gwWeb))
 	createGateway(t, dc, ns, newGW("s", []string{"192.0.2.30"}, gwLis("web", "HTTP", 80, allowSelector("team", "a"))))
-	startCollector(t, gatewayConfig(ns, src))
+	collectortest.StartCollector(t, gatewayConfig(ns, src))
 	mk := func(name, host, gateway string) {
 		r := gwRoute(gwHosts(host), nil, attach(gateway))
 		r.name = name
@@ -140,36 +140,36 @@ func TestGatewayIncremental(t *testing.T) {
 	mk("h1", "h1.example.org", "h")
 	mk("s1", "s1.example.org", "s")
 	names := []string{"g1", "g2", "h1", "s1"}
-	waitState(t, events.SourceSubject(ns, src, ns, "g1"), []events.Endpoint{ep("g1.example.org", "A", gwIP)})
-	waitState(t, events.SourceSubject(ns, src, ns, "g2"), []events.Endpoint{ep("g2.example.org", "A", gwIP)})
-	waitState(t, events.SourceSubject(ns, src, ns, "h1"), []events.Endpoint{ep("h1.example.org", "A", gwIP2)})
-	waitState(t, events.SourceSubject(ns, src, ns, "s1"), []events.Endpoint{ep("s1.example.org", "A", "192.0.2.30")})
+	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "g1"), []events.Endpoint{collectortest.EP("g1.example.org", "A", gwIP)})
+	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "g2"), []events.Endpoint{collectortest.EP("g2.example.org", "A", gwIP)})
+	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "h1"), []events.Endpoint{collectortest.EP("h1.example.org", "A", gwIP2)})
+	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "s1"), []events.Endpoint{collectortest.EP("s1.example.org", "A", "192.0.2.30")})
 
 	// Gateway g moves: g1 and g2 are republished, h1 and s1 are not.
-	before := counts(t, routeSubjects(ns, src), names...)
-	skippedBefore := testutil.ToFloat64(collector.PublishSkippedMetricOf(src))
+	before := collectortest.Counts(t, routeSubjects(ns, src), names...)
+	skippedBefore := collectortest.PublishSkipped(t, src)
 	g, err := dc.Resource(gwGVR("gateways")).Namespace(ns).Get(t.Context(), "g", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	setGatewayAddresses(t, dc, g, "192.0.2.99")
-	waitState(t, events.SourceSubject(ns, src, ns, "g1"), []events.Endpoint{ep("g1.example.org", "A", "192.0.2.99")})
-	waitState(t, events.SourceSubject(ns, src, ns, "g2"), []events.Endpoint{ep("g2.example.org", "A", "192.0.2.99")})
+	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "g1"), []events.Endpoint{collectortest.EP("g1.example.org", "A", "192.0.2.99")})
+	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "g2"), []events.Endpoint{collectortest.EP("g2.example.org", "A", "192.0.2.99")})
 	barrier := func() {
 		t.Helper()
 		createGateway(t, dc, ns, newGW("zz-barrier", []string{"192.0.2.254"}, gwWeb))
 		gatewayBarrier(t, dc, src, ns, ns)
 	}
 	barrier()
-	expectCounts(t, routeSubjects(ns, src), before, "g1", "g2")
+	collectortest.ExpectCounts(t, routeSubjects(ns, src), before, "g1", "g2")
 	// Not even recomputed: nothing was skipped by hash either.
-	if got := testutil.ToFloat64(collector.PublishSkippedMetricOf(src)); got != skippedBefore {
+	if got := collectortest.PublishSkipped(t, src); got != skippedBefore {
 		t.Errorf("publish_skipped_total{%s} went %v -> %v: routes of other Gateways were recomputed", src, skippedBefore, got)
 	}
 
 	// A condition on Gateway h changes: routes do not read it; nothing
 	// is recomputed.
-	skippedBefore = testutil.ToFloat64(collector.PublishSkippedMetricOf(src))
+	skippedBefore = collectortest.PublishSkipped(t, src)
 	h, err := dc.Resource(gwGVR("gateways")).Namespace(ns).Get(t.Context(), "h", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -182,24 +182,24 @@ func TestGatewayIncremental(t *testing.T) {
 	if _, err := dc.Resource(gwGVR("gateways")).Namespace(ns).UpdateStatus(t.Context(), h, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	before = counts(t, routeSubjects(ns, src), names...)
+	before = collectortest.Counts(t, routeSubjects(ns, src), names...)
 	mk("zz-barrier-2", "b2.example.org", "zz-barrier")
-	waitState(t, events.SourceSubject(ns, src, ns, "zz-barrier-2"), []events.Endpoint{ep("b2.example.org", "A", "192.0.2.254")})
-	expectCounts(t, routeSubjects(ns, src), before)
-	if got := testutil.ToFloat64(collector.PublishSkippedMetricOf(src)); got != skippedBefore {
+	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "zz-barrier-2"), []events.Endpoint{collectortest.EP("b2.example.org", "A", "192.0.2.254")})
+	collectortest.ExpectCounts(t, routeSubjects(ns, src), before)
+	if got := collectortest.PublishSkipped(t, src); got != skippedBefore {
 		t.Errorf("publish_skipped_total{%s} went %v -> %v: a Gateway condition change recomputed routes", src, skippedBefore, got)
 	}
 
 	// The namespace's labels change: s1 (behind a selector) loses its
 	// records; g1, g2, h1 are not recomputed.
-	before = counts(t, routeSubjects(ns, src), names...)
-	skippedBefore = testutil.ToFloat64(collector.PublishSkippedMetricOf(src))
+	before = collectortest.Counts(t, routeSubjects(ns, src), names...)
+	skippedBefore = collectortest.PublishSkipped(t, src)
 	labelNamespace(t, ns, map[string]string{"team": "b"})
-	waitState(t, events.SourceSubject(ns, src, ns, "s1"), nil)
+	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "s1"), nil)
 	mk("zz-barrier-3", "b3.example.org", "zz-barrier")
-	waitState(t, events.SourceSubject(ns, src, ns, "zz-barrier-3"), []events.Endpoint{ep("b3.example.org", "A", "192.0.2.254")})
-	expectCounts(t, routeSubjects(ns, src), before, "s1")
-	if got := testutil.ToFloat64(collector.PublishSkippedMetricOf(src)); got != skippedBefore {
+	collectortest.WaitState(t, events.SourceSubject(ns, src, ns, "zz-barrier-3"), []events.Endpoint{collectortest.EP("b3.example.org", "A", "192.0.2.254")})
+	collectortest.ExpectCounts(t, routeSubjects(ns, src), before, "s1")
+	if got := collectortest.PublishSkipped(t, src); got != skippedBefore {
 		t.Errorf("publish_skipped_total{%s} went %v -> %v: a Namespace change recomputed routes outside selectors", src, skippedBefore, got)
 	}
 }
@@ -216,19 +216,19 @@ func TestGatewayOlderVersions(t *testing.T) {
 	}
 	ns, src := "gw-old", "gateway-tcproute"
 	clusterName := runOnOwnCluster(t, other, ns, src, gwPoll)
-	dc := dynFor(t, other.Config)
+	dc := collectortest.DynamicClient(t, other.Config)
 	g := newGW("g", []string{gwIP}, gwLis("tcp", "TCP", 9000))
 	g.version = "v1beta1"
 	createGateway(t, dc, ns, g)
-	createRouteAt(t, dc, "v1alpha2", src, ns, "", gwRoute(nil, map[string]string{alpha + "hostname": "tcp.example.org"}, attach("g")))
-	waitState(t, events.SourceSubject(clusterName, src, ns, "r"), []events.Endpoint{ep("tcp.example.org", "A", gwIP)})
+	createRouteAt(t, dc, "v1alpha2", src, ns, "", gwRoute(nil, map[string]string{collectortest.Alpha + "hostname": "tcp.example.org"}, attach("g")))
+	collectortest.WaitState(t, events.SourceSubject(clusterName, src, ns, "r"), []events.Endpoint{collectortest.EP("tcp.example.org", "A", gwIP)})
 }
 
 // onlyVersion writes the CRD of the gateway-api module's file into dir,
 // serving (and storing) only version.
 func onlyVersion(t *testing.T, file, version, dir string) {
 	t.Helper()
-	data, err := os.ReadFile(filepath.Join(gatewayCRDDir(t), file))
+	data, err := os.ReadFile(filepath.Join(collectortest.GatewayCRDDir(t), file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,14 +269,14 @@ func runOnOwnCluster(t *testing.T, other *kube.Cluster, ns, src string, poll tim
 		t.Fatal(err)
 	}
 	cfg := gatewayConfig(ns, src)
-	cfg.ClusterName = newNamespace(t)
+	cfg.ClusterName = collectortest.NewNamespace(t)
 	cfg.RESTConfig = other.Config
 	cfg.Workers = 1
 	cfg.Gateway.PollInterval = poll
-	c, err := collector.New(cfg, testLogger(t))
+	c, err := collector.New(cfg, collectortest.Logger(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	runCollector(t, c)
+	collectortest.RunCollector(t, c)
 	return cfg.ClusterName
 }

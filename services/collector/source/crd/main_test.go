@@ -1,0 +1,18 @@
+package crd_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/zonestream/zonestream/services/collector/collectortest"
+)
+
+// crdDir holds the CRDs zonestream ships (the DNSEndpoint CRD), installed
+// as a user would.
+const crdDir = "../../../../deploy/crds"
+
+// The rule tables run the source inside a real collector, against the
+// package's kube-apiserver and JetStream.
+func TestMain(m *testing.M) {
+	os.Exit(collectortest.Main(m, crdDir))
+}
