@@ -228,23 +228,19 @@ func soaSerial(b *testing.B, ns *bind.Server, zone string) int64 {
 	return int64(rrs[0].(*dns.SOA).Serial)
 }
 
-// waitDesiredComplete waits until the all-in-one at ops is ready, its
-// dedup holds n names and says the desired state is complete: from then
-// on its planner may plan anything, deletes included.
+// waitDesiredComplete waits until the all-in-one at ops has n names in
+// dedup and says the desired state is complete: from then on its planner
+// may plan anything, deletes included.
 func waitDesiredComplete(b *testing.B, ops string, n int, limit time.Duration) {
 	b.Helper()
-	deadline := time.Now().Add(limit)
-	for {
+	waitUntil(b, "desired state of every name complete", limit, func() error {
 		names := metricSum(b, ops, "zonestream_dedup_names", "")
 		complete := metricSum(b, ops, "zonestream_dedup_complete", "")
-		if int(names) == n && complete == 1 {
-			return
+		if int(names) != n || complete != 1 {
+			return fmt.Errorf("dedup has %v names of %d, complete %v", names, n, complete)
 		}
-		if time.Now().After(deadline) {
-			b.Fatalf("after %s dedup has %v names of %d, complete %v", limit, names, n, complete)
-		}
-		time.Sleep(time.Second)
-	}
+		return nil
+	})
 }
 
 // metricSum is the sum of the samples of metric (every label set holding
