@@ -107,10 +107,6 @@ func fillStreams(b *testing.B, js jetstream.JetStream, names int) string {
 			}
 		}
 	}
-	select {
-	case <-js.PublishAsyncComplete():
-	case <-time.After(10 * time.Minute):
-		b.Fatal("publishing did not complete in 10 minutes")
-	}
+	awaitPublishes(b, js)
 	return fmt.Sprintf("svc-%d.%s", names/2, zoneOf(names/2))
 }
