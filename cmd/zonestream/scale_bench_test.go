@@ -124,7 +124,7 @@ func startScaleProcess(b *testing.B, cluster *kube.Cluster, ns *bind.Server, zon
 	ops := loopbackAddr(b)
 	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--source=crd",
 		"--nats-listen=127.0.0.1:0", "--data-dir=" + b.TempDir(), "--metrics-address=" + ops,
-		"--portal-listen=" + loopbackAddr(b), "--log-level=warn"},
+		"--portal-listen=" + loopbackAddr(b), "--pprof", "--log-level=warn"},
 		rfc2136Flags(ns, zone, "bench")...)
 	return startProcess(b, "zonestream", args...), ops
 }
