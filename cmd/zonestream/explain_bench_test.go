@@ -25,15 +25,7 @@ const explainBenchEvents = 1_000_000
 // 3 observed states and a result of the plan that wrote it.
 func BenchmarkExplain(b *testing.B) {
 	s := natsenv.StartT(b)
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
-	if err != nil {
-		b.Fatal(err)
-	}
+	js := asyncPublisher(b, s.ClientURL())
 	ctx := context.Background()
 	if err := events.EnsureStreams(ctx, js); err != nil {
 		b.Fatal(err)

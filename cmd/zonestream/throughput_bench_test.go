@@ -57,22 +57,16 @@ const throughputZone = "throughput.test"
 func benchThroughput(b *testing.B, n int) {
 	b.StopTimer()
 	url := startPipelineInProcess(b)
-	nc, err := nats.Connect(url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
-	if err != nil {
-		b.Fatal(err)
-	}
+	js := asyncPublisher(b, url)
 	msgs := make([]*nats.Msg, n)
 	for i := range n {
 		obj := events.ObjectRef{Cluster: "bench", Source: "service", Namespace: "default", Name: "svc-" + strconv.Itoa(i)}
 		ep := events.NewEndpoint(obj.Name+"."+throughputZone, events.RecordTypeA, 300, burstIP(i%60000))
-		if msgs[i], err = events.Message(obj.Subject(), &events.SourceState{Object: obj, Endpoints: []events.Endpoint{ep}}, ""); err != nil {
+		msg, err := events.Message(obj.Subject(), &events.SourceState{Object: obj, Endpoints: []events.Endpoint{ep}}, "")
+		if err != nil {
 			b.Fatal(err)
 		}
+		msgs[i] = msg
 	}
 	observed := watchObserved(b, url, n)
 
@@ -169,6 +163,21 @@ func watchObserved(b *testing.B, url string, n int) <-chan struct{} {
 		b.Fatal(err)
 	}
 	return all
+}
+
+// asyncPublisher connects to url for asynchronous publishes, a bounded
+// window of them in flight, until the benchmark ends.
+func asyncPublisher(b *testing.B, url string) jetstream.JetStream {
+	nc, err := nats.Connect(url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(nc.Close)
+	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return js
 }
 
 // publishAll publishes msgs asynchronously, a bounded window at a time,
