@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Prints issue 11's cost table: zonestream at rest (1k/5k/20k Services),
-# per 1000 changes, latency, providers against a bare client, beside
-# ExternalDNS measured in the same run on the same kube-apiserver and BIND.
+# per 1000 changes, latency, 100k names, pipeline throughput, providers
+# against a bare client, beside ExternalDNS measured in the same run on the
+# same kube-apiserver and BIND.
 # Raw benchmark output goes to ${ZS_ARTIFACTS:-.artifacts}/bench/.
 #
-#   hack/bench-table.sh                      every row (about an hour on 2 cores)
-#   hack/bench-table.sh --rows idle,work     only some: idle work latency providers externaldns
+#   hack/bench-table.sh                      every row (well over an hour on 2 cores)
+#   hack/bench-table.sh --rows idle,work     only some: idle work latency scale throughput providers externaldns
 #   hack/bench-table.sh --from FILE...       the table of saved output, nothing run
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 table() { go run ./testenv/cmd/benchtable "$@"; }
-rows=idle,work,latency,providers,externaldns
+rows=idle,work,latency,scale,throughput,providers,externaldns
 while [ $# -gt 0 ]; do
   case "$1" in
     --from) shift; table "$@"; exit ;;
@@ -48,5 +49,8 @@ if has latency; then
   bench 'BenchmarkStatusToRecord' 20x ./cmd/zonestream/
   bench 'BenchmarkConverge/500' 1x ./cmd/zonestream/
 fi
+# 100k names unless $ZS_SCALE_NAMES / $ZS_THROUGHPUT_EVENTS say fewer.
+if has scale; then bench 'BenchmarkScale' 1x ./cmd/zonestream/; fi
+if has throughput; then bench 'BenchmarkThroughput' 1x ./cmd/zonestream/; fi
 if has providers; then bench 'BenchmarkApply/.*/zone=10000/plan=1000' 3x ./services/applier/; fi
 table "$out"

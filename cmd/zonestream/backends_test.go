@@ -230,7 +230,7 @@ func ready(addr string) error {
 
 // waitUntil polls cond every 250ms until it holds or limit passes, and
 // fails the test with what cond last said.
-func waitUntil(t *testing.T, what string, limit time.Duration, cond func() error) {
+func waitUntil(t testing.TB, what string, limit time.Duration, cond func() error) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for {

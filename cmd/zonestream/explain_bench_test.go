@@ -25,15 +25,7 @@ const explainBenchEvents = 1_000_000
 // 3 observed states and a result of the plan that wrote it.
 func BenchmarkExplain(b *testing.B) {
 	s := natsenv.StartT(b)
-	nc, err := nats.Connect(s.ClientURL())
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(4096))
-	if err != nil {
-		b.Fatal(err)
-	}
+	js := asyncPublisher(b, s.ClientURL())
 	ctx := context.Background()
 	if err := events.EnsureStreams(ctx, js); err != nil {
 		b.Fatal(err)
@@ -107,10 +99,6 @@ func fillStreams(b *testing.B, js jetstream.JetStream, names int) string {
 			}
 		}
 	}
-	select {
-	case <-js.PublishAsyncComplete():
-	case <-time.After(10 * time.Minute):
-		b.Fatal("publishing did not complete in 10 minutes")
-	}
+	awaitPublishes(b, js)
 	return fmt.Sprintf("svc-%d.%s", names/2, zoneOf(names/2))
 }

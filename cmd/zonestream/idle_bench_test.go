@@ -16,8 +16,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/zonestream/zonestream/testenv/bind"
@@ -174,12 +172,7 @@ func moveServices(ctx context.Context, kc kubernetes.Interface, n int) error {
 	g.SetLimit(16)
 	for i := range n {
 		g.Go(func() error {
-			svc, err := kc.CoreV1().Services("default").Get(ctx, "svc-"+strconv.Itoa(i), metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			svc.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: strings.Replace(burstIP(i), "10.1.", "10.2.", 1)}}
-			_, err = kc.CoreV1().Services("default").UpdateStatus(ctx, svc, metav1.UpdateOptions{})
+			_, err := setServiceIP(ctx, kc, "svc-"+strconv.Itoa(i), strings.Replace(burstIP(i), "10.1.", "10.2.", 1))
 			return err
 		})
 	}

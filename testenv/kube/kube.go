@@ -63,8 +63,11 @@ func Start(ctx context.Context, crdPaths ...string) (*Cluster, error) {
 		AttachControlPlaneOutput: os.Getenv("ZS_KUBE_LOG") != "",
 	}
 	// envtest's default service range has room for ~250 Services; load
-	// tests create thousands.
-	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.96.0.0/12")
+	// tests create tens of thousands. Not wider than /16: kube-apiserver
+	// 1.32 keeps the range as one bitmap in etcd, rewritten whole at every
+	// allocation, and a /12's (128 KiB) filled etcd's 2 GiB quota before
+	// 20k Services were created ("mvcc: database space exceeded").
+	env.ControlPlane.GetAPIServer().Configure().Set("service-cluster-ip-range", "10.96.0.0/16")
 	cfg, err := env.Start()
 	if err != nil {
 		return nil, fmt.Errorf("start kube-apiserver: %w", err)
