@@ -45,16 +45,36 @@ func (p *Provider) Zones(context.Context) ([]string, error) {
 	return zones, nil
 }
 
+var _ provider.NameReader = (*Provider)(nil)
+
 // Records returns every RRset of zone.
 func (p *Provider) Records(_ context.Context, zone string) ([]events.Endpoint, error) {
+	return p.read(zone, nil)
+}
+
+// RecordsAt returns the RRsets of zone at names: after a plan the applier
+// reads back the names it touched, not the whole zone.
+func (p *Provider) RecordsAt(_ context.Context, zone string, names []string) ([]events.Endpoint, error) {
+	at := make(map[string]bool, len(names))
+	for _, n := range names {
+		at[events.NormalizeName(n)] = true
+	}
+	return p.read(zone, at)
+}
+
+// read copies the RRsets of zone, only those at names when names is not nil.
+func (p *Provider) read(zone string, names map[string]bool) ([]events.Endpoint, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	z, ok := p.zones[zone]
 	if !ok {
 		return nil, provider.Permanentf("inmemory: unknown zone %q", zone)
 	}
-	eps := make([]events.Endpoint, 0, len(z))
-	for _, ep := range z {
+	eps := []events.Endpoint{}
+	for key, ep := range z {
+		if names != nil && !names[key.DNSName] {
+			continue
+		}
 		ep.Targets = slices.Clone(ep.Targets)
 		eps = append(eps, ep)
 	}

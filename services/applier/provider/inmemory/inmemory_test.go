@@ -9,6 +9,7 @@ import (
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
+	"github.com/zonestream/zonestream/services/applier/provider/providertest"
 )
 
 func ep(name, typ string, ttl int64, targets ...string) *events.Endpoint {
@@ -106,5 +107,34 @@ func TestConfig(t *testing.T) {
 	zones, _ := p.Zones(context.Background())
 	if !slices.Equal(zones, []string{"a.example", "b.example"}) {
 		t.Fatalf("zones %v", zones)
+	}
+}
+
+// TestReadBackAgreesWithTheListing: what RecordsAt reads back at a few
+// names is exactly what a full listing holds there, set identifiers and
+// every type included; a name it holds nothing at adds nothing.
+func TestReadBackAgreesWithTheListing(t *testing.T) {
+	p, err := inmemory.New(inmemory.Config{Zones: []string{"example.org"}}, provider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eu := ep("geo.example.org", "A", 60, "192.0.2.7")
+	eu.SetIdentifier = "eu"
+	changes := []events.Change{
+		{New: ep("www.example.org", "A", 60, "192.0.2.1")},
+		{New: ep("www.example.org", "TXT", 0, "heritage=external-dns")},
+		{New: ep("api.example.org", "A", 0, "192.0.2.9")},
+		{New: eu},
+		{New: ep("geo.example.org", "A", 60, "192.0.2.8")},
+	}
+	if err := p.Apply(context.Background(), "example.org", changes); err != nil {
+		t.Fatal(err)
+	}
+	got := providertest.ReadBackAgrees(t, p, "example.org", []string{"WWW.example.org.", "geo.example.org", "gone.example.org"}, p.RecordsAt)
+	if len(got) != 4 {
+		t.Fatalf("read back %d RRsets, want www's 2 and geo's 2: %v", len(got), got)
+	}
+	if _, err := p.RecordsAt(context.Background(), "example.net", []string{"www.example.net"}); !errors.Is(err, provider.ErrPermanent) {
+		t.Fatalf("unknown zone: %v, want a permanent error", err)
 	}
 }
