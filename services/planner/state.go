@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -328,21 +327,51 @@ func (s *state) mark(name, cause string) {
 // looks at the names marked since it was last asked, and at all of them
 // only when a zone may have come free, so a flood of changes to a busy
 // zone costs O(1) per change, not O(dirty).
+//
+// While every zone is busy, as during a burst into one zone, no name can
+// be planned, whatever its number: that is known from the zones alone.
+// Otherwise the order of the walk does not matter (it only asks whether
+// some name can go), so the dirty map is walked as it is, not sorted.
 func (s *state) plannable() bool {
 	now := time.Now()
-	names := s.fresh
-	if s.rescan {
-		names = slices.Sorted(maps.Keys(s.dirty))
-	}
+	fresh, rescan := s.fresh, s.rescan
 	s.fresh, s.rescan = s.fresh[:0], false
-	for _, n := range names {
-		if _, ok := s.dirty[n]; !ok {
-			continue
-		}
-		for provider, zones := range s.zones {
-			if z, ok := zoneOf(n, zones); ok && !s.busy(zoneKey{provider, z}, now) {
+	if !s.someZoneFree(now) {
+		return false
+	}
+	if rescan {
+		for n := range s.dirty {
+			if s.inFreeZone(n, now) {
 				return true
 			}
+		}
+		return false
+	}
+	for _, n := range fresh {
+		if _, ok := s.dirty[n]; ok && s.inFreeZone(n, now) {
+			return true
+		}
+	}
+	return false
+}
+
+// someZoneFree reports whether any managed zone could take a plan now.
+func (s *state) someZoneFree(now time.Time) bool {
+	for provider, zones := range s.zones {
+		for _, z := range zones {
+			if !s.busy(zoneKey{provider, z}, now) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// inFreeZone reports whether name is in a zone that could take a plan now.
+func (s *state) inFreeZone(name string, now time.Time) bool {
+	for provider, zones := range s.zones {
+		if z, ok := zoneOf(name, zones); ok && !s.busy(zoneKey{provider, z}, now) {
+			return true
 		}
 	}
 	return false
