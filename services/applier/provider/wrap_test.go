@@ -15,24 +15,27 @@ import (
 )
 
 // counting is a real inmemory provider that counts the calls reaching it.
+// counting is a provider that counts its calls. It has the three methods
+// every provider has and no more (the in-memory one it wraps also reads
+// names back, which these tests must not assume).
 type counting struct {
-	*inmemory.Provider
+	mem                     *inmemory.Provider
 	zones, records, applies atomic.Int64
 }
 
 func (c *counting) Zones(ctx context.Context) ([]string, error) {
 	c.zones.Add(1)
-	return c.Provider.Zones(ctx)
+	return c.mem.Zones(ctx)
 }
 
 func (c *counting) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
 	c.records.Add(1)
-	return c.Provider.Records(ctx, zone)
+	return c.mem.Records(ctx, zone)
 }
 
 func (c *counting) Apply(ctx context.Context, zone string, changes []events.Change) error {
 	c.applies.Add(1)
-	return c.Provider.Apply(ctx, zone, changes)
+	return c.mem.Apply(ctx, zone, changes)
 }
 
 func newCounting(t *testing.T) *counting {
@@ -41,7 +44,7 @@ func newCounting(t *testing.T) *counting {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &counting{Provider: p}
+	return &counting{mem: p}
 }
 
 func TestCacheZones(t *testing.T) {
