@@ -135,7 +135,11 @@ func (w *watch) start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", w.stream, err)
 	}
-	iter, err := cons.Messages(AtRest()...)
+	// nats.go's pull timing (30 s requests, heartbeats every 5 s): a pull
+	// stranded by a server restart is noticed within seconds. With
+	// 2-minute pulls, quieter at rest, a replay started just after a
+	// restart waited out the whole pull (TestChaos, NATS killed).
+	iter, err := cons.Messages()
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", w.stream, err)
 	}

@@ -8,16 +8,6 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// AtRest are the options of a long-lived message iterator: a pull request
-// lasts two minutes and the server says it is alive every 30 s (nats.go's
-// defaults are 30 s and 5 s, 5 s for an ordered consumer), so that a
-// consumer with nothing to deliver wakes the process a few times a minute
-// rather than every few seconds (issue 11). A dead server is still noticed
-// by the connection, and by the missing heartbeats within a minute.
-func AtRest(opts ...jetstream.PullMessagesOpt) []jetstream.PullMessagesOpt {
-	return append([]jetstream.PullMessagesOpt{jetstream.PullExpiry(2 * time.Minute), jetstream.PullHeartbeat(30 * time.Second)}, opts...)
-}
-
 // pumpPause is how long Pump waits after a transient iterator error (a
 // missed heartbeat, a pull that timed out) before asking again.
 const pumpPause = 200 * time.Millisecond

@@ -361,7 +361,7 @@ func (a *Applier) consumePlans(ctx context.Context, js jetstream.JetStream, plan
 	if err != nil {
 		return nil, nil, fmt.Errorf("applier: plan consumer: %w", err)
 	}
-	iter, err := cons.Messages(events.AtRest(jetstream.PullMaxMessages(1))...)
+	iter, err := cons.Messages(jetstream.PullMaxMessages(1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("applier: plan consumer: %w", err)
 	}
