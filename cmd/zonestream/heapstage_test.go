@@ -84,39 +84,32 @@ func reportHeapByStage(b *testing.B, raw []byte, services int) {
 // TestHeapByStageTakesTheInnermostStage: bytes go to the stage whose
 // frame is nearest the allocation, library frames in between or not.
 func TestHeapByStageTakesTheInnermostStage(t *testing.T) {
-	fn := map[string]*profile.Function{}
-	loc := func(names ...string) []*profile.Location {
-		var out []*profile.Location
-		for _, n := range names {
-			if fn[n] == nil {
-				fn[n] = &profile.Function{ID: uint64(len(fn) + 1), Name: n}
-			}
-			out = append(out, &profile.Location{ID: uint64(len(fn)*100 + len(out) + 1), Line: []profile.Line{{Function: fn[n]}}})
-		}
-		return out
-	}
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{{Type: "inuse_objects", Unit: "count"}, {Type: "inuse_space", Unit: "bytes"}},
-		Sample: []*profile.Sample{
-			// innermost first, as pprof lists them
-			{Value: []int64{1, 100}, Location: loc("github.com/vmihailenco/msgpack/v5.(*Decoder).stringWithLen",
-				"github.com/zonestream/zonestream/events.Unmarshal", "github.com/zonestream/zonestream/services/dedup.(*run).fold",
-				"github.com/zonestream/zonestream/services/planner.notReally")},
-			{Value: []int64{1, 20}, Location: loc("github.com/zonestream/zonestream/services/collector/source.keepAnnotations",
-				"k8s.io/client-go/tools/cache.(*DeltaFIFO).Pop")},
-			{Value: []int64{1, 7}, Location: loc("encoding/json.(*decodeState).object", "k8s.io/client-go/tools/cache.(*Reflector).watch")},
-			{Value: []int64{1, 3}, Location: loc("runtime.malg")},
-		},
 	}
-	for i, l := range p.Sample {
-		for j := range l.Location {
-			p.Sample[i].Location[j].ID = uint64(i*10 + j + 1)
-			p.Location = append(p.Location, l.Location[j])
+	fn := map[string]*profile.Function{}
+	// sample adds a sample of size bytes allocated by stack, innermost
+	// frame first, as pprof lists them.
+	sample := func(size int64, stack ...string) {
+		s := &profile.Sample{Value: []int64{1, size}}
+		for _, name := range stack {
+			if fn[name] == nil {
+				fn[name] = &profile.Function{ID: uint64(len(p.Function) + 1), Name: name}
+				p.Function = append(p.Function, fn[name])
+			}
+			loc := &profile.Location{ID: uint64(len(p.Location) + 1), Line: []profile.Line{{Function: fn[name]}}}
+			p.Location = append(p.Location, loc)
+			s.Location = append(s.Location, loc)
 		}
+		p.Sample = append(p.Sample, s)
 	}
-	for _, f := range fn {
-		p.Function = append(p.Function, f)
-	}
+	sample(100, "github.com/vmihailenco/msgpack/v5.(*Decoder).stringWithLen",
+		"github.com/zonestream/zonestream/events.Unmarshal", "github.com/zonestream/zonestream/services/dedup.(*run).fold",
+		"github.com/zonestream/zonestream/services/planner.notReally")
+	sample(20, "github.com/zonestream/zonestream/services/collector/source.keepAnnotations",
+		"k8s.io/client-go/tools/cache.(*DeltaFIFO).Pop")
+	sample(7, "encoding/json.(*decodeState).object", "k8s.io/client-go/tools/cache.(*Reflector).watch")
+	sample(3, "runtime.malg")
 	var buf bytes.Buffer
 	if err := p.Write(&buf); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 
 // At rest a listing returns what the last one returned. Encoding every
 // name's observed state only to find its hash unchanged was half of what
-// an idle all-in-one spent (5000 names: ~35 ms a listing). A fingerprint
+// an idle all-in-one spent (5000 names: 70 of the 140 ms sampled in an idle minute). A fingerprint
 // of the whole listing, taken without encoding or allocating, says the
 // same in well under a millisecond.
 

@@ -70,7 +70,10 @@ func (p *Provider) read(zone string, names map[string]bool) ([]events.Endpoint, 
 	if !ok {
 		return nil, provider.Permanentf("inmemory: unknown zone %q", zone)
 	}
-	eps := []events.Endpoint{}
+	eps := make([]events.Endpoint, 0, len(z))
+	if names != nil {
+		eps = make([]events.Endpoint, 0, len(names))
+	}
 	for key, ep := range z {
 		if names != nil && !names[key.DNSName] {
 			continue
