@@ -344,3 +344,75 @@ func TestFailureBackoffDoublesUpToTheLeaseDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestLeaderRenewsWithoutReading: a leader that wrote the lease last
+// renews it by compare-and-set alone, without reading it first.
+func TestLeaderRenewsWithoutReading(t *testing.T) {
+	url := startNATS(t)
+	var active, overlaps atomic.Int32
+	a := startCandidate(t, url, "a", fast, &active, &overlaps)
+	waitLeader(t, []*candidate{a}, 2*time.Second)
+	nc, js := connect(t, url)
+	var reads atomic.Int32
+	// kv.Get is a direct get on the bucket's stream.
+	sub, err := nc.Subscribe("$JS.API.DIRECT.GET."+events.LeaseStream+".>", func(*nats.Msg) { reads.Add(1) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// The test learns the lease's revision from the bucket stream's last
+	// sequence (one key is written), so that it reads nothing itself.
+	revision := func() uint64 {
+		stream, err := js.Stream(context.Background(), events.LeaseStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return stream.CachedInfo().State.LastSeq
+	}
+	first := revision()
+	time.Sleep(10 * fast.RetryPeriod)
+	renewals := revision() - first
+	if renewals < 5 || !a.leading() {
+		t.Fatalf("%d renewals in %s (leading %v), want about 10", renewals, 10*fast.RetryPeriod, a.leading())
+	}
+	if n := reads.Load(); n != 0 {
+		t.Fatalf("the leader read the lease %d times over %d renewals, want 0", n, renewals)
+	}
+}
+
+// TestLeaderLosesALeaseWrittenUnderIt: when someone else writes the lease
+// (an operator's `nats kv put`, a replica that judged it lapsed), the
+// leader's compare-and-set fails, and it stops working rather than
+// renewing over it.
+func TestLeaderLosesALeaseWrittenUnderIt(t *testing.T) {
+	url := startNATS(t)
+	var active, overlaps atomic.Int32
+	a := startCandidate(t, url, "a", fast, &active, &overlaps)
+	waitLeader(t, []*candidate{a}, 2*time.Second)
+	_, js := connect(t, url)
+	kv, err := js.KeyValue(context.Background(), events.BucketLeases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := `{"holder":"other","run":"other-run","leaseMillis":60000}`
+	if _, err := kv.Put(context.Background(), "test.lease", []byte(other)); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(fast.RenewDeadline + time.Second)
+	for a.leading() {
+		if time.Now().After(deadline) {
+			t.Fatal("the leader kept working on a lease another holder wrote")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	entry, err := kv.Get(context.Background(), "test.lease")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(entry.Value()) != other {
+		t.Fatalf("the lease was written over: %s", entry.Value())
+	}
+}
