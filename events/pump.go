@@ -21,7 +21,10 @@ func Pump(ctx context.Context, iter jetstream.MessagesContext, fn func(jetstream
 	stop := context.AfterFunc(ctx, iter.Stop)
 	defer stop()
 	for {
-		msg, err := iter.Next()
+		// With ctx, not only Stop: nats.go's ordered consumer can miss a
+		// Stop that lands while it recreates its consumer (after a
+		// reconnect), and Next would then wait on the new one.
+		msg, err := iter.Next(jetstream.NextContext(ctx))
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -1,0 +1,267 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// WatchOption tunes Watch.
+type WatchOption func(*jetstream.OrderedConsumerConfig)
+
+// HeadersOnly delivers headers without payloads: enough to learn the hash
+// of every key's last state.
+func HeadersOnly() WatchOption {
+	return func(c *jetstream.OrderedConsumerConfig) { c.HeadersOnly = true }
+}
+
+// A watch pulls at two paces. Until it has caught up, and for
+// atRest.after after it (re)started, it uses nats.go's: 30 s pull
+// requests, a heartbeat every 5 s, so that a pull stranded on a server
+// that has just restarted is replaced within seconds (TestChaos, NATS
+// killed). Then it follows at rest's pace: a pull request every
+// atRest.expiry and a heartbeat every atRest.heartbeat, two wake-ups a
+// minute per watch instead of twelve (issue 11). A reconnect brings the
+// short pace back.
+var atRest = restPace{after: 2 * time.Minute, expiry: 2 * time.Minute, heartbeat: 30 * time.Second}
+
+type restPace struct{ after, expiry, heartbeat time.Duration }
+
+// Watch replays the last message of every subject in stream matching
+// filters, then follows new messages, calling fn for each from one
+// goroutine. The returned channel is closed once the replay is done: what
+// fn has seen by then is the stream's state when Watch was called. Watch
+// stops when ctx ends; a broken consumer is recreated by the client.
+func Watch(ctx context.Context, js jetstream.JetStream, stream string, filters []string, fn func(Received), opts ...WatchOption) (<-chan struct{}, error) {
+	w, err := startWatch(ctx, js, stream, filters, fn, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return w.caughtUp, nil
+}
+
+func startWatch(ctx context.Context, js jetstream.JetStream, stream string, filters []string, fn func(Received), opts ...WatchOption) (*watch, error) {
+	cfg := jetstream.OrderedConsumerConfig{
+		FilterSubjects: filters,
+		DeliverPolicy:  jetstream.DeliverLastPerSubjectPolicy,
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	w := &watch{js: js, stream: stream, cfg: cfg, fn: fn, rest: atRest, caughtUp: make(chan struct{})}
+	if err := w.start(ctx, false, false); err != nil {
+		return nil, err
+	}
+	info, err := w.cons.Info(ctx)
+	if err != nil {
+		w.iter.Stop()
+		return nil, fmt.Errorf("watch %s: %w", stream, err)
+	}
+	if info.NumPending == 0 && info.Delivered.Consumer == 0 {
+		w.done()
+	}
+	go w.follow(ctx)
+	go w.guard(ctx)
+	return w, nil
+}
+
+// watch is one Watch: an ordered consumer, started again after the last
+// message it delivered to change its pace, and from the last message of
+// every subject when the stream went back in time.
+type watch struct {
+	js       jetstream.JetStream
+	stream   string
+	cfg      jetstream.OrderedConsumerConfig
+	fn       func(Received)
+	rest     restPace
+	caughtUp chan struct{}
+	once     sync.Once
+
+	mu       sync.Mutex
+	cons     jetstream.Consumer
+	iter     jetstream.MessagesContext
+	history  uint64             // the stream's last sequence when the watch began
+	seen     uint64             // the highest sequence delivered
+	stopIter context.CancelFunc // ends the current iterator's Pump
+	quiet    bool               // the consumer pulls at rest's pace
+	// What follow starts once the iterator stops: again (a restart was
+	// asked for), at rest's pace or not, over from scratch or not.
+	again, nextQuiet, nextOver bool
+}
+
+func (w *watch) done() { w.once.Do(func() { close(w.caughtUp) }) }
+
+func (w *watch) isCaughtUp() bool {
+	select {
+	case <-w.caughtUp:
+		return true
+	default:
+		return false
+	}
+}
+
+// start creates the consumer. At first, or over, it begins with the last
+// message of every subject, and what is in the stream now is history.
+// Once caught up it resumes after the last message delivered; within the
+// replay, from the last message of every subject again (what was
+// delivered already is skipped), so that no older state of a key is read.
+func (w *watch) start(ctx context.Context, quiet, over bool) error {
+	w.mu.Lock()
+	cfg, seen, history, fresh := w.cfg, w.seen, w.history, over || w.iter == nil
+	w.mu.Unlock()
+	if fresh {
+		st, err := w.js.Stream(ctx, w.stream)
+		if err != nil {
+			return fmt.Errorf("watch %s: %w", w.stream, err)
+		}
+		history = st.CachedInfo().State.LastSeq
+	} else if w.isCaughtUp() {
+		// Every message up to history was delivered or has a newer one
+		// after it: starting past both reads no older state of a key.
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, max(seen, history)+1
+	}
+	cons, err := w.js.OrderedConsumer(ctx, w.stream, cfg)
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", w.stream, err)
+	}
+	var pace []jetstream.PullMessagesOpt
+	if quiet {
+		pace = []jetstream.PullMessagesOpt{jetstream.PullExpiry(w.rest.expiry), jetstream.PullHeartbeat(w.rest.heartbeat)}
+	}
+	iter, err := cons.Messages(pace...)
+	if err != nil {
+		return fmt.Errorf("watch %s: %w", w.stream, err)
+	}
+	w.mu.Lock()
+	w.cons, w.iter, w.quiet = cons, iter, quiet
+	if fresh {
+		w.history, w.seen = history, 0
+	}
+	w.mu.Unlock()
+	return nil
+}
+
+// restart ends the iterator so that follow starts the consumer again;
+// from scratch when over is set. Caller holds w.mu.
+func (w *watch) restart(quiet, over bool) {
+	w.again, w.nextQuiet, w.nextOver = true, quiet, w.nextOver || over
+	if w.stopIter != nil {
+		w.stopIter()
+	}
+}
+
+// follow hands every message to fn until ctx ends, starting the consumer
+// again when asked to (restart).
+func (w *watch) follow(ctx context.Context) {
+	for {
+		ictx, stop := context.WithCancel(ctx)
+		w.mu.Lock()
+		iter := w.iter
+		w.stopIter = stop
+		if w.again {
+			stop() // asked for while the consumer started
+		}
+		w.mu.Unlock()
+		_ = Pump(ictx, iter, w.deliver, nil)
+		stop()
+		if ctx.Err() != nil {
+			return
+		}
+		w.mu.Lock()
+		again, quiet, over := w.again, w.nextQuiet, w.nextOver
+		w.again, w.nextOver = false, false
+		w.mu.Unlock()
+		if !again {
+			return // the iterator ended by itself
+		}
+		for w.start(ctx, quiet, over) != nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Second):
+			}
+		}
+	}
+}
+
+// deliver hands one message to fn. A message the restarted consumer
+// delivers again (the iterator had it buffered when stopped) is skipped.
+func (w *watch) deliver(msg jetstream.Msg) {
+	meta, err := msg.Metadata()
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	if meta.Sequence.Stream <= w.seen {
+		w.mu.Unlock()
+		return
+	}
+	w.seen = meta.Sequence.Stream
+	history := w.history
+	w.mu.Unlock()
+	w.fn(Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(),
+		Seq: meta.Sequence.Stream, Pending: meta.NumPending, Time: meta.Timestamp,
+		Live: meta.Sequence.Stream > history})
+	if meta.NumPending == 0 {
+		w.done()
+	}
+}
+
+// guard sets the watch's pace and keeps it whole. After NATS reconnected
+// it starts the consumer again at the short pace: from the last message
+// of every subject if the stream's last sequence is below one already
+// delivered (the server restarted and lost messages it had acknowledged,
+// and new ones reuse those sequences, which a consumer resuming after the
+// highest it delivered would skip; each message is the whole state of its
+// key, so reading one again is harmless), after the last one delivered
+// otherwise. atRest.after after a start, once caught up, it goes to
+// rest's pace.
+func (w *watch) guard(ctx context.Context) {
+	nc := w.js.Conn()
+	if nc == nil {
+		return
+	}
+	// Told by the connection rather than polling it: a watch at rest wakes
+	// nobody.
+	connected := nc.StatusChanged(nats.CONNECTED)
+	defer nc.RemoveStatusListener(connected)
+	rest := time.NewTimer(w.rest.after)
+	defer rest.Stop()
+	var retry <-chan time.Time // while a check could not ask the server
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-rest.C:
+			if !w.isCaughtUp() {
+				rest.Reset(w.rest.after)
+				continue
+			}
+			w.mu.Lock()
+			if !w.quiet && !w.again {
+				w.restart(true, false)
+			}
+			w.mu.Unlock()
+			continue
+		case _, ok := <-connected:
+			if !ok {
+				return // the connection closed
+			}
+		case <-retry:
+		}
+		retry = nil
+		st, err := w.js.Stream(ctx, w.stream)
+		if err != nil {
+			retry = time.After(time.Second)
+			continue
+		}
+		w.mu.Lock()
+		w.restart(false, st.CachedInfo().State.LastSeq < w.seen)
+		w.mu.Unlock()
+		rest.Reset(w.rest.after)
+	}
+}

@@ -1,0 +1,150 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// fastPace shortens the watch's paces for a test.
+func fastPace(t *testing.T) {
+	was := atRest
+	atRest = restPace{after: 300 * time.Millisecond, expiry: 2 * time.Second, heartbeat: time.Second}
+	t.Cleanup(func() { atRest = was })
+}
+
+// sequences records what a watch delivered, in order.
+type sequences struct {
+	mu   sync.Mutex
+	seqs []uint64
+	live []bool
+}
+
+func (s *sequences) take(r Received) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seqs = append(s.seqs, r.Seq)
+	s.live = append(s.live, r.Live)
+}
+
+func (s *sequences) snapshot() ([]uint64, []bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.seqs), slices.Clone(s.live)
+}
+
+func (w *watch) pace() (quiet bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.quiet
+}
+
+// publishSeqs publishes n desired states, one every gap, and returns
+// their stream sequences.
+func publishSeqs(t *testing.T, js jetstream.JetStream, prefix string, n int, gap time.Duration) []uint64 {
+	t.Helper()
+	var seqs []uint64
+	for i := range n {
+		name := fmt.Sprintf("%s%d.example.org", prefix, i)
+		_, ack, err := Publish(context.Background(), js, DesiredSubject(name), desired(name, "192.0.2.1"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, ack.Sequence)
+		time.Sleep(gap)
+	}
+	return seqs
+}
+
+// waitDelivered waits until the watch delivered exactly want, in order.
+func waitDelivered(t *testing.T, got *sequences, want []uint64) []bool {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		seqs, live := got.snapshot()
+		if slices.Equal(seqs, want) {
+			return live
+		}
+		if len(seqs) > len(want) || time.Now().After(deadline) {
+			t.Fatalf("delivered %v, want %v once each, in order", seqs, want)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestWatchGoesQuietOnceCaughtUpAndLosesNothing: a caught-up watch moves
+// to rest's pace by starting its consumer again after the last message it
+// delivered; messages published across the switch arrive once each, in
+// order, and live.
+func TestWatchGoesQuietOnceCaughtUpAndLosesNothing(t *testing.T) {
+	fastPace(t)
+	js := startJetStream(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	history := publishSeqs(t, js, "old", 5, 0)
+	got := &sequences{}
+	w, err := startWatch(ctx, js, StreamDesired, []string{SubjectDesired + ".>"}, got.take)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-w.caughtUp
+	if w.pace() {
+		t.Fatal("the watch is at rest's pace before atRest.after")
+	}
+	// Published over three times atRest.after: the switch happens meanwhile.
+	news := publishSeqs(t, js, "new", 30, 30*time.Millisecond)
+	live := waitDelivered(t, got, append(slices.Clone(history), news...))
+	for i, l := range live {
+		if l != (i >= len(history)) {
+			t.Fatalf("message %d: live %v; history is what was there when the watch began", i, l)
+		}
+	}
+	if !w.pace() {
+		t.Fatal("the caught-up watch never went to rest's pace")
+	}
+	// At rest's pace a new message still arrives.
+	more := publishSeqs(t, js, "more", 1, 0)
+	waitDelivered(t, got, append(append(slices.Clone(history), news...), more...))
+}
+
+// TestWatchBackToTheShortPaceAfterAReconnect: after NATS reconnected, the
+// watch pulls at the short pace again (a stranded pull on a restarted
+// server is replaced within seconds), then goes quiet again, losing
+// nothing.
+func TestWatchBackToTheShortPaceAfterAReconnect(t *testing.T) {
+	fastPace(t)
+	js := startJetStream(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := &sequences{}
+	w, err := startWatch(ctx, js, StreamDesired, []string{SubjectDesired + ".>"}, got.take)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-w.caughtUp
+	waitFor(t, "rest's pace", w.pace)
+	before := publishSeqs(t, js, "before", 3, 0)
+	if err := js.Conn().ForceReconnect(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the short pace after the reconnect", func() bool { return !w.pace() })
+	after := publishSeqs(t, js, "after", 3, 0)
+	waitDelivered(t, got, append(before, after...))
+	waitFor(t, "rest's pace again", w.pace)
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
