@@ -124,15 +124,7 @@ func TestWatchGoesQuietOnceCaughtUpAndLosesNothing(t *testing.T) {
 func TestWatchBackToTheShortPaceAfterAReconnect(t *testing.T) {
 	fastPace(t)
 	js := startJetStream(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	got := &sequences{}
-	w, err := startWatch(ctx, js, StreamDesired, []string{SubjectDesired + ".>"}, got.take)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-w.caughtUp
-	waitFor(t, "rest's pace", w.pace)
+	w, got := quietWatch(t, js)
 	before := publishSeqs(t, js, "before", 3, 0)
 	if err := js.Conn().ForceReconnect(); err != nil {
 		t.Fatal(err)
@@ -141,6 +133,20 @@ func TestWatchBackToTheShortPaceAfterAReconnect(t *testing.T) {
 	after := publishSeqs(t, js, "after", 3, 0)
 	waitDelivered(t, got, append(before, after...))
 	waitFor(t, "rest's pace again", w.pace)
+}
+
+// quietWatch watches the desired stream until the test ends, and returns
+// once the watch is at rest's pace.
+func quietWatch(t *testing.T, js jetstream.JetStream) (*watch, *sequences) {
+	t.Helper()
+	got := &sequences{}
+	w, err := startWatch(t.Context(), js, StreamDesired, []string{SubjectDesired + ".>"}, got.take)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-w.caughtUp
+	waitFor(t, "rest's pace", w.pace)
+	return w, got
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -176,15 +182,7 @@ func TestQuietWatchFollowsAcrossAServerRestart(t *testing.T) {
 	if err := EnsureStreams(context.Background(), js); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	got := &sequences{}
-	w, err := startWatch(ctx, js, StreamDesired, []string{SubjectDesired + ".>"}, got.take)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-w.caughtUp
-	waitFor(t, "rest's pace", w.pace)
+	w, got := quietWatch(t, js)
 	before := publishSeqs(t, js, "before", 3, 0)
 	waitDelivered(t, got, before)
 	s.Shutdown()
