@@ -43,7 +43,10 @@ if has externaldns; then
   export ZS_EXTERNAL_DNS=$edns/external-dns
   bench 'BenchmarkExternalDNS' 1x ./cmd/zonestream/
 fi
-if has idle; then bench 'BenchmarkIdle' 1x ./cmd/zonestream/; fi
+if has idle; then
+  bench 'BenchmarkIdle$' 1x ./cmd/zonestream/
+  bench 'BenchmarkIdleFloor' 1x ./cmd/zonestream/
+fi
 if has work; then bench 'BenchmarkWorkPerChange' 1x ./cmd/zonestream/; fi
 if has latency; then
   bench 'BenchmarkStatusToRecord' 20x ./cmd/zonestream/

@@ -54,6 +54,8 @@ func perName(stage string) row {
 var rows = []row{
 	{what: "idle CPU, 1000 Services (CPU-s/min)", zs: idle(1000), ref: edns(idle(1000))},
 	{what: "idle CPU, 5000 Services (CPU-s/min)", goal: "≤ 0.02", zs: idle(5000), ref: edns(idle(5000)), met: atMost(0.02)},
+	{what: "idle CPU, embedded JetStream alone, no stage (CPU-s/min)", zs: metric{"BenchmarkIdleFloor", "idle-cpu-s/min"},
+		refText: "the floor under the idle goal"},
 	{what: "RSS, 1000 Services (MiB)", zs: rss(1000), ref: edns(rss(1000))},
 	{what: "RSS, 5000 Services (MiB)", goal: "≤ 90", zs: rss(5000), ref: edns(rss(5000)), met: atMost(90)},
 	{what: "RSS, 20000 Services (MiB)", zs: rss(20000), ref: edns(rss(20000))},

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// BenchmarkIdleFloor is the floor under issue 11's idle goal: the
+// all-in-one's embedded JetStream (startEmbeddedNATS) holding the
+// pipeline's streams and lease bucket, with no client connected and
+// nothing else running, measured like BenchmarkIdle (CPU-seconds of the
+// process per minute at rest). nats-server's file store keeps a 100 ms
+// access-time ticker and a 1 s process-stats ticker running whatever the
+// load; no stage can go below what this reports.
+func BenchmarkIdleFloor(b *testing.B) {
+	for range b.N {
+		b.StopTimer()
+		s, err := startEmbeddedNATS(b.TempDir(), "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		nc, err := nats.Connect(s.ClientURL())
+		if err != nil {
+			b.Fatal(err)
+		}
+		js, err := jetstream.New(nc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := events.EnsureStreams(context.Background(), js); err != nil {
+			b.Fatal(err)
+		}
+		nc.Close()
+		time.Sleep(15 * time.Second) // the creations' own timers run out
+		b.StartTimer()
+		before := processCPU(b)
+		time.Sleep(2 * time.Minute)
+		b.ReportMetric((processCPU(b)-before)/2, "idle-cpu-s/min")
+		b.StopTimer()
+		s.Shutdown()
+	}
+}
+
+// processCPU is this process's user and system CPU seconds.
+func processCPU(b *testing.B) float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
