@@ -165,18 +165,8 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // after the restart, and what was published before, once each.
 func TestQuietWatchFollowsAcrossAServerRestart(t *testing.T) {
 	fastPace(t)
-	opts := &server.Options{JetStream: true, StoreDir: t.TempDir(), Host: "127.0.0.1", Port: freePort(t), NoSigs: true, NoLog: true}
-	run := func() *server.Server {
-		s, err := server.NewServer(opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go s.Start()
-		if !s.ReadyForConnections(10 * time.Second) {
-			t.Fatal("nats-server not ready")
-		}
-		return s
-	}
+	opts := &server.Options{JetStream: true, StoreDir: t.TempDir(), Host: "127.0.0.1", Port: freePort(t)}
+	run := func() *server.Server { return natstest.Run(t, opts) }
 	s := run()
 	_, js := natstest.Connect(t, s.ClientURL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
 	if err := EnsureStreams(context.Background(), js); err != nil {

@@ -22,7 +22,17 @@ func Start(t testing.TB, opts *server.Options) string {
 	if opts.JetStream && opts.StoreDir == "" {
 		opts.StoreDir = t.TempDir()
 	}
-	opts.Host, opts.Port, opts.NoSigs, opts.NoLog = "127.0.0.1", server.RANDOM_PORT, true, true
+	opts.Host, opts.Port = "127.0.0.1", server.RANDOM_PORT
+	s := Run(t, opts)
+	t.Cleanup(s.Shutdown)
+	return s.ClientURL()
+}
+
+// Run starts a server with opts as they are, quiet, and returns it once it
+// takes connections: for a test that stops and starts it again.
+func Run(t testing.TB, opts *server.Options) *server.Server {
+	t.Helper()
+	opts.NoSigs, opts.NoLog = true, true
 	s, err := server.NewServer(opts)
 	if err != nil {
 		t.Fatal(err)
@@ -31,8 +41,7 @@ func Start(t testing.TB, opts *server.Options) string {
 	if !s.ReadyForConnections(10 * time.Second) {
 		t.Fatal("nats-server not ready")
 	}
-	t.Cleanup(s.Shutdown)
-	return s.ClientURL()
+	return s
 }
 
 // Connect connects to url until the test ends, with extra options.
