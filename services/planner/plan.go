@@ -21,6 +21,9 @@ type zoneChanges struct {
 // plan plans every dirty name whose zone is free, and publishes the plans.
 func (s *state) plan(ctx context.Context) {
 	start := time.Now()
+	// A lapsed lease is seen here too, not only when the alarm rings: no
+	// delete may outlive it by a timer's lag.
+	s.expireCompleteness(start)
 	s.fresh = s.fresh[:0] // every dirty name is looked at here
 	byZone := map[zoneKey]*zoneChanges{}
 	providers := slices.Sorted(maps.Keys(s.zones))

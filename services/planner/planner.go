@@ -192,8 +192,8 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	s.js = js
 	batch := time.NewTimer(time.Hour)
 	batch.Stop()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
+	wake := newAlarm() // wake.go
+	defer wake.timer.Stop()
 	pending := 2   // replays not yet done
 	armed := false // batch timer running: a steady trickle must not postpone planning forever
 	for {
@@ -206,7 +206,8 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 			desiredDone, pending = nil, pending-1
 		case <-observedDone:
 			observedDone, pending = nil, pending-1
-		case <-tick.C:
+		case <-wake.timer.C:
+			wake.rang()
 			s.expireFlights(ctx)
 			s.rescan = true // back-offs and timeouts end with time
 		case <-batch.C:
@@ -229,6 +230,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 			batch.Reset(p.cfg.BatchWindow)
 			armed = true
 		}
+		wake.set(s.wakeAt())
 	}
 }
 
