@@ -70,10 +70,11 @@ func (r *run) announce(ctx context.Context, phase string) error {
 	}
 }
 
-// heartbeat renews the mark every interval until ctx ends. Before each
-// renewal it checks that the last mark is still on the stream: if it is
-// gone, so is everything else this collector published, and the run ends
-// with errStreamLost (through stop) so that the next one publishes it all.
+// heartbeat renews the mark every interval until ctx ends. A renewal is
+// conditional on the last mark on the stream being this run's own (renew);
+// when it is not, the mark is read to learn why: if it is gone, so is
+// everything else this collector published, and the run ends with
+// errStreamLost (through stop) so that the next one publishes it all.
 func (r *run) heartbeat(ctx context.Context, stop context.CancelCauseFunc) {
 	t := time.NewTicker(r.c.cfg.Heartbeat)
 	defer t.Stop()
@@ -93,6 +94,9 @@ func (r *run) heartbeat(ctx context.Context, stop context.CancelCauseFunc) {
 		r.mu.Lock()
 		seq, phase := r.mark.seq, r.mark.state.Phase
 		r.mu.Unlock()
+		if phase == events.PhaseSynced && r.renew(ctx, seq) {
+			continue
+		}
 		last, gerr := stream.GetLastMsgForSubject(ctx, r.mark.subject)
 		switch {
 		case errors.Is(gerr, jetstream.ErrMsgNotFound) || errors.Is(gerr, jetstream.ErrStreamNotFound):
@@ -121,6 +125,31 @@ func (r *run) heartbeat(ctx context.Context, stop context.CancelCauseFunc) {
 			}
 		}
 	}
+}
+
+// renew publishes the synced mark again in one request, on the condition
+// that the subject's last message is the mark this run published last
+// (seq): what reading the mark back first would have checked, without the
+// read, which loads the stream's last block (megabytes at 5000 objects)
+// every heartbeat (issue 11). false: the mark is not ours any more, or the
+// request failed; the caller reads the mark to learn which.
+func (r *run) renew(ctx context.Context, seq uint64) bool {
+	r.mu.Lock()
+	st := r.mark.state
+	r.mu.Unlock()
+	st.Phase = events.PhaseSynced
+	msg, err := events.Message(r.mark.subject, &st, "")
+	if err != nil {
+		return false
+	}
+	ack, err := r.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequencePerSubject(seq))
+	if err != nil {
+		return false
+	}
+	r.mu.Lock()
+	r.mark.seq = ack.Sequence
+	r.mu.Unlock()
+	return true
 }
 
 // retiredMark reports whether m is a collector mark saying "retired".
