@@ -61,6 +61,20 @@ func runPlanner(t *testing.T, js jetstream.JetStream, cfg Config) *Planner {
 	return p
 }
 
+// stateOn is a planner's state for zone on provider "p", publishing on
+// js: for tests that drive fold and plan themselves, without Run.
+func stateOn(t *testing.T, js jetstream.JetStream) *state {
+	t.Helper()
+	p, err := New(Config{TXTOwnerID: "me", Policy: "sync", Registry: "txt", BatchChangeSize: 10}, testLogger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newState(p)
+	s.js = js
+	s.zones["p"] = []string{zone}
+	return s
+}
+
 func cmpOr[T comparable](v, def T) T {
 	var zero T
 	if v == zero {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
 func TestRepeatedAppliedPlanBacksOff(t *testing.T) {
@@ -55,20 +54,9 @@ func TestRepeatedAppliedPlanBacksOff(t *testing.T) {
 // may only be missing because the desired stream is still being filled;
 // it is deleted only once dedup has marked the stream complete.
 func TestNoDeleteBeforeDesiredComplete(t *testing.T) {
-	srv := natsenv.StartT(t)
-	nc, js := natsenv.Connect(t, srv.ClientURL())
+	nc, js := startBus(t)
 	ctx := context.Background()
-	if err := events.EnsureStreams(ctx, js); err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(Config{TXTOwnerID: "me", Policy: "sync", Registry: "txt", BatchChangeSize: 10},
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newState(p)
-	s.js = js
-	s.zones["p"] = []string{zone}
+	s := stateOn(t, js)
 	www := "www." + zone
 	feedEvent := func(subject string, ev events.Event) {
 		t.Helper()

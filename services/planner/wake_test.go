@@ -68,13 +68,7 @@ func TestLapsedCompletenessHoldsDeletesAtRest(t *testing.T) {
 // (a loop busy with a burst) holds deletes all the same.
 func TestPlanChecksTheLeaseItself(t *testing.T) {
 	nc, js := startBus(t)
-	p, err := New(Config{TXTOwnerID: "me", Policy: "sync", Registry: "txt", BatchChangeSize: 10}, testLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newState(p)
-	s.js = js
-	s.zones["p"] = []string{zone}
+	s := stateOn(t, js)
 	www := "www." + zone
 	s.observed["p"] = map[string]observedEntry{
 		www:        {records: []events.Endpoint{rr(www, "A", 300, "192.0.2.1")}},
