@@ -46,16 +46,6 @@ func benchState(b *testing.B, n int) *state {
 	return s
 }
 
-func feed(b *testing.B, s *state, subject string, ev events.Event) {
-	msg, err := events.Message(subject, ev, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	// Live: published while the planner watches. Until the desired state
-	// is complete, only such names are planned (README, Safety).
-	s.fold(context.Background(), events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1, Live: true})
-}
-
 // BenchmarkPlanOneNameChange: one name's desired state changes among 100k
 // names in place; the time to plan it and publish the plan.
 func BenchmarkPlanOneNameChange(b *testing.B) {

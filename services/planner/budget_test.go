@@ -7,37 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zonestream/zonestream/events"
 )
-
-// freshState is a caught-up planner state on a real JetStream, planning
-// zone for provider "p".
-func freshState(t *testing.T, js jetstream.JetStream, cfg Config) *state {
-	t.Helper()
-	cfg.TXTOwnerID, cfg.Policy, cfg.Registry = "me", "sync", "txt"
-	cfg.BatchChangeSize = cmpOr(cfg.BatchChangeSize, 1000)
-	cfg.PlanTimeout = cmpOr(cfg.PlanTimeout, time.Minute)
-	p, err := New(cfg, testLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := newState(p)
-	s.js = js
-	s.zones["p"] = []string{zone}
-	return s
-}
-
-func feedT(t *testing.T, s *state, subject string, ev events.Event) {
-	t.Helper()
-	msg, err := events.Message(subject, ev, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.fold(context.Background(), events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1, Live: true})
-}
 
 // aaaaTargets are n distinct IPv6 addresses (about 20 bytes each in a plan).
 func aaaaTargets(n int) []string {
@@ -61,11 +34,11 @@ func TestPlansAreBoundedInBytes(t *testing.T) {
 	for i := range 6 { // ~250 kB each, 1.5 MB together
 		name := fmt.Sprintf("m%d.%s", i, zone)
 		names = append(names, name)
-		feedT(t, s, events.DesiredSubject(name), &events.DesiredState{DNSName: name,
+		feed(t, s, events.DesiredSubject(name), &events.DesiredState{DNSName: name,
 			Endpoints: []events.Endpoint{rr(name, "AAAA", 0, aaaaTargets(maxPayload/(6*20))...)}})
 	}
 	big := "big." + zone
-	feedT(t, s, events.DesiredSubject(big), &events.DesiredState{DNSName: big,
+	feed(t, s, events.DesiredSubject(big), &events.DesiredState{DNSName: big,
 		Endpoints: []events.Endpoint{rr(big, "AAAA", 0, aaaaTargets(maxPayload/10)...)}})
 	before := testutil.ToFloat64(refused.WithLabelValues(refusedSize))
 	sub := planSub(t, nc)
@@ -116,7 +89,7 @@ func TestFailedPublishBacksOffPerZone(t *testing.T) {
 	}
 	s := freshState(t, js, Config{})
 	www := "www." + zone
-	feedT(t, s, events.DesiredSubject(www), &events.DesiredState{DNSName: www,
+	feed(t, s, events.DesiredSubject(www), &events.DesiredState{DNSName: www,
 		Endpoints: []events.Endpoint{rr(www, "A", 0, "192.0.2.1")}})
 	k := zoneKey{"p", zone}
 

@@ -61,18 +61,38 @@ func runPlanner(t *testing.T, js jetstream.JetStream, cfg Config) *Planner {
 	return p
 }
 
-// stateOn is a planner's state for zone on provider "p", publishing on
-// js: for tests that drive fold and plan themselves, without Run.
-func stateOn(t *testing.T, js jetstream.JetStream) *state {
+// freshState is a caught-up planner state on a real JetStream, planning
+// zone for provider "p": for tests that drive fold and plan themselves,
+// without Run.
+func freshState(t *testing.T, js jetstream.JetStream, cfg Config) *state {
 	t.Helper()
-	p, err := New(Config{TXTOwnerID: "me", Policy: "sync", Registry: "txt", BatchChangeSize: 10}, testLogger())
+	cfg.TXTOwnerID, cfg.Policy, cfg.Registry = "me", "sync", "txt"
+	cfg.BatchChangeSize = cmpOr(cfg.BatchChangeSize, 1000)
+	cfg.PlanTimeout = cmpOr(cfg.PlanTimeout, time.Minute)
+	p, err := New(cfg, testLogger())
 	if err != nil {
 		t.Fatal(err)
 	}
+	p.caughtUp.Store(true)
 	s := newState(p)
 	s.js = js
 	s.zones["p"] = []string{zone}
 	return s
+}
+
+// feed folds ev into s as a live message: published while the planner
+// watches. Until the desired state is complete, only such names are
+// planned (README, Safety).
+func feed(tb testing.TB, s *state, subject string, ev events.Event) { feedAt(tb, s, subject, ev, 1) }
+
+// feedAt is feed with the message's stream sequence.
+func feedAt(tb testing.TB, s *state, subject string, ev events.Event, seq uint64) {
+	tb.Helper()
+	msg, err := events.Message(subject, ev, "")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	s.fold(context.Background(), events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: seq, Live: true})
 }
 
 func cmpOr[T comparable](v, def T) T {

@@ -23,7 +23,7 @@ type state struct {
 	dirty       map[string]string                   // names to re-plan -> causing event id
 	flights     map[zoneKey]*flight                 // zones with plans out
 	observedSeq uint64                              // highest observed-stream sequence read
-	// fresh are the names marked dirty since the loop last asked, and
+	// fresh are the names marked since the loop last asked, and
 	// rescan says a zone may have come free: together they let the loop
 	// decide whether to plan without scanning every dirty name each time.
 	fresh  []string
@@ -315,9 +315,13 @@ func (s *state) expireFlights(ctx context.Context) {
 	}
 }
 
-// mark schedules name for planning.
+// mark schedules name for planning. Once the replay is done, every mark
+// makes the name fresh, dirty before or not: what marked it may be what
+// lets it be planned now (the observation its zone waited for, a readable
+// state after an unknown one), and the loop does not look again on a
+// clock. During the replay a name is fresh once; markAll follows it.
 func (s *state) mark(name, cause string) {
-	if _, ok := s.dirty[name]; !ok {
+	if _, dirty := s.dirty[name]; !dirty || s.caughtUp.Load() {
 		s.fresh = append(s.fresh, name)
 	}
 	s.dirty[name] = cause

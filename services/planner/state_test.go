@@ -56,18 +56,11 @@ func TestRepeatedAppliedPlanBacksOff(t *testing.T) {
 func TestNoDeleteBeforeDesiredComplete(t *testing.T) {
 	nc, js := startBus(t)
 	ctx := context.Background()
-	s := stateOn(t, js)
+	s := freshState(t, js, Config{BatchChangeSize: 10})
 	www := "www." + zone
-	feedEvent := func(subject string, ev events.Event) {
-		t.Helper()
-		msg, err := events.Message(subject, ev, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		// Live: fed after the planner started watching (only a live
-		// completeness mark counts).
-		s.fold(ctx, events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: 1, Live: true})
-	}
+	// Live: fed after the planner started watching (only a live
+	// completeness mark counts).
+	feedEvent := func(subject string, ev events.Event) { t.Helper(); feed(t, s, subject, ev) }
 	feedEvent(events.ObservedSubject("p", www), &events.ObservedState{Provider: "p", Zone: zone, DNSName: www,
 		Records: []events.Endpoint{rr(www, "A", 300, "192.0.2.1")}})
 	feedEvent(events.ObservedSubject("p", "a-"+www), &events.ObservedState{Provider: "p", Zone: zone,

@@ -68,7 +68,7 @@ func TestLapsedCompletenessHoldsDeletesAtRest(t *testing.T) {
 // (a loop busy with a burst) holds deletes all the same.
 func TestPlanChecksTheLeaseItself(t *testing.T) {
 	nc, js := startBus(t)
-	s := stateOn(t, js)
+	s := freshState(t, js, Config{BatchChangeSize: 10})
 	www := "www." + zone
 	s.observed["p"] = map[string]observedEntry{
 		www:        {records: []events.Endpoint{rr(www, "A", 300, "192.0.2.1")}},
@@ -80,5 +80,27 @@ func TestPlanChecksTheLeaseItself(t *testing.T) {
 	s.plan(context.Background())
 	if msg, err := sub.NextMsg(300 * time.Millisecond); err == nil {
 		t.Fatalf("planned with a lapsed completeness lease: %s", msg.Subject)
+	}
+}
+
+// TestZoneFreedByItsObservationIsPlanned: a zone waits for the observed
+// state its last plan's result pointed at. When that observation comes in
+// for a name already scheduled, the name must be planned then: the loop
+// does not look again on a clock (TestChaos, the planner killed, left three
+// ownership records behind without this).
+func TestZoneFreedByItsObservationIsPlanned(t *testing.T) {
+	_, js := startBus(t)
+	s := freshState(t, js, Config{})
+	www := "www." + zone
+	s.flights[zoneKey{"p", zone}] = &flight{plans: map[string]planned{"p1": {names: []string{www}, hash: "h1"}}}
+	feedAt(t, s, events.ResultSubject("p", zone), &events.Result{PlanID: "p1", Provider: "p", Zone: zone,
+		Status: events.ResultApplied, ObservedSeq: 10}, 1)
+	if s.plannable() {
+		t.Fatal("the zone was plannable before the observation its plan's result pointed at")
+	}
+	feedAt(t, s, events.ObservedSubject("p", www), &events.ObservedState{Provider: "p", Zone: zone, DNSName: www,
+		Records: []events.Endpoint{rr(www, "A", 300, "192.0.2.1")}}, 10)
+	if !s.plannable() {
+		t.Fatal("the zone's awaited observation came in, and its scheduled name was not plannable")
 	}
 }
