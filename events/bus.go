@@ -13,13 +13,14 @@ import (
 )
 
 // Publish encodes ev and publishes it to subject, waiting for the stream's
-// acknowledgement. It returns the content hash it published.
-func Publish(ctx context.Context, js jetstream.JetStream, subject string, ev Event, causation string) (string, *jetstream.PubAck, error) {
+// acknowledgement. It returns the content hash it published. opts are
+// the stream's conditions on the write (an expected last sequence).
+func Publish(ctx context.Context, js jetstream.JetStream, subject string, ev Event, causation string, opts ...jetstream.PublishOpt) (string, *jetstream.PubAck, error) {
 	msg, err := Message(subject, ev, causation)
 	if err != nil {
 		return "", nil, err
 	}
-	ack, err := js.PublishMsg(ctx, msg)
+	ack, err := js.PublishMsg(ctx, msg, opts...)
 	if errors.Is(err, nats.ErrMaxPayload) {
 		return "", nil, fmt.Errorf("publish %s: %w (%d bytes)", subject, ErrTooLarge, len(msg.Data))
 	}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"syscall"
+	"os"
 	"testing"
 	"time"
 
@@ -40,19 +40,10 @@ func BenchmarkIdleFloor(b *testing.B) {
 		nc.Close()
 		time.Sleep(15 * time.Second) // the creations' own timers run out
 		b.StartTimer()
-		before := processCPU(b)
+		before := cpuSeconds(b, os.Getpid())
 		time.Sleep(2 * time.Minute)
-		b.ReportMetric((processCPU(b)-before)/2, "idle-cpu-s/min")
+		b.ReportMetric((cpuSeconds(b, os.Getpid())-before)/2, "idle-cpu-s/min")
 		b.StopTimer()
 		s.Shutdown()
 	}
-}
-
-// processCPU is this process's user and system CPU seconds.
-func processCPU(b *testing.B) float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

@@ -82,11 +82,8 @@ func (r *run) tryClaim(ctx context.Context) error {
 			}
 			seq = last.Sequence // released, or unreadable: ours to take
 		}
-		msg, err := events.Message(subject, &events.ClusterClaim{Cluster: r.c.cfg.ClusterName, UID: uid}, "")
-		if err != nil {
-			return err
-		}
-		_, err = r.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequencePerSubject(seq))
+		_, _, err = events.Publish(ctx, r.js, subject, &events.ClusterClaim{Cluster: r.c.cfg.ClusterName, UID: uid}, "",
+			jetstream.WithExpectLastSequencePerSubject(seq))
 		var apiErr *jetstream.APIError
 		if errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence ||
 			apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant) {

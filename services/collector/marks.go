@@ -139,11 +139,7 @@ func (r *run) renew(ctx context.Context, seq uint64) bool {
 	st := r.mark.state
 	r.mu.Unlock()
 	st.Phase = events.PhaseSynced
-	msg, err := events.Message(r.mark.subject, &st, "")
-	if err != nil {
-		return false
-	}
-	ack, err := r.js.PublishMsg(ctx, msg, jetstream.WithExpectLastSequencePerSubject(seq))
+	_, ack, err := events.Publish(ctx, r.js, r.mark.subject, &st, "", jetstream.WithExpectLastSequencePerSubject(seq))
 	if err != nil {
 		return false
 	}
