@@ -88,6 +88,15 @@ func (s *Server) Remove(zone, name, rtype string) error {
 	return s.Patch(zone, RRset{Name: name, Type: rtype, ChangeType: "DELETE"})
 }
 
+// SetSOAEditAPI sets how the API raises zone's serial on each edit
+// (DEFAULT, INCREASE, EPOCH, ...); "" leaves the serial alone, as a zone
+// created with pdnsutil does.
+func (s *Server) SetSOAEditAPI(zone, mode string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return s.api(ctx, http.MethodPut, "/zones/"+url.PathEscape(ZoneID(zone)), map[string]any{"soa_edit_api": mode}, nil)
+}
+
 // api sends one request to /api/v1/servers/localhost<path> with the API
 // key and decodes a JSON answer into out (when not nil).
 func (s *Server) api(ctx context.Context, method, path string, in, out any) error {

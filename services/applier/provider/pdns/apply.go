@@ -2,9 +2,9 @@ package pdns
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -19,14 +19,23 @@ import (
 // provider.ErrStale.
 func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Change) error {
 	var names []string
+	seen := make(map[string]bool, len(changes))
 	for _, c := range changes {
-		if n := fqdn(c.Key().DNSName); !slices.Contains(names, n) {
+		if n := fqdn(c.Key().DNSName); !seen[n] {
+			seen[n] = true
 			names = append(names, n)
 		}
 	}
-	state, err := p.current(ctx, zone, names)
+	eps, err := p.RecordsAt(ctx, zone, names)
 	if err != nil {
 		return err
+	}
+	// The copy the read left: a PATCH that is the zone's only edit since
+	// is played on top of it.
+	was := p.kept(zone)
+	state := map[rrKey][]string{}
+	for _, ep := range eps {
+		state[keyOf(ep.Key())] = contents(ep.RecordType, ep.Targets)
 	}
 
 	// Apply the changes in order to what PowerDNS holds, checking each
@@ -71,66 +80,11 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 	// REPLACE and DELETE state the RRset's final content, so a PATCH
 	// retried after a lost answer does no harm.
 	if err := p.do(ctx, http.MethodPatch, zonePath(zone), nil, patch, nil); err != nil {
+		if !errors.Is(err, provider.ErrPermanent) {
+			p.forget(zone) // the PATCH may have landed: what PowerDNS holds is unknown
+		}
 		return fmt.Errorf("pdns: patch zone %s (%d changes): %w", zone, len(changes), err)
 	}
+	p.patched(ctx, zone, was, patch.RRsets)
 	return nil
-}
-
-// current reads the enabled records of every RRset at names (absolute),
-// as sorted PowerDNS content per RRset. A few names are read one by one
-// (rrset_name, PowerDNS 4.7 and later), more with one GET of the zone.
-func (p *Provider) current(ctx context.Context, zone string, names []string) (map[rrKey][]string, error) {
-	state := map[rrKey][]string{}
-	add := func(z zoneJSON, only string) {
-		for _, rs := range z.RRsets {
-			name, typ := fqdn(rs.Name), strings.ToUpper(rs.Type)
-			if only != "" && name != only || !slices.Contains(names, name) {
-				continue
-			}
-			var cs []string
-			for _, r := range rs.Records {
-				if !r.Disabled {
-					// Through Target and back: the content PowerDNS holds
-					// in the form Content writes.
-					cs = append(cs, Content(typ, Target(typ, r.Content)))
-				}
-			}
-			if len(cs) > 0 {
-				k := rrKey{name, typ}
-				state[k] = append(state[k], cs...)
-				slices.Sort(state[k])
-				state[k] = slices.Compact(state[k])
-			}
-		}
-	}
-	if p.byName(zone, len(names)) {
-		for _, n := range names {
-			var z zoneJSON
-			if err := p.do(ctx, http.MethodGet, zonePath(zone), url.Values{"rrset_name": {n}}, nil, &z); err != nil {
-				return nil, fmt.Errorf("pdns: read %s in zone %s: %w", n, zone, err)
-			}
-			filtered := true
-			for _, rs := range z.RRsets {
-				if fqdn(rs.Name) != n {
-					filtered = false
-				}
-			}
-			if !filtered {
-				// This server ignores rrset_name: z is the whole zone.
-				p.noFilter.Store(true)
-				p.log.Info("pdns: the server does not filter by rrset_name; reading whole zones before a change")
-				clear(state)
-				add(z, "")
-				return state, nil
-			}
-			add(z, n)
-		}
-		return state, nil
-	}
-	var z zoneJSON
-	if err := p.do(ctx, http.MethodGet, zonePath(zone), nil, nil, &z); err != nil {
-		return nil, fmt.Errorf("pdns: read zone %s: %w", zone, err)
-	}
-	add(z, "")
-	return state, nil
 }

@@ -1,10 +1,16 @@
 package pdns_test
 
 import (
+	"errors"
+	"fmt"
+	"reflect"
 	"slices"
 	"testing"
 
+	"github.com/miekg/dns"
+
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/pdns"
 	pdnsenv "github.com/zonestream/zonestream/testenv/pdns"
 )
@@ -70,5 +76,113 @@ func TestListingAtRest(t *testing.T) {
 	list() // the 4th listing since the last download: a full one
 	if got := p.Downloads(); got != 3 {
 		t.Fatalf("safety net: %d downloads, want 3", got)
+	}
+}
+
+// bigPlan is n changes of zone's names big-<i>, each from old (nil: a
+// create) to an A record of target: more names than are read one by one.
+func bigPlan(zone string, n int, old, target string) ([]events.Change, []string) {
+	var changes []events.Change
+	var names []string
+	for i := range n {
+		name := fmt.Sprintf("big-%d.%s", i, zone)
+		c := events.Change{New: ep(name, "A", 300, target)}
+		if old != "" {
+			c.Old = ep(name, "A", 300, old)
+		}
+		changes = append(changes, c)
+		names = append(names, name)
+	}
+	return changes, names
+}
+
+// TestLargePlansFromTheCopy proves, against a real PowerDNS, that a plan
+// too large to read name by name checks its preconditions and is read back
+// from the provider's copy of the zone, without downloading it, while the
+// zone's serial says it is the only writer; that the copy then holds
+// exactly what a fresh download holds; and that another writer's edit in
+// between is seen: the next plan downloads, and a plan made stale by the
+// edit writes nothing.
+func TestLargePlansFromTheCopy(t *testing.T) {
+	const zone = "example.org"
+	s := pdnsenv.StartT(t, zone)
+	p := newProvider(t, s, nil)
+	ctx := t.Context()
+	if _, err := p.Records(ctx, zone); err != nil {
+		t.Fatal(err)
+	}
+	agrees := func(names []string) {
+		t.Helper()
+		got, err := p.RecordsAt(ctx, zone, names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all, err := newProvider(t, s, nil).Records(ctx, zone)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := provider.AtNames(all, names); !reflect.DeepEqual(got, want) {
+			t.Fatalf("read back from the copy:\n%v\na fresh download holds:\n%v", got, want)
+		}
+	}
+
+	creates, names := bigPlan(zone, 100, "", "192.0.2.1")
+	if err := p.Apply(ctx, zone, creates); err != nil {
+		t.Fatal(err)
+	}
+	agrees(names)
+	// The update's preconditions hold only if the copy has the creates.
+	updates, _ := bigPlan(zone, 100, "192.0.2.1", "192.0.2.2")
+	if err := p.Apply(ctx, zone, updates); err != nil {
+		t.Fatal(err)
+	}
+	agrees(names)
+	if got := p.Downloads(); got != 1 {
+		t.Fatalf("two plans of 100 names and their read-backs: %d downloads, want 1 (the first listing)", got)
+	}
+
+	// Another writer: the copy is out of date, a plan made before the edit
+	// is stale and writes nothing.
+	if err := s.Plant(zone, "big-7."+zone, "A", 300, "198.51.100.7"); err != nil {
+		t.Fatal(err)
+	}
+	stale, _ := bigPlan(zone, 100, "192.0.2.2", "192.0.2.3")
+	if err := p.Apply(ctx, zone, stale); !errors.Is(err, provider.ErrStale) {
+		t.Fatalf("plan made stale by another writer: %v, want ErrStale", err)
+	}
+	if got := p.Downloads(); got != 2 {
+		t.Fatalf("after another writer's edit: %d downloads, want 2", got)
+	}
+	agrees(names)
+	if rrs, err := s.Query("big-8."+zone, dns.TypeA); err != nil || len(rrs) != 1 || rrs[0].(*dns.A).A.String() != "192.0.2.2" {
+		t.Fatalf("the stale plan wrote: big-8 A %v %v", rrs, err)
+	}
+}
+
+// TestReadBackWhenTheSerialStandsStill: in a zone whose serial the API
+// leaves alone (no SOA-EDIT-API), the serial cannot tell a plan's own
+// write from no write, so a plan's read-back downloads the zone rather
+// than answer from the copy it made before.
+func TestReadBackWhenTheSerialStandsStill(t *testing.T) {
+	const zone = "example.org"
+	s := pdnsenv.StartT(t, zone)
+	if err := s.SetSOAEditAPI(zone, ""); err != nil {
+		t.Fatal(err)
+	}
+	p := newProvider(t, s, nil)
+	ctx := t.Context()
+	if _, err := p.Records(ctx, zone); err != nil {
+		t.Fatal(err)
+	}
+	creates, names := bigPlan(zone, 100, "", "192.0.2.1")
+	if err := p.Apply(ctx, zone, creates); err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.RecordsAt(ctx, zone, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 100 {
+		t.Fatalf("read back %d RRsets after creating 100", len(got))
 	}
 }

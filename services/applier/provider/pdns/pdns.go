@@ -89,11 +89,17 @@ func (p *Provider) Zones(ctx context.Context) ([]string, error) {
 
 // Records lists zone (GET /zones/<id>): every RRset with an enabled record
 // except the SOA, one endpoint per name and type; between full downloads
-// only when the zone's serial moved (listing.go).
+// from the provider's copy while the zone's serial says it is current
+// (listing.go).
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
 	if eps, ok := p.unchanged(ctx, zone); ok {
 		return eps, nil
 	}
+	return p.download(ctx, zone)
+}
+
+// download reads the whole zone and keeps it as the provider's copy.
+func (p *Provider) download(ctx context.Context, zone string) ([]events.Endpoint, error) {
 	p.downloads.Add(1)
 	var z zoneJSON
 	if err := p.do(ctx, http.MethodGet, zonePath(zone), nil, nil, &z); err != nil {
@@ -101,15 +107,19 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 	}
 	p.sizes.Store(zone, len(z.RRsets))
 	eps := endpointsOf(zone, z.RRsets)
-	p.remember(zone, z, eps)
+	p.keep(zone, z, eps)
 	return eps, nil
 }
 
-// RecordsAt reads a few names one by one (GET with rrset_name), more with
-// one GET of the zone, and returns every RRset at names.
+// RecordsAt reads a few names one by one (GET with rrset_name), more from
+// the provider's copy of the zone while it is current, else with one GET
+// of the zone, and returns every RRset at names.
 func (p *Provider) RecordsAt(ctx context.Context, zone string, names []string) ([]events.Endpoint, error) {
 	if !p.byName(zone, len(names)) {
-		eps, err := p.Records(ctx, zone)
+		if l := p.current(ctx, zone); l != nil {
+			return provider.CloneEndpoints(provider.AtNames(l.eps, names)), nil
+		}
+		eps, err := p.download(ctx, zone)
 		return provider.AtNames(eps, names), err
 	}
 	var rrsets []rrsetJSON
@@ -117,6 +127,11 @@ func (p *Provider) RecordsAt(ctx context.Context, zone string, names []string) (
 		var z zoneJSON
 		if err := p.do(ctx, http.MethodGet, zonePath(zone), url.Values{"rrset_name": {fqdn(n)}}, nil, &z); err != nil {
 			return nil, fmt.Errorf("pdns: read %s in zone %s: %w", n, zone, err)
+		}
+		for _, rs := range z.RRsets {
+			if fqdn(rs.Name) != fqdn(n) && !p.noFilter.Swap(true) {
+				p.log.Info("pdns: the server does not filter by rrset_name; reading whole zones instead")
+			}
 		}
 		rrsets = append(rrsets, z.RRsets...)
 	}
