@@ -35,7 +35,10 @@ const ContentType = "application/msgpack"
 func Marshal(ev Event) ([]byte, error) {
 	ev.canonicalize()
 	var buf bytes.Buffer
-	enc := msgpack.NewEncoder(&buf)
+	buf.Grow(256) // most events fit: one allocation
+	enc := msgpack.GetEncoder() // an encoder is larger than most payloads
+	defer msgpack.PutEncoder(enc)
+	enc.Reset(&buf)
 	enc.SetSortMapKeys(true)
 	enc.SetOmitEmpty(true)
 	if err := enc.Encode(ev); err != nil {

@@ -142,8 +142,10 @@ func (a *Applier) readFailed(ctx context.Context, zone, msg string, err error) {
 // records is not listed again after each plan), else by listing the zone.
 func (a *Applier) syncNames(ctx context.Context, js jetstream.JetStream, zone string, changes []events.Change, causation string) error {
 	var names []string
+	seen := make(map[string]bool, len(changes))
 	for _, c := range changes {
-		if n := events.NormalizeName(c.Key().DNSName); n != "" && !slices.Contains(names, n) {
+		if n := events.NormalizeName(c.Key().DNSName); n != "" && !seen[n] {
+			seen[n] = true
 			names = append(names, n)
 		}
 	}
