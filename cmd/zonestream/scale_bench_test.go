@@ -93,9 +93,11 @@ func benchScale(b *testing.B, n int) {
 	want := scaleZone(zone, services, n-services)
 
 	b.StartTimer()
-	p, _ := startScaleProcess(b, cluster, ns, zone)
+	p, ops := startScaleProcess(b, cluster, ns, zone)
+	profiled := profileConvergence(b, ops)
 	took := waitZone(b, ns, zone, want, 20*time.Minute)
 	b.StopTimer()
+	<-profiled
 	b.ReportMetric(took.Seconds(), "converge-s")
 
 	time.Sleep(scaleSettle)
@@ -109,13 +111,36 @@ func benchScale(b *testing.B, n int) {
 	serial := soaSerial(b, ns, zone)
 	p.kill()
 	start := time.Now()
-	_, ops := startScaleProcess(b, cluster, ns, zone)
+	_, ops = startScaleProcess(b, cluster, ns, zone)
 	waitDesiredComplete(b, ops, n, 15*time.Minute)
 	b.ReportMetric(time.Since(start).Seconds(), "first-start-complete-s")
 	time.Sleep(scaleSettle)
 	b.ReportMetric(metricSum(b, ops, "zonestream_applier_changes_total", `outcome="applied"`), "first-start-writes")
 	b.ReportMetric(metricSum(b, ops, "zonestream_planner_changes_planned_total", ""), "first-start-planned")
 	b.ReportMetric(float64(soaSerial(b, ns, zone)-serial), "first-start-serial-moves")
+}
+
+// profileConvergence saves a CPU profile of the all-in-one's first
+// minute after its start when $ZS_IDLE_PROFILE_DIR is set; the channel
+// closes once it is saved (at once when not set).
+func profileConvergence(b *testing.B, ops string) <-chan struct{} {
+	done := make(chan struct{})
+	if os.Getenv("ZS_IDLE_PROFILE_DIR") == "" {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		for range 100 { // the ops listener comes up with the process
+			if resp, err := http.Get("http://" + ops + "/metrics"); err == nil {
+				resp.Body.Close()
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		saveProfile(b, "converge", fetchProfile(b, ops, "profile?seconds=60"))
+	}()
+	return done
 }
 
 // startScaleProcess starts the all-in-one on both sources with a fresh data
