@@ -29,8 +29,8 @@ import (
 // whatever the serial, the safety net for edits that leave the serial
 // alone (SQL behind the server's back).
 
-// listing is a zone as PowerDNS held it at one serial. It is never
-// changed once kept: a PATCH keeps a new one.
+// listing is a zone as PowerDNS held it at one serial. Its records never
+// change once kept (a PATCH keeps a new listing), so readers share them.
 type listing struct {
 	serial, edited uint32
 	eps            []events.Endpoint // sorted
@@ -81,10 +81,14 @@ func (p *Provider) current(ctx context.Context, zone string) *listing {
 // unchanged answers a listing at rest of zone from its copy while
 // PowerDNS still holds it; false when a full download is due.
 func (p *Provider) unchanged(ctx context.Context, zone string) ([]events.Endpoint, bool) {
-	if l := p.kept(zone); l == nil || l.since+1 >= p.cfg.FullListingEvery {
+	p.listed.mu.Lock()
+	l := p.listed.zones[zone]
+	due := l == nil || l.since+1 >= p.cfg.FullListingEvery
+	p.listed.mu.Unlock()
+	if due {
 		return nil, false
 	}
-	l := p.current(ctx, zone)
+	l = p.current(ctx, zone)
 	if l == nil {
 		return nil, false
 	}
@@ -157,6 +161,5 @@ func (p *Provider) patched(ctx context.Context, zone string, was *listing, writt
 	// Through endpointsOf, as a download would turn them into endpoints.
 	eps = append(eps, endpointsOf(zone, replaced)...)
 	slices.SortFunc(eps, events.CompareEndpoints) // normalized already; the kept ones are shared
-
 	p.store(zone, was, &listing{serial: serial, edited: edited, eps: slices.Clip(eps), since: was.since})
 }
