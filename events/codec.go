@@ -35,7 +35,7 @@ const ContentType = "application/msgpack"
 func Marshal(ev Event) ([]byte, error) {
 	ev.canonicalize()
 	var buf bytes.Buffer
-	buf.Grow(256) // most events fit: one allocation
+	buf.Grow(256)               // most events fit: one allocation
 	enc := msgpack.GetEncoder() // an encoder is larger than most payloads
 	defer msgpack.PutEncoder(enc)
 	enc.Reset(&buf)

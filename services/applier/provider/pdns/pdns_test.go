@@ -23,7 +23,7 @@ func newProvider(t *testing.T, s *pdnsenv.Server, mod func(*pdns.Config)) *pdns.
 	cfg := pdns.Config{
 		Server: s.APIURL, APIKey: s.APIKey, ServerID: pdnsenv.ServerID,
 		FullListingEvery: 10, // the flag's default
-		RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, RetryBackoff: 10 * time.Millisecond},
+		RetryConfig:      provider.RetryConfig{Timeout: 2 * time.Second, RetryBackoff: 10 * time.Millisecond},
 	}
 	if mod != nil {
 		mod(&cfg)
