@@ -3,7 +3,6 @@ package systemtest
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"testing"
@@ -13,6 +12,8 @@ import (
 	"github.com/moby/moby/client"
 	"github.com/testcontainers/testcontainers-go"
 	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/zonestream/zonestream/testenv/loopback"
 )
 
 // The images hack/containers.sh builds: docker-compose.yml names the same.
@@ -68,7 +69,7 @@ type stageContainer struct {
 // once its /readyz answers (zonestream healthcheck, inside the container).
 func startStage(t *testing.T, name string, env map[string]string, files []testcontainers.ContainerFile, args ...string) *stageContainer {
 	t.Helper()
-	ops := "127.0.0.1:" + freePort(t)
+	ops := loopback.Addr(t)
 	cmd := append([]string{name, "--metrics-address=" + ops, "--log-level=debug"}, args...)
 	ctr, err := testcontainers.GenericContainer(context.Background(), testcontainers.GenericContainerRequest{
 		ContainerRequest: testcontainers.ContainerRequest{
@@ -153,15 +154,4 @@ func (s *stageContainer) dumpLog(t *testing.T) {
 		lines = lines[len(lines)-60:]
 	}
 	t.Logf("last lines of %s:\n%s", s.name, strings.Join(lines, "\n"))
-}
-
-func freePort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	_, port, _ := net.SplitHostPort(l.Addr().String())
-	return port
 }

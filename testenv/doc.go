@@ -7,4 +7,5 @@
 //   - bind:    Debian's BIND 9 as a process, with a TSIG key and test zones
 //   - pdns:    Debian's PowerDNS Authoritative Server (SQLite backend) as a
 //     process, with its HTTP API and test zones
+//   - loopback: ports for those processes, out of the kernel's way
 package testenv

@@ -15,6 +15,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zonestream/zonestream/testenv/loopback"
 )
 
 // The chaos test kills the NATS server too, so it runs nats-server as a
@@ -47,7 +49,7 @@ type natsProcess struct {
 
 func startNATSProcess(t *testing.T, bin string) *natsProcess {
 	t.Helper()
-	n := &natsProcess{t: t, bin: bin, addr: freeAddr(t), dir: t.TempDir(), log: &bytes.Buffer{}}
+	n := &natsProcess{t: t, bin: bin, addr: loopback.Addr(t), dir: t.TempDir(), log: &bytes.Buffer{}}
 	n.start()
 	t.Cleanup(func() {
 		n.kill()

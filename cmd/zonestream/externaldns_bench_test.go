@@ -9,6 +9,7 @@ import (
 
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
+	"github.com/zonestream/zonestream/testenv/loopback"
 )
 
 // externalDNSVersion is the ExternalDNS release zonestream's cost is
@@ -29,7 +30,7 @@ func BenchmarkExternalDNS(b *testing.B) {
 	}
 	start := func(b *testing.B, cluster *kube.Cluster, ns *bind.Server, zone string) (*process, string) {
 		args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--interval=1m",
-			"--metrics-address=" + loopbackAddr(b), "--log-level=warning"}, rfc2136Flags(ns, zone, "bench")...)
+			"--metrics-address=" + loopback.Addr(b), "--log-level=warning"}, rfc2136Flags(ns, zone, "bench")...)
 		return startCommand(b, "external-dns", bin, args...), ""
 	}
 	for _, n := range idleSizes(b) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
+	"github.com/zonestream/zonestream/testenv/loopback"
 )
 
 // BenchmarkIdle measures the all-in-one at rest (issue 11): N Services in
@@ -73,7 +73,7 @@ const idleSettle = 2*time.Minute + 15*time.Second
 type atRest func(b *testing.B, cluster *kube.Cluster, ns *bind.Server, zone string) (p *process, pprof string)
 
 func zonestreamAtRest(b *testing.B, cluster *kube.Cluster, ns *bind.Server, zone string) (*process, string) {
-	ops := loopbackAddr(b)
+	ops := loopback.Addr(b)
 	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--interval=1m",
 		"--nats-listen=127.0.0.1:0", "--data-dir=" + b.TempDir(), "--metrics-address=" + ops, "--pprof", "--log-level=warn"},
 		rfc2136Flags(ns, zone, "bench")...)
@@ -237,14 +237,4 @@ func saveProfile(b *testing.B, name string, raw []byte) {
 		b.Error(err)
 	}
 	b.Logf("profile: %s (go tool pprof -top %s)", path, path)
-}
-
-// loopbackAddr is a loopback TCP address nothing listens on right now.
-func loopbackAddr(b *testing.B) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
 }

@@ -15,14 +15,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zonestream/zonestream/testenv/walkthrough"
-
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
+	"github.com/zonestream/zonestream/testenv/loopback"
+	"github.com/zonestream/zonestream/testenv/walkthrough"
 )
 
 var (
@@ -45,8 +45,8 @@ func startNATSCluster(t *testing.T, bin string, size int) *natsCluster {
 	c := &natsCluster{}
 	clients, routes := make([]string, size), make([]string, size)
 	for i := range size {
-		clients[i], routes[i] = freeAddr(t), freeAddr(t)
-		c.monitors = append(c.monitors, freeAddr(t))
+		clients[i], routes[i] = loopback.Addr(t), loopback.Addr(t)
+		c.monitors = append(c.monitors, loopback.Addr(t))
 	}
 	var routeURLs []string
 	for _, r := range routes {

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/testenv/loopback"
 	"github.com/zonestream/zonestream/testenv/walkthrough"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -36,7 +35,10 @@ func TestTwoClustersOneBus(t *testing.T) {
 	if err := walkthrough.Plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
 		t.Fatal(err)
 	}
-	leafPort := freePort(t)
+	leafPort, err := loopback.Port(false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	bus := natsenv.StartT(t, func(o *server.Options) {
 		o.JetStreamDomain, o.LeafNode.Host, o.LeafNode.Port = "hub", "127.0.0.1", leafPort
 	})
@@ -127,15 +129,4 @@ func startLeaf(t *testing.T, remote string) *server.Server {
 		return nil
 	})
 	return s
-}
-
-// freePort is a loopback TCP port nothing listens on right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	_, port, err := net.SplitHostPort(freeAddr(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	n, _ := strconv.Atoi(port)
-	return n
 }

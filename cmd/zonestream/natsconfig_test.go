@@ -22,6 +22,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/stage"
+	"github.com/zonestream/zonestream/testenv/loopback"
 	"github.com/zonestream/zonestream/testenv/pki"
 )
 
@@ -51,8 +52,7 @@ func startSecuredBusTLS(t *testing.T, clusters, providers []string) *securedBus 
 func startBus(t *testing.T, clusters, providers []string, withTLS bool) *securedBus {
 	t.Helper()
 	b := &securedBus{dir: t.TempDir()}
-	port := strings.Split(freeAddr(t), ":")[1]
-	args := []string{"--out-dir=" + b.dir, "--listen=127.0.0.1:" + port, "--store-dir=" + t.TempDir(), "--http="}
+	args := []string{"--out-dir=" + b.dir, "--listen=" + loopback.Addr(t), "--store-dir=" + t.TempDir(), "--http="}
 	if withTLS {
 		certs := t.TempDir()
 		ca := pki.New(t, certs, "ca")

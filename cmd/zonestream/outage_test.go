@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/testenv/kube"
+	"github.com/zonestream/zonestream/testenv/loopback"
 	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
@@ -28,7 +29,7 @@ func TestProviderOutage(t *testing.T) {
 			srv := bk.start(t, zone)
 			bus := natsenv.StartT(t)
 			tap := tapPlans(t, bus.ClientURL())
-			ops := freeAddr(t)
+			ops := loopback.Addr(t)
 			// The applier's metrics address is the last flag, so it wins
 			// over the common one.
 			startStages(t, bus.ClientURL(), cluster, owner, srv.flags(owner), "--interval=2s", "--metrics-address="+ops)

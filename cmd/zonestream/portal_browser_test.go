@@ -16,6 +16,7 @@ import (
 
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
+	"github.com/zonestream/zonestream/testenv/loopback"
 	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
@@ -32,7 +33,7 @@ func TestPortalInBrowser(t *testing.T) {
 	ns := bind.StartT(t, zone)
 	bus := natsenv.StartT(t)
 	common := []string{"--nats-url=" + bus.ClientURL(), "--metrics-address=127.0.0.1:0"}
-	web := freeAddr(t)
+	web := loopback.Addr(t)
 	stage := func(name string, args ...string) {
 		startProcess(t, name, append(append([]string{name}, common...), args...)...)
 	}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
+	"github.com/zonestream/zonestream/testenv/loopback"
 )
 
 // endpointsPerObject is how many endpoints each DNSEndpoint of
@@ -146,10 +147,10 @@ func profileConvergence(b *testing.B, ops string) <-chan struct{} {
 // startScaleProcess starts the all-in-one on both sources with a fresh data
 // dir, and returns it and its metrics address.
 func startScaleProcess(b *testing.B, cluster *kube.Cluster, ns *bind.Server, zone string) (*process, string) {
-	ops := loopbackAddr(b)
+	ops := loopback.Addr(b)
 	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--source=crd",
 		"--nats-listen=127.0.0.1:0", "--data-dir=" + b.TempDir(), "--metrics-address=" + ops,
-		"--portal-listen=" + loopbackAddr(b), "--pprof", "--log-level=warn"},
+		"--portal-listen=" + loopback.Addr(b), "--pprof", "--log-level=warn"},
 		rfc2136Flags(ns, zone, "bench")...)
 	return startProcess(b, "zonestream", args...), ops
 }

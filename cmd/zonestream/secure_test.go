@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/testenv/loopback"
 	"github.com/zonestream/zonestream/testenv/walkthrough"
 
 	"github.com/miekg/dns"
@@ -61,7 +62,7 @@ func TestForgedPlanIsNeverApplied(t *testing.T) {
 	const zone = "secure.test"
 	ns := bind.StartT(t, zone)
 	b := startSecuredBus(t, []string{"a"}, []string{"rfc2136"})
-	metrics := freeAddr(t)
+	metrics := loopback.Addr(t)
 	args := append([]string{"applier", "--nats-url=" + b.url, "--metrics-address=" + metrics, "--interval=2s"},
 		b.flags(events.ApplierPermissions("rfc2136"))...)
 	for _, f := range tsigFromFile(t, rfc2136Flags(ns, zone, "secure")) {
@@ -116,7 +117,7 @@ func TestPipelineWithGeneratedCredentials(t *testing.T) {
 	cluster := kube.StartT(t)
 	ns := bind.StartT(t, zone)
 	b := startSecuredBusTLS(t, []string{"secure"}, []string{"rfc2136"})
-	portalAddr := freeAddr(t)
+	portalAddr := loopback.Addr(t)
 	p := startStagesWith(t, b.url, cluster, "secure", tsigFromFile(t, rfc2136Flags(ns, zone, "secure")), map[string][]string{
 		"collector": b.flags(events.CollectorPermissions("secure")),
 		"dedup":     b.flags(events.DedupPermissions()),

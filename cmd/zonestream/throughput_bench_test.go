@@ -17,6 +17,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/stage"
+	"github.com/zonestream/zonestream/testenv/loopback"
 )
 
 // BenchmarkThroughput is issue 11's pipeline throughput: endpoint events
@@ -90,7 +91,7 @@ func benchThroughput(b *testing.B, n int) {
 // (inmemory provider) on its embedded NATS until the benchmark ends, and
 // returns the NATS URL once every stage is ready.
 func startPipelineInProcess(b *testing.B) string {
-	ops := loopbackAddr(b)
+	ops := loopback.Addr(b)
 	a := newAllInOne()
 	if _, err := a.parse([]string{"--provider=inmemory", "--inmemory-zone=" + throughputZone, "--domain-filter=" + throughputZone,
 		"--txt-owner-id=bench", "--nats-listen=127.0.0.1:0", "--data-dir=" + b.TempDir(), "--metrics-address=" + ops,

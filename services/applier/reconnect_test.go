@@ -2,13 +2,13 @@ package applier_test
 
 import (
 	"context"
-	"net"
 	"testing"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/testenv/loopback"
 	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
@@ -19,7 +19,10 @@ import (
 // otherwise the planner would never learn that the record exists.
 func TestAckedButLostIsPublishedAgain(t *testing.T) {
 	dir := t.TempDir()
-	port := freePort(t)
+	port, err := loopback.Port(false)
+	if err != nil {
+		t.Fatal(err)
+	}
 	withPort := func(o *server.Options) { o.Port = port }
 	s, err := natsenv.Start(dir, withPort)
 	if err != nil {
@@ -50,15 +53,4 @@ func TestAckedButLostIsPublishedAgain(t *testing.T) {
 	waitFor(t, "api published again after the reconnect", func() bool {
 		return lastMsg(t, js, events.StreamObserved, observed) != nil
 	})
-}
-
-// freePort is a loopback TCP port nothing listens on right now.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }

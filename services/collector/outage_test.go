@@ -1,7 +1,6 @@
 package collector_test
 
 import (
-	"net"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
 	"github.com/zonestream/zonestream/services/collector/collectortest"
+	"github.com/zonestream/zonestream/testenv/loopback"
 )
 
 // startNATS runs a JetStream server of the test's own on a fixed loopback
@@ -37,12 +37,10 @@ func startNATS(t *testing.T, port int, dir string) *server.Server {
 // is back, the object's current state is published. Nothing is dropped.
 func TestPublishRetriedWhileNATSDown(t *testing.T) {
 	dir := t.TempDir()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := loopback.Port(false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
 	srv := startNATS(t, port, dir)
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 

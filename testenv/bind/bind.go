@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/testenv/internal/daemon"
+	"github.com/zonestream/zonestream/testenv/loopback"
 
 	"github.com/miekg/dns"
 )
@@ -112,7 +113,7 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 }
 
 func (s *Server) start(ctx context.Context, opts Options) (err error) {
-	port, err := daemon.FreePort(true)
+	port, err := loopback.Port(true)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/zonestream/zonestream/testenv/internal/daemon"
+	"github.com/zonestream/zonestream/testenv/loopback"
 )
 
 // Defaults of Options.
@@ -154,7 +155,7 @@ func (s *Server) start(ctx context.Context, opts Options) (err error) {
 		return err
 	}
 	s.bin = opts.CoreDNS
-	if s.DNSPort, err = daemon.FreePort(true); err != nil {
+	if s.DNSPort, err = loopback.Port(true); err != nil {
 		return err
 	}
 	s.DNSAddr = net.JoinHostPort(s.Host, strconv.Itoa(s.DNSPort))
@@ -162,13 +163,13 @@ func (s *Server) start(ctx context.Context, opts Options) (err error) {
 }
 
 func (s *Server) startEtcd(ctx context.Context, bin string, deadline time.Time) error {
-	clientPort, err := daemon.FreePort(false)
+	clientPort, err := loopback.Port(false)
 	if err != nil {
 		return err
 	}
 	peerPort := clientPort
 	for peerPort == clientPort {
-		if peerPort, err = daemon.FreePort(false); err != nil {
+		if peerPort, err = loopback.Port(false); err != nil {
 			return err
 		}
 	}

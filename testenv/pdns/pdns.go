@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/testenv/internal/daemon"
+	"github.com/zonestream/zonestream/testenv/loopback"
 
 	"github.com/miekg/dns"
 )
@@ -144,11 +145,11 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 }
 
 func (s *Server) start(ctx context.Context, opts Options) (err error) {
-	if s.DNSPort, err = daemon.FreePort(true); err != nil {
+	if s.DNSPort, err = loopback.Port(true); err != nil {
 		return err
 	}
 	for s.APIPort == 0 || s.APIPort == s.DNSPort {
-		if s.APIPort, err = daemon.FreePort(false); err != nil {
+		if s.APIPort, err = loopback.Port(false); err != nil {
 			return err
 		}
 	}

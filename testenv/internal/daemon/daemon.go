@@ -7,10 +7,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
-	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -99,31 +97,6 @@ func StopAndRemove(p *Process, dir *string) error {
 		*dir = ""
 	}
 	return err
-}
-
-// FreePort finds a loopback port free for TCP, and for UDP too when udp.
-func FreePort(udp bool) (int, error) {
-	var lastErr error
-	for range 20 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return 0, err
-		}
-		port := l.Addr().(*net.TCPAddr).Port
-		if !udp {
-			l.Close()
-			return port, nil
-		}
-		u, err := net.ListenPacket("udp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		l.Close()
-		if err != nil {
-			lastErr = err
-			continue
-		}
-		u.Close()
-		return port, nil
-	}
-	return 0, fmt.Errorf("no port free for both TCP and UDP: %w", lastErr)
 }
 
 // Query asks the server at addr for name/qtype over UDP (TCP when
