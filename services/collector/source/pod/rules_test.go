@@ -185,11 +185,27 @@ func TestPodIncremental(t *testing.T) {
 	collectortest.WaitState(t, podSubject(ns, ns, "host"), []events.Endpoint{collectortest.EP("host.example.org", "A", "203.0.113.1")})
 	collectortest.WaitState(t, podSubject(ns, ns, "internal"), []events.Endpoint{collectortest.EP("internal.example.org", "A", "10.1.0.1")})
 	collectortest.WaitState(t, podSubject(ns, ns, "target"), []events.Endpoint{collectortest.EP("target.example.org", "A", "198.51.100.1")})
+	// Barrier: one Pod event, processed after everything before it (one
+	// worker). A new Pod would not do: its create and status update may be
+	// computed twice, the second time unchanged (skipped) - as the Pods
+	// above may have been, which is why the counts start after one.
+	barrier := func(ip string) {
+		t.Helper()
+		target, err := collectortest.Cluster.Client.CoreV1().Pods(ns).Get(t.Context(), "target", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		target.Annotations[collectortest.Alpha+"target"] = ip
+		if _, err = collectortest.Cluster.Client.CoreV1().Pods(ns).Update(t.Context(), target, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		collectortest.WaitState(t, podSubject(ns, ns, "target"), []events.Endpoint{collectortest.EP("target.example.org", "A", ip)})
+	}
+	barrier("198.51.100.2")
 	before := map[string]uint64{}
 	for _, p := range []string{"host", "internal", "target"} {
 		before[p] = collectortest.Count(t, podSubject(ns, ns, p))
 	}
-
 	skipped := collectortest.PublishSkipped(t, "pod")
 
 	// Not read by the source.
@@ -208,18 +224,7 @@ func TestPodIncremental(t *testing.T) {
 
 	collectortest.SetNodeAddresses(t, node, collectortest.ExternalIP("203.0.113.2"))
 	collectortest.WaitState(t, podSubject(ns, ns, "host"), []events.Endpoint{collectortest.EP("host.example.org", "A", "203.0.113.2")})
-	// Barrier: one Pod event, processed after everything before it (one
-	// worker). A new Pod would not do: its create and status update may be
-	// computed twice, the second time unchanged (skipped).
-	target, err := collectortest.Cluster.Client.CoreV1().Pods(ns).Get(t.Context(), "target", metav1.GetOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	target.Annotations[collectortest.Alpha+"target"] = "198.51.100.2"
-	if _, err = collectortest.Cluster.Client.CoreV1().Pods(ns).Update(t.Context(), target, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	collectortest.WaitState(t, podSubject(ns, ns, "target"), []events.Endpoint{collectortest.EP("target.example.org", "A", "198.51.100.2")})
+	barrier("198.51.100.3")
 	for name, b := range before {
 		want := b
 		if name == "host" || name == "target" {
