@@ -121,8 +121,9 @@ func benchIdle(b *testing.B, n int, start atRest) {
 
 func benchWork(b *testing.B, n int, start atRest) {
 	b.StopTimer()
-	p, _, cluster, ns, zone := converged(b, n, start)
+	p, ops, cluster, ns, zone := converged(b, n, start)
 	pid := p.cmd.Process.Pid
+	profiled := profileCPU(b, ops, "work", 10*time.Second)
 	b.StartTimer()
 	before := cpuSeconds(b, pid)
 	if err := moveServices(context.Background(), cluster.Client, n); err != nil {
@@ -130,6 +131,24 @@ func benchWork(b *testing.B, n int, start atRest) {
 	}
 	waitAddresses(b, ns, zone, addresses(n, "10.2."))
 	b.ReportMetric((cpuSeconds(b, pid)-before)*1000/float64(n), "cpu-s/1000-changes")
+	b.StopTimer()
+	<-profiled
+}
+
+// profileCPU saves a CPU profile of the process serving pprof at ops, for
+// the next d, when $ZS_IDLE_PROFILE_DIR is set and ops is not empty; the
+// channel closes once it is saved (at once when it is not taken).
+func profileCPU(b *testing.B, ops, name string, d time.Duration) <-chan struct{} {
+	done := make(chan struct{})
+	if os.Getenv("ZS_IDLE_PROFILE_DIR") == "" || ops == "" {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		saveProfile(b, name, fetchProfile(b, ops, fmt.Sprintf("profile?seconds=%d", int(d.Seconds()))))
+	}()
+	return done
 }
 
 // addresses are the A records of createServices' first n Services, their

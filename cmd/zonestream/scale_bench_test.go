@@ -125,11 +125,10 @@ func benchScale(b *testing.B, n int) {
 // minute after its start when $ZS_IDLE_PROFILE_DIR is set; the channel
 // closes once it is saved (at once when not set).
 func profileConvergence(b *testing.B, ops string) <-chan struct{} {
-	done := make(chan struct{})
 	if os.Getenv("ZS_IDLE_PROFILE_DIR") == "" {
-		close(done)
-		return done
+		return profileCPU(b, "", "", 0)
 	}
+	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for range 100 { // the ops listener comes up with the process
@@ -139,7 +138,7 @@ func profileConvergence(b *testing.B, ops string) <-chan struct{} {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
-		saveProfile(b, "converge", fetchProfile(b, ops, "profile?seconds=60"))
+		<-profileCPU(b, ops, "converge", time.Minute)
 	}()
 	return done
 }
