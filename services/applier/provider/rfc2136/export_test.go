@@ -21,3 +21,6 @@ func (p *Provider) SetCopySerial(zone string, serial uint32) {
 
 // AXFRs is how many full transfers p made.
 func (p *Provider) AXFRs() int64 { return p.axfrs.Load() }
+
+// IXFRsInFull is how many IXFR answers came in AXFR form.
+func (p *Provider) IXFRsInFull() int64 { return p.ixfrsInFull.Load() }

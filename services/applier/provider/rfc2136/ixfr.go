@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
+	"slices"
 	"sync"
 
 	"github.com/miekg/dns"
@@ -23,7 +23,10 @@ import (
 // zoneCopy is a zone as the transfers so far left it.
 type zoneCopy struct {
 	serial uint32
-	byName map[string]map[string]dns.RR // normalized owner -> rrID -> RR
+	// byName holds the RRs at each normalized owner name: a slice, as a
+	// name nearly always holds one or two, which a map per name and a
+	// key per RR would triple in size.
+	byName map[string][]dns.RR
 
 	listings int // listings answered from the copy since its AXFR
 	// eps is the whole copy as endpoints at epsSerial, so that listing
@@ -57,7 +60,7 @@ func fullCopy(rrs []dns.RR) (*zoneCopy, error) {
 	if !ok {
 		return nil, errors.New("transfer does not start with an SOA")
 	}
-	c := &zoneCopy{serial: soa.Serial, byName: map[string]map[string]dns.RR{}}
+	c := &zoneCopy{serial: soa.Serial, byName: make(map[string][]dns.RR, len(rrs))}
 	for _, rr := range rrs {
 		c.add(rr)
 	}
@@ -72,30 +75,27 @@ func first(rrs []dns.RR) (*dns.SOA, bool) {
 	return soa, ok
 }
 
-// rrID identifies an RR by name, type, class and data; not by TTL, as
-// IXFR deletions are matched.
-func rrID(rr dns.RR) string {
-	rr = dns.Copy(rr)
-	h := rr.Header()
-	h.Ttl = 0
-	h.Name = strings.ToLower(h.Name)
-	return rr.String()
-}
-
+// add puts rr in the copy, in place of an RR that differs from it only by
+// TTL: RRs are the same by name, type, class and data (dns.IsDuplicate),
+// as IXFR deletions are matched.
 func (c *zoneCopy) add(rr dns.RR) {
 	name := events.NormalizeName(rr.Header().Name)
-	if c.byName[name] == nil {
-		c.byName[name] = map[string]dns.RR{}
+	set := c.byName[name]
+	if i := slices.IndexFunc(set, func(held dns.RR) bool { return dns.IsDuplicate(held, rr) }); i >= 0 {
+		set[i] = rr
+		return
 	}
-	c.byName[name][rrID(rr)] = rr
+	c.byName[name] = append(set, rr)
 }
 
 func (c *zoneCopy) remove(rr dns.RR) {
 	name := events.NormalizeName(rr.Header().Name)
-	delete(c.byName[name], rrID(rr))
-	if len(c.byName[name]) == 0 {
+	set := slices.DeleteFunc(c.byName[name], func(held dns.RR) bool { return dns.IsDuplicate(held, rr) })
+	if len(set) == 0 {
 		delete(c.byName, name)
+		return
 	}
+	c.byName[name] = set
 }
 
 // update applies an IXFR answer to c: nothing when the serial is
@@ -151,9 +151,7 @@ func (c *zoneCopy) update(rrs []dns.RR) (*zoneCopy, error) {
 func (c *zoneCopy) records(names []string) []dns.RR {
 	var rrs []dns.RR
 	for _, n := range names {
-		for _, rr := range c.byName[events.NormalizeName(n)] {
-			rrs = append(rrs, rr)
-		}
+		rrs = append(rrs, c.byName[events.NormalizeName(n)]...)
 	}
 	return rrs
 }
@@ -203,6 +201,9 @@ func (p *Provider) ixfr(ctx context.Context, zone string, names []string) ([]eve
 	if err != nil {
 		delete(p.copies.zones, zone)
 		return nil, err
+	}
+	if next != c {
+		p.ixfrsInFull.Add(1)
 	}
 	p.copies.zones[zone] = next
 	return endpointsOf(zone, next.records(names)), nil

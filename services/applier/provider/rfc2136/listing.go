@@ -52,9 +52,7 @@ func (p *Provider) listFromCopy(ctx context.Context, zone string) ([]events.Endp
 func (c *zoneCopy) all() []dns.RR {
 	var rrs []dns.RR
 	for _, set := range c.byName {
-		for _, rr := range set {
-			rrs = append(rrs, rr)
-		}
+		rrs = append(rrs, set...)
 	}
 	return rrs
 }

@@ -34,6 +34,9 @@ type Provider struct {
 	copies zoneCopies // what the last transfers brought, for IXFR
 
 	axfrs atomic.Int64 // full transfers made, for tests
+	// ixfrsInFull counts IXFR answers in AXFR form (the server had no
+	// history back to the copy's serial), for tests.
+	ixfrsInFull atomic.Int64
 }
 
 var _ provider.Provider = (*Provider)(nil)
