@@ -36,8 +36,8 @@ func (p *Projection) view(name string) *View {
 	if !ok {
 		v = &View{Name: name}
 		v.Zone, v.Provider = p.zoneOf(name)
-		for prov, o := range p.held[name] {
-			v.setObserved(prov, o)
+		for _, h := range p.held[name] {
+			v.setObserved(h.provider, h.state)
 		}
 		if plan, ok := p.early.get(name); ok {
 			v.Plan = plan
@@ -75,15 +75,11 @@ func (p *Projection) ApplyObserved(r events.Received) error {
 	var state *Observed
 	if len(o.Records) > 0 {
 		state = &Observed{Meta: MetaOf(r), Zone: o.Zone, Records: o.Records}
-		if p.held[o.DNSName] == nil {
-			p.held[o.DNSName] = map[string]*Observed{}
-		}
-		p.held[o.DNSName][o.Provider] = state
-	} else if held := p.held[o.DNSName]; held != nil {
-		delete(held, o.Provider)
-		if len(held) == 0 {
-			delete(p.held, o.DNSName)
-		}
+	}
+	if held := p.held[o.DNSName].with(o.Provider, state); len(held) > 0 {
+		p.held[o.DNSName] = held
+	} else {
+		delete(p.held, o.DNSName)
 	}
 	if cause := r.Header.Get(events.HeaderCausation); cause != "" {
 		caused, _ := p.observedBy.get(cause)

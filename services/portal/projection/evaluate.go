@@ -98,7 +98,7 @@ func (v *View) held() []events.Endpoint {
 func (p *Projection) foreign(v *View) string {
 	var ownership []string
 	for _, n := range []string{v.Name, "a-" + v.Name, "aaaa-" + v.Name, "cname-" + v.Name, "txt-" + v.Name} {
-		for _, r := range p.held[n][v.Provider].records() {
+		for _, r := range p.held[n].get(v.Provider).records() {
 			if r.RecordType == events.RecordTypeTXT && isOwnership(r) {
 				ownership = append(ownership, r.Targets...)
 			}

@@ -39,7 +39,7 @@ type Projection struct {
 	views map[string]*View
 	// held is what each provider holds at every name, ownership records
 	// and names nobody wants included: name -> provider -> state.
-	held  map[string]map[string]*Observed
+	held  map[string]holders
 	zones map[string][]string // provider -> zones
 	// planNames maps a plan's event id to the names its changes touch;
 	// results maps a plan's event id to its result. Both are bounded.
@@ -56,7 +56,7 @@ type Projection struct {
 // New returns an empty projection.
 func New(opts Options) *Projection {
 	return &Projection{opts: opts, now: time.Now,
-		views: map[string]*View{}, held: map[string]map[string]*Observed{}, zones: map[string][]string{},
+		views: map[string]*View{}, held: map[string]holders{}, zones: map[string][]string{},
 		planNames: newRecent[[]string](recentLimit), results: newRecent[events.Result](recentLimit),
 		observedBy: newRecent[[]string](recentLimit),
 		early:      newRecent[*PlanRef](recentLimit),

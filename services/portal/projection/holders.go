@@ -1,0 +1,42 @@
+package projection
+
+import "slices"
+
+// holders is what each provider holds at one name: a slice rather than a
+// map, as a name is nearly always held by one provider, and a map per name
+// would cost ten times the bytes at every name of every zone.
+type holders []holder
+
+type holder struct {
+	provider string
+	state    *Observed
+}
+
+// get returns what provider holds; nil when it holds nothing.
+func (h holders) get(provider string) *Observed {
+	for _, x := range h {
+		if x.provider == provider {
+			return x.state
+		}
+	}
+	return nil
+}
+
+// with returns h with provider holding state; a nil state takes provider
+// out.
+func (h holders) with(provider string, state *Observed) holders {
+	for i, x := range h {
+		if x.provider != provider {
+			continue
+		}
+		if state == nil {
+			return slices.Delete(h, i, i+1)
+		}
+		h[i].state = state
+		return h
+	}
+	if state == nil {
+		return h
+	}
+	return append(h, holder{provider, state})
+}
