@@ -30,3 +30,14 @@ func BenchmarkMemoryPerName(b *testing.B) {
 		runtime.KeepAlive(p)
 	}
 }
+
+// BenchmarkLookAtRest is the portal's periodic look (every 10 s at most)
+// and the counts it exports, on 20,000 names at rest.
+func BenchmarkLookAtRest(b *testing.B) {
+	p := projection.New(projection.Options{Grace: time.Minute, OwnerID: "default"})
+	projectiontest.Fill(p, 20000)
+	for b.Loop() {
+		p.Reevaluate()
+		p.Counts()
+	}
+}

@@ -11,7 +11,9 @@ import (
 
 // evaluate applies the status rules to v. Callers hold p.mu.
 func (p *Projection) evaluate(v *View) {
+	p.index.remove(v)
 	v.Status, v.Reason = p.status(v)
+	p.index.add(v)
 }
 
 func (p *Projection) status(v *View) (Status, string) {

@@ -4,6 +4,8 @@
 package projection
 
 import (
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -51,6 +53,7 @@ type Projection struct {
 	early    *recent[*PlanRef]
 	resultAt map[string]Meta
 	subs     []*Subscription
+	index    index
 }
 
 // New returns an empty projection.
@@ -60,7 +63,7 @@ func New(opts Options) *Projection {
 		planNames: newRecent[[]string](recentLimit), results: newRecent[events.Result](recentLimit),
 		observedBy: newRecent[[]string](recentLimit),
 		early:      newRecent[*PlanRef](recentLimit),
-		resultAt:   map[string]Meta{}}
+		resultAt:   map[string]Meta{}, index: newIndex()}
 }
 
 // Subscription collects the names that changed since it was last drained.
@@ -139,17 +142,17 @@ func (p *Projection) Reevaluate() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
-	for name, v := range p.views {
-		if d := v.Desired; d != nil && len(d.Endpoints) == 0 && now.Sub(d.Time) > events.TombstoneTTL && len(v.held()) == 0 {
-			delete(p.views, name)
+	for v := range p.index.emptied {
+		if v.expired(now) {
+			p.index.remove(v)
+			delete(p.views, v.Name)
 			for _, s := range p.subs {
-				s.add(name)
+				s.add(v.Name)
 			}
-			continue
 		}
-		if v.Status != Pending {
-			continue
-		}
+	}
+	// evaluate moves views in and out of pending: walk a copy.
+	for _, v := range slices.Collect(maps.Keys(p.index.pending)) {
 		before, reason := v.Status, v.Reason
 		p.evaluate(v)
 		if v.Status != before || v.Reason != reason {

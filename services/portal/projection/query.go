@@ -56,11 +56,7 @@ func (p *Projection) Summaries(names []string) []Summary {
 func (p *Projection) Counts() map[Status]int {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	counts := map[Status]int{}
-	for _, v := range p.views {
-		counts[v.Status]++
-	}
-	return counts
+	return maps.Clone(p.index.counts)
 }
 
 func (f Filter) selects(v *View, text string) bool {
