@@ -6,6 +6,7 @@ package projection
 import (
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -189,6 +190,7 @@ func (r *recent[T]) put(k string, v T) {
 		return
 	}
 	if _, ok := r.m[k]; !ok {
+		k = strings.Clone(k) // keys are header values: see MetaOf
 		r.order = append(r.order, k)
 		if len(r.order) > r.limit {
 			delete(r.m, r.order[0])

@@ -1,6 +1,7 @@
 package projection
 
 import (
+	"strings"
 	"time"
 
 	"github.com/zonestream/zonestream/events"
@@ -43,9 +44,11 @@ type Meta struct {
 	Causation string    `json:"causationId,omitempty"`
 }
 
-// MetaOf is the Meta of a received message.
+// MetaOf is the Meta of a received message. The ids are copied out: a
+// header value shares its memory with the message's whole header block.
 func MetaOf(r events.Received) Meta {
-	return Meta{Subject: r.Subject, Seq: r.Seq, Time: r.Time, EventID: r.EventID(), Causation: r.Header.Get(events.HeaderCausation)}
+	return Meta{Subject: r.Subject, Seq: r.Seq, Time: r.Time,
+		EventID: strings.Clone(r.EventID()), Causation: strings.Clone(r.Header.Get(events.HeaderCausation))}
 }
 
 // Desired is the last desired state of the name.

@@ -5,7 +5,10 @@ package projectiontest
 
 import (
 	"fmt"
+	"strings"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/portal/projection"
@@ -23,7 +26,7 @@ func Fill(p *projection.Projection, n int) {
 			panic(err)
 		}
 		seq++
-		r := events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: seq, Time: time.Now()}
+		r := events.Received{Subject: subject, Header: fromTheWire(msg.Header), Data: msg.Data, Seq: seq, Time: time.Now()}
 		if err := apply(r); err != nil {
 			panic(err)
 		}
@@ -49,4 +52,23 @@ func Fill(p *projection.Projection, n int) {
 		take(p.ApplyResult, events.ResultSubject("bind", zone),
 			&events.Result{PlanID: plan.ID, Provider: "bind", Zone: zone, Status: events.ResultApplied, Applied: 2}, pe)
 	}
+}
+
+// fromTheWire is h as a subscriber gets it: nats.go decodes a header block
+// into one string that every key and value is a part of, so that keeping
+// one value keeps the whole block.
+func fromTheWire(h nats.Header) nats.Header {
+	var b strings.Builder
+	b.WriteString("NATS/1.0\r\n")
+	for k, vs := range h {
+		for _, v := range vs {
+			b.WriteString(k + ": " + v + "\r\n")
+		}
+	}
+	b.WriteString("\r\n")
+	decoded, err := nats.DecodeHeadersMsg([]byte(b.String()))
+	if err != nil {
+		panic(err)
+	}
+	return decoded
 }
