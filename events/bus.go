@@ -61,10 +61,20 @@ type Received struct {
 }
 
 // EventID returns the message's event id, the causation of what it causes.
-func (r Received) EventID() string { return r.Header.Get(HeaderEventID) }
+func (r Received) EventID() string { return r.header(HeaderEventID) }
+
+// Causation returns the event id of what caused the message; empty when
+// nothing did.
+func (r Received) Causation() string { return r.header(HeaderCausation) }
 
 // Hash returns the message's content hash.
-func (r Received) Hash() string { return r.Header.Get(HeaderHash) }
+func (r Received) Hash() string { return r.header(HeaderHash) }
+
+// header returns a header's value as a string of its own: nats.go decodes
+// every value of a message as a part of one string of the whole header
+// block, so that a value kept (a hash per subject, an id per name) would
+// keep all of it.
+func (r Received) header(key string) string { return strings.Clone(r.Header.Get(key)) }
 
 // ReadLast calls fn for the last message of every subject of stream
 // matching filters, and returns once it has seen them all. fn may still be

@@ -6,9 +6,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/zonestream/zonestream/events/internal/natstest"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -221,5 +223,26 @@ func TestHoldsSeesAPurgeOfOneSubject(t *testing.T) {
 	}
 	if _, err := Holds(ctx, js, "ZS_NO_SUCH_STREAM", b); err == nil {
 		t.Fatal("a stream that does not exist: want an error, not an answer")
+	}
+}
+
+// TestKeptHeaderValuesStandAlone: nats.go decodes a message's header
+// values as parts of one string of the whole block; the values a service
+// keeps per subject or per name (hash, event id, causation) must not keep
+// the block alive with them.
+func TestKeptHeaderValuesStandAlone(t *testing.T) {
+	block := "NATS/1.0\r\n" + HeaderHash + ": 0123456789abcdef\r\n" + HeaderEventID + ": ev1\r\n" + HeaderCausation + ": ev0\r\n\r\n"
+	h, err := nats.DecodeHeadersMsg([]byte(block))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Received{Header: h}
+	for key, kept := range map[string]string{HeaderHash: r.Hash(), HeaderEventID: r.EventID(), HeaderCausation: r.Causation()} {
+		if kept != h.Get(key) {
+			t.Fatalf("%s: got %q, want %q", key, kept, h.Get(key))
+		}
+		if unsafe.StringData(kept) == unsafe.StringData(h.Get(key)) {
+			t.Errorf("%s: the value kept shares the header block's memory", key)
+		}
 	}
 }

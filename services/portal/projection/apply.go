@@ -81,7 +81,7 @@ func (p *Projection) ApplyObserved(r events.Received) error {
 	} else {
 		delete(p.held, o.DNSName)
 	}
-	if cause := r.Header.Get(events.HeaderCausation); cause != "" {
+	if cause := r.Causation(); cause != "" {
 		caused, _ := p.observedBy.get(cause)
 		p.observedBy.put(cause, append(caused, o.DNSName, ownerOf(o.DNSName)))
 	}
@@ -93,7 +93,7 @@ func (p *Projection) ApplyObserved(r events.Received) error {
 		if name == o.DNSName {
 			v.setObserved(o.Provider, state)
 		}
-		if res, ok := p.results.get(r.Header.Get(events.HeaderCausation)); ok {
+		if res, ok := p.results.get(r.Causation()); ok {
 			p.setResult(v, res, p.resultAt[res.PlanID])
 		}
 		p.touched(v)
@@ -174,7 +174,7 @@ func (p *Projection) ApplyResult(r events.Received) error {
 	if err := events.Decode(r, &res); err != nil {
 		return err
 	}
-	planEvent := r.Header.Get(events.HeaderCausation)
+	planEvent := r.Causation()
 	meta := MetaOf(r)
 	p.mu.Lock()
 	defer p.mu.Unlock()

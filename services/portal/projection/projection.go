@@ -6,7 +6,6 @@ package projection
 import (
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -190,7 +189,6 @@ func (r *recent[T]) put(k string, v T) {
 		return
 	}
 	if _, ok := r.m[k]; !ok {
-		k = strings.Clone(k) // keys are header values: see MetaOf
 		r.order = append(r.order, k)
 		if len(r.order) > r.limit {
 			delete(r.m, r.order[0])

@@ -1,7 +1,6 @@
 package projection
 
 import (
-	"strings"
 	"time"
 
 	"github.com/zonestream/zonestream/events"
@@ -44,11 +43,9 @@ type Meta struct {
 	Causation string    `json:"causationId,omitempty"`
 }
 
-// MetaOf is the Meta of a received message. The ids are copied out: a
-// header value shares its memory with the message's whole header block.
+// MetaOf is the Meta of a received message.
 func MetaOf(r events.Received) Meta {
-	return Meta{Subject: r.Subject, Seq: r.Seq, Time: r.Time,
-		EventID: strings.Clone(r.EventID()), Causation: strings.Clone(r.Header.Get(events.HeaderCausation))}
+	return Meta{Subject: r.Subject, Seq: r.Seq, Time: r.Time, EventID: r.EventID(), Causation: r.Causation()}
 }
 
 // Desired is the last desired state of the name.
