@@ -47,6 +47,9 @@ func (b *broker) run(ctx context.Context) {
 		case <-time.After(coalesce):
 		}
 		names := sub.Drain()
+		if !b.watched() {
+			continue // nobody to tell: a page that opens later loads everything
+		}
 		u := Update{Names: b.proj.Summaries(names), Counts: b.proj.Counts()}
 		present := map[string]bool{}
 		for _, s := range u.Names {
@@ -72,6 +75,13 @@ func (b *broker) run(ctx context.Context) {
 		}
 		b.mu.Unlock()
 	}
+}
+
+// watched says whether any page is connected.
+func (b *broker) watched() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return len(b.clients) > 0
 }
 
 func (b *broker) serve(w http.ResponseWriter, r *http.Request) {
