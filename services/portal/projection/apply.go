@@ -81,7 +81,8 @@ func (p *Projection) ApplyObserved(r events.Received) error {
 	} else {
 		delete(p.held, o.DNSName)
 	}
-	if cause := r.Causation(); cause != "" {
+	cause := r.Causation()
+	if cause != "" {
 		caused, _ := p.observedBy.get(cause)
 		p.observedBy.put(cause, append(caused, o.DNSName, ownerOf(o.DNSName)))
 	}
@@ -93,7 +94,7 @@ func (p *Projection) ApplyObserved(r events.Received) error {
 		if name == o.DNSName {
 			v.setObserved(o.Provider, state)
 		}
-		if res, ok := p.results.get(r.Causation()); ok {
+		if res, ok := p.results.get(cause); ok {
 			p.setResult(v, res, p.resultAt[res.PlanID])
 		}
 		p.touched(v)
