@@ -5,7 +5,7 @@
 # same kube-apiserver and BIND.
 # Raw benchmark output goes to ${ZS_ARTIFACTS:-.artifacts}/bench/.
 #
-#   hack/bench-table.sh                      every row (well over an hour on 2 cores)
+#   hack/bench-table.sh                      every row (about 50 minutes on 2 cores)
 #   hack/bench-table.sh --rows idle,work     only some: idle work latency scale throughput providers externaldns
 #   hack/bench-table.sh --from FILE...       the table of saved output, nothing run
 set -euo pipefail
