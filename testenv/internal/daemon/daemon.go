@@ -1,6 +1,7 @@
 // Package daemon is what the DNS-server harnesses share: running a server
-// as a child process with its output kept, stopping it cleanly, finding
-// free loopback ports, and asking it a question.
+// as a child process with its output kept, stopping it cleanly, starting
+// it again when its port was taken, and asking it a question. Its ports
+// come from testenv/loopback.
 package daemon
 
 import (
