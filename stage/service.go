@@ -79,8 +79,12 @@ func (o *Options) Logger() (*slog.Logger, error) {
 // Connect connects to NATS with creds, retrying until it is there, and
 // makes sure the streams exist. What the server refuses to creds is
 // counted (PermissionViolations) and logged.
-func Connect(ctx context.Context, url, name string, creds Credentials, logger *slog.Logger, opts ...events.StreamOption) (*nats.Conn, jetstream.JetStream, error) {
-	nc, err := Dial(url, name, creds, logger,
+func Connect(ctx context.Context, url, name string, creds Credentials, logger *slog.Logger, opts ...ConnectOption) (*nats.Conn, jetstream.JetStream, error) {
+	var o connectOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	nc, err := Dial(url, name, creds, logger, append([]nats.Option{
 		nats.RetryOnFailedConnect(true),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(time.Second),
@@ -90,7 +94,7 @@ func Connect(ctx context.Context, url, name string, creds Credentials, logger *s
 			}
 		}),
 		nats.ReconnectHandler(func(c *nats.Conn) { logger.Info("reconnected to NATS", "url", c.ConnectedUrlRedacted()) }),
-	)
+	}, o.nats...)...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -100,7 +104,7 @@ func Connect(ctx context.Context, url, name string, creds Credentials, logger *s
 		return nil, nil, err
 	}
 	for {
-		err = events.EnsureStreams(ctx, js, opts...)
+		err = events.EnsureStreams(ctx, js, o.streams...)
 		if err == nil {
 			return nc, js, nil
 		}
@@ -203,7 +207,7 @@ func run(name string, opts Options, construct func(*slog.Logger) (Service, error
 	if err := ServeOps(ctx, opts.MetricsAddress, svc.Ready, logger, opts.Pprof); err != nil {
 		return err
 	}
-	nc, js, err := Connect(ctx, opts.NatsURL, "zonestream-"+name, opts.Credentials, logger, events.WithReplicas(opts.Replicas))
+	nc, js, err := Connect(ctx, opts.NatsURL, "zonestream-"+name, opts.Credentials, logger, WithStreams(events.WithReplicas(opts.Replicas)))
 	if err != nil {
 		return err
 	}

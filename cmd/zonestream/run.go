@@ -103,6 +103,7 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 		svcs = append(svcs, svc)
 	}
 	url := a.opts.NatsURL
+	connect := []stage.ConnectOption{stage.WithStreams(events.WithReplicas(a.opts.Replicas))}
 	if embedded {
 		if err := checkEmbeddedListen(a.natsListen, a.natsListenBeyondLoopback, logger); err != nil {
 			return err
@@ -114,6 +115,7 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 		defer ns.WaitForShutdown()
 		defer ns.Shutdown()
 		url = ns.ClientURL()
+		connect = append(connect, stage.InProcess(ns))
 		logger.Info("embedded NATS JetStream running", "url", url, "data_dir", a.dataDir)
 	}
 	ready := func() error {
@@ -134,7 +136,7 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 	if embedded {
 		creds = stage.Credentials{}
 	}
-	nc, js, err := stage.Connect(ctx, url, "zonestream", creds, logger, events.WithReplicas(a.opts.Replicas))
+	nc, js, err := stage.Connect(ctx, url, "zonestream", creds, logger, connect...)
 	if err != nil {
 		return err
 	}
