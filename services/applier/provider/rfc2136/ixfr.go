@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/miekg/dns"
@@ -23,10 +22,7 @@ import (
 // zoneCopy is a zone as the transfers so far left it.
 type zoneCopy struct {
 	serial uint32
-	// byName holds the RRs at each normalized owner name: a slice, as a
-	// name nearly always holds one or two, which a map per name and a
-	// key per RR would triple in size.
-	byName map[string][]dns.RR
+	byName map[string]heldAt // normalized owner name -> its RRs
 
 	listings int // listings answered from the copy since its AXFR
 	// eps is the whole copy as endpoints at epsSerial, so that listing
@@ -60,7 +56,7 @@ func fullCopy(rrs []dns.RR) (*zoneCopy, error) {
 	if !ok {
 		return nil, errors.New("transfer does not start with an SOA")
 	}
-	c := &zoneCopy{serial: soa.Serial, byName: make(map[string][]dns.RR, len(rrs))}
+	c := &zoneCopy{serial: soa.Serial, byName: make(map[string]heldAt, len(rrs))}
 	for _, rr := range rrs {
 		c.add(rr)
 	}
@@ -75,23 +71,21 @@ func first(rrs []dns.RR) (*dns.SOA, bool) {
 	return soa, ok
 }
 
-// add puts rr in the copy, in place of an RR that differs from it only by
-// TTL: RRs are the same by name, type, class and data (dns.IsDuplicate),
-// as IXFR deletions are matched.
 func (c *zoneCopy) add(rr dns.RR) {
 	name := events.NormalizeName(rr.Header().Name)
 	set := c.byName[name]
-	if i := slices.IndexFunc(set, func(held dns.RR) bool { return dns.IsDuplicate(held, rr) }); i >= 0 {
-		set[i] = rr
-		return
-	}
-	c.byName[name] = append(set, rr)
+	set.add(rr)
+	c.byName[name] = set
 }
 
 func (c *zoneCopy) remove(rr dns.RR) {
 	name := events.NormalizeName(rr.Header().Name)
-	set := slices.DeleteFunc(c.byName[name], func(held dns.RR) bool { return dns.IsDuplicate(held, rr) })
-	if len(set) == 0 {
+	set, ok := c.byName[name]
+	if !ok {
+		return
+	}
+	set.remove(rr)
+	if len(set.rrs) == 0 {
 		delete(c.byName, name)
 		return
 	}
@@ -151,7 +145,7 @@ func (c *zoneCopy) update(rrs []dns.RR) (*zoneCopy, error) {
 func (c *zoneCopy) records(names []string) []dns.RR {
 	var rrs []dns.RR
 	for _, n := range names {
-		rrs = append(rrs, c.byName[events.NormalizeName(n)]...)
+		rrs = append(rrs, c.byName[events.NormalizeName(n)].rrs...)
 	}
 	return rrs
 }

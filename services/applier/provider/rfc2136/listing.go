@@ -52,7 +52,7 @@ func (p *Provider) listFromCopy(ctx context.Context, zone string) ([]events.Endp
 func (c *zoneCopy) all() []dns.RR {
 	var rrs []dns.RR
 	for _, set := range c.byName {
-		rrs = append(rrs, set...)
+		rrs = append(rrs, set.rrs...)
 	}
 	return rrs
 }
