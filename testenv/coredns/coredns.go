@@ -167,11 +167,9 @@ func (s *Server) startEtcd(ctx context.Context, bin string, deadline time.Time) 
 	if err != nil {
 		return err
 	}
-	peerPort := clientPort
-	for peerPort == clientPort {
-		if peerPort, err = loopback.Port(false); err != nil {
-			return err
-		}
+	peerPort, err := loopback.Port(false)
+	if err != nil {
+		return err
 	}
 	s.EtcdURL = "http://" + net.JoinHostPort(s.Host, strconv.Itoa(clientPort))
 	peer := "http://" + net.JoinHostPort(s.Host, strconv.Itoa(peerPort))

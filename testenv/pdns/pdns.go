@@ -148,7 +148,7 @@ func (s *Server) start(ctx context.Context, opts Options) (err error) {
 	if s.DNSPort, err = loopback.Port(true); err != nil {
 		return err
 	}
-	for s.APIPort == 0 || s.APIPort == s.DNSPort {
+	if s.APIPort == 0 { // kept when started again: loopback never hands it out twice
 		if s.APIPort, err = loopback.Port(false); err != nil {
 			return err
 		}
