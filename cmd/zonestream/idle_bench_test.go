@@ -26,10 +26,10 @@ import (
 // BIND, nothing changing, --interval=1m. It reports the process's own
 // CPU-seconds per minute (utime+stime from /proc, not wall time: the
 // machine is shared), the mean of two idle minutes, the RSS after them and
-// how much of it is the executable's own pages, and writes a CPU profile of a third minute to $ZS_IDLE_PROFILE_DIR when
-// set (that minute is not a figure: the profiler's own signals roughly
-// double it). N is each of $ZS_IDLE_SERVICES (default 1000; the table
-// command runs 1000,5000,20000).
+// how much of it is the executable's own pages, and writes a CPU profile
+// of a third minute to $ZS_IDLE_PROFILE_DIR when set (that minute is not a
+// figure: the profiler's own signals roughly double it). N is each of
+// $ZS_IDLE_SERVICES (default 1000; the table command runs 1000,5000,20000).
 func BenchmarkIdle(b *testing.B) {
 	for _, n := range idleSizes(b) {
 		b.Run(fmt.Sprintf("services=%d", n), func(b *testing.B) {

@@ -125,10 +125,11 @@ func benchScale(b *testing.B, n int) {
 // minute after its start when $ZS_IDLE_PROFILE_DIR is set; the channel
 // closes once it is saved (at once when not set).
 func profileConvergence(b *testing.B, ops string) <-chan struct{} {
-	if os.Getenv("ZS_IDLE_PROFILE_DIR") == "" {
-		return profileCPU(b, "", "", 0)
-	}
 	done := make(chan struct{})
+	if os.Getenv("ZS_IDLE_PROFILE_DIR") == "" {
+		close(done)
+		return done
+	}
 	go func() {
 		defer close(done)
 		for range 100 { // the ops listener comes up with the process
