@@ -16,7 +16,21 @@ while IFS=: read -r file line; do
   name=$(sed -E 's/^func (Fuzz[A-Za-z0-9_]*)\(.*/\1/' <<<"$line")
   dir=$(dirname "$file")
   echo "fuzz: $dir $name for $fuzztime" >&2
-  (cd "$dir" && go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "${extra[@]}" .)
+  log=$(mktemp)
+  if ! (cd "$dir" && go test -run '^$' -fuzz "^${name}\$" -fuzztime "$fuzztime" "${extra[@]}" .) 2>&1 | tee "$log"; then
+    # Go 1.26's coordinator can fail a target at the -fuzztime boundary
+    # with a bare "context deadline exceeded" and no input written
+    # (go.dev/issue/75804, fixed in Go 1.27). Only that is forgiven, and
+    # only once the target's corpus replays clean.
+    if grep -q 'context deadline exceeded' "$log" && ! grep -q -E 'Failing input written|panic:' "$log"; then
+      echo "fuzz: $name stopped by Go's fuzztime race (go.dev/issue/75804), nothing found; replaying its corpus" >&2
+      (cd "$dir" && go test -run "^${name}\$" .)
+    else
+      rm -f "$log"
+      exit 1
+    fi
+  fi
+  rm -f "$log"
   found=$((found + 1))
 done < <(git ls-files -- '*_test.go' | xargs grep -H -E '^func Fuzz[A-Za-z0-9_]*\(' || true)
 if [ "$found" = 0 ]; then
