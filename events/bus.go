@@ -25,7 +25,7 @@ func Publish(ctx context.Context, js jetstream.JetStream, subject string, ev Eve
 		return "", nil, fmt.Errorf("publish %s: %w (%d bytes)", subject, ErrTooLarge, len(msg.Data))
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("publish %s: %w", subject, Denied(js.Conn(), subject, err))
+		return "", nil, fmt.Errorf("publish %s: %w", subject, full(subject, Denied(js.Conn(), subject, err)))
 	}
 	return msg.Header.Get(HeaderHash), ack, nil
 }
