@@ -141,9 +141,13 @@ func DeadLetter(ctx context.Context, js jetstream.JetStream, service string, r R
 	msg := nats.NewMsg(DeadLetterSubject(service))
 	msg.Data = r.Data
 	for k, v := range r.Header {
-		msg.Header[k] = v
+		// The server's own headers (Nats-Msg-Id, Nats-TTL, Nats-Rollup,
+		// Nats-Expected-...) were instructions for the original's stream:
+		// on the dead letter they would be refused, or obeyed.
+		if !strings.HasPrefix(k, "Nats-") {
+			msg.Header[k] = v
+		}
 	}
-	msg.Header.Del(nats.MsgIdHdr)
 	msg.Header.Set(HeaderOriginalSubject, r.Subject)
 	msg.Header.Set(HeaderError, cause.Error())
 	_, err := js.PublishMsg(ctx, msg)
