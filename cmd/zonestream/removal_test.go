@@ -23,11 +23,7 @@ import (
 func TestNoIdentityRemovesWhatOthersWrote(t *testing.T) {
 	b := startSecuredBus(t, []string{"a", "b"}, []string{"inmemory"})
 	ctx := context.Background()
-	clusterB, _ := b.connectAs(t, events.CollectorPermissions("b"))
-	other := events.SourceSubject("b", "service", "default", "web")
-	if _, _, err := events.Publish(ctx, clusterB, other, sourceEvent("b"), ""); err != nil {
-		t.Fatal(err)
-	}
+	clusterB, other := b.withObjectOfB(t)
 	mark := events.CollectorSubject("b", "service")
 	if _, _, err := events.Publish(ctx, clusterB, mark, &events.CollectorState{Cluster: "b", Collector: "service"}, ""); err != nil {
 		t.Fatal(err)
@@ -96,11 +92,7 @@ func TestNoIdentityRemovesWhatOthersWrote(t *testing.T) {
 func TestFullStreamRefusesAnIdentityAndKeepsLiveState(t *testing.T) {
 	b := startSecuredBus(t, []string{"a", "b"}, []string{"inmemory"})
 	ctx := context.Background()
-	clusterB, _ := b.connectAs(t, events.CollectorPermissions("b"))
-	other := events.SourceSubject("b", "service", "default", "web")
-	if _, _, err := events.Publish(ctx, clusterB, other, sourceEvent("b"), ""); err != nil {
-		t.Fatal(err)
-	}
+	clusterB, other := b.withObjectOfB(t)
 	op, _ := b.connectAs(t, events.OperatorPermissions())
 	sources, err := op.Stream(ctx, events.StreamSources)
 	if err != nil {
@@ -164,4 +156,16 @@ func TestMonitoringStaysOnLoopback(t *testing.T) {
 	if opts.HTTPHost != "127.0.0.1" || opts.HTTPPort != 8222 {
 		t.Errorf("monitoring listens on %s:%d, want 127.0.0.1:8222", opts.HTTPHost, opts.HTTPPort)
 	}
+}
+
+// withObjectOfB connects as cluster b's collector and publishes one of its
+// objects: what cluster a must not be able to remove.
+func (b *securedBus) withObjectOfB(t *testing.T) (jetstream.JetStream, string) {
+	t.Helper()
+	js, _ := b.connectAs(t, events.CollectorPermissions("b"))
+	subject := events.SourceSubject("b", "service", "default", "web")
+	if _, _, err := events.Publish(context.Background(), js, subject, sourceEvent("b"), ""); err != nil {
+		t.Fatal(err)
+	}
+	return js, subject
 }
