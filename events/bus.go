@@ -25,7 +25,7 @@ func Publish(ctx context.Context, js jetstream.JetStream, subject string, ev Eve
 		return "", nil, fmt.Errorf("publish %s: %w (%d bytes)", subject, ErrTooLarge, len(msg.Data))
 	}
 	if err != nil {
-		return "", nil, fmt.Errorf("publish %s: %w", subject, Denied(js.Conn(), subject, err))
+		return "", nil, fmt.Errorf("publish %s: %w", subject, full(subject, Denied(js.Conn(), subject, err)))
 	}
 	return msg.Header.Get(HeaderHash), ack, nil
 }
@@ -141,9 +141,13 @@ func DeadLetter(ctx context.Context, js jetstream.JetStream, service string, r R
 	msg := nats.NewMsg(DeadLetterSubject(service))
 	msg.Data = r.Data
 	for k, v := range r.Header {
-		msg.Header[k] = v
+		// The server's own headers (Nats-Msg-Id, Nats-TTL, Nats-Rollup,
+		// Nats-Expected-...) were instructions for the original's stream:
+		// on the dead letter they would be refused, or obeyed.
+		if !strings.HasPrefix(k, "Nats-") {
+			msg.Header[k] = v
+		}
 	}
-	msg.Header.Del(nats.MsgIdHdr)
 	msg.Header.Set(HeaderOriginalSubject, r.Subject)
 	msg.Header.Set(HeaderError, cause.Error())
 	_, err := js.PublishMsg(ctx, msg)

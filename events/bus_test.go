@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -244,5 +245,36 @@ func TestKeptHeaderValuesStandAlone(t *testing.T) {
 		if unsafe.StringData(kept) == unsafe.StringData(h.Get(key)) {
 			t.Errorf("%s: the value kept shares the header block's memory", key)
 		}
+	}
+}
+
+// TestDeadLetterDropsTheServersHeaders: an undecodable tombstone is
+// dead-lettered though the dead-letter stream takes no per-message TTL
+// and no rollup, and the copy carries neither.
+func TestDeadLetterDropsTheServersHeaders(t *testing.T) {
+	js := startJetStream(t)
+	ctx := context.Background()
+	ref := ObjectRef{Cluster: "c", Source: "service", Namespace: "ns", Name: "web"}
+	msg, err := Message(ref.Subject(), &SourceState{Object: ref}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupAll)
+	r := Received{Subject: msg.Subject, Header: msg.Header, Data: []byte{0xc1}}
+	if err := DeadLetter(ctx, js, "dedup", r, ErrUndecodable); err != nil {
+		t.Fatalf("dead-lettering a tombstone: %v", err)
+	}
+	st, _ := js.Stream(ctx, StreamDeadLetter)
+	got, err := st.GetLastMsgForSubject(ctx, DeadLetterSubject("dedup"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range got.Header {
+		if strings.HasPrefix(k, "Nats-") {
+			t.Errorf("the dead letter carries %s", k)
+		}
+	}
+	if got.Header.Get(HeaderOriginalSubject) != ref.Subject() {
+		t.Errorf("original subject %q", got.Header.Get(HeaderOriginalSubject))
 	}
 }

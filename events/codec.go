@@ -66,7 +66,9 @@ func HashOf(ev Event) (string, error) {
 const TombstoneTTL = 24 * time.Hour
 
 // Message builds the NATS message for ev: payload and headers. A tombstone
-// rolls its subject's history up and expires after TombstoneTTL.
+// expires after TombstoneTTL; it replaces its subject's last state by the
+// state streams' limit of one message per subject, never by a rollup
+// (streams.go).
 func Message(subject string, ev Event, causation string) (*nats.Msg, error) {
 	payload, err := Marshal(ev)
 	if err != nil {
@@ -74,7 +76,6 @@ func Message(subject string, ev Event, causation string) (*nats.Msg, error) {
 	}
 	msg := nats.NewMsg(subject)
 	if t, ok := ev.(Tombstoner); ok && t.IsTombstone() {
-		msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupSubject)
 		msg.Header.Set(jetstream.MsgTTLHeader, TombstoneTTL.String())
 	}
 	msg.Data = payload

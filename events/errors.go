@@ -18,4 +18,8 @@ var (
 	// connection's credentials. Retrying cannot help until an operator
 	// changes them (zonestream nats-config).
 	ErrPermissionDenied = errors.New("permission denied by the NATS server")
+	// ErrStreamFull: the stream holds as many messages or bytes as it may
+	// and refuses a new key; every state it holds is kept. Retrying helps
+	// once keys are deleted or an operator raises its limits.
+	ErrStreamFull = errors.New("stream full")
 )

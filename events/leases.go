@@ -58,25 +58,40 @@ func leaseSubject(key string) string { return "$KV." + BucketLeases + "." + key 
 // LeaseStream is the stream behind the lease bucket.
 const LeaseStream = "KV_" + BucketLeases
 
+// Bounds of the lease bucket: a lease is a few hundred bytes (its
+// holder's name, times), and an identity may make keys under its own
+// lease only. A full bucket refuses new keys and keeps renewing the held
+// ones (DiscardNew, one message per key).
+const (
+	leaseMaxBytes      = 8 << 20
+	leaseMaxValueBytes = 4 << 10
+)
+
 // EnsureLeases creates the lease bucket if it is missing, with the
-// replicas and storage the streams get.
+// replicas and storage the streams get, and keeps rollups off its stream:
+// the KV API turns them on, and a rollup published on one's own lease key
+// would purge every other stage's lease. events/leader takes, renews and
+// releases a lease with writes and deletes of its own key only, which
+// need none.
 func EnsureLeases(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) error {
-	_, err := js.KeyValue(ctx, BucketLeases)
-	if !errors.Is(err, jetstream.ErrBucketNotFound) {
-		if err != nil {
-			return fmt.Errorf("bucket %s: %w", BucketLeases, err)
-		}
-		return nil
-	}
 	var sc jetstream.StreamConfig
 	for _, o := range opts {
 		o(&sc)
 	}
-	cfg := jetstream.KeyValueConfig{Bucket: BucketLeases, History: 1, TTL: leaseBucketTTL,
-		Description: "leader leases: which replica of each stage instance works (events/leader)",
-		Replicas:    max(sc.Replicas, 1), Storage: sc.Storage}
-	if _, err := js.CreateKeyValue(ctx, cfg); err != nil && !errors.Is(err, jetstream.ErrBucketExists) {
+	_, err := js.KeyValue(ctx, BucketLeases)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		cfg := jetstream.KeyValueConfig{Bucket: BucketLeases, History: 1, TTL: leaseBucketTTL,
+			Description: "leader leases: which replica of each stage instance works (events/leader)",
+			MaxBytes:    leaseMaxBytes, MaxValueSize: leaseMaxValueBytes,
+			Replicas: max(sc.Replicas, 1), Storage: sc.Storage}
+		_, err = js.CreateKeyValue(ctx, cfg)
+		if errors.Is(err, jetstream.ErrBucketExists) {
+			err = nil
+		}
+	}
+	if err != nil {
 		return fmt.Errorf("bucket %s: %w", BucketLeases, err)
 	}
-	return nil
+	return ensureStream(ctx, js, jetstream.StreamConfig{Name: LeaseStream, MaxMsgsPerSubject: 1,
+		MaxBytes: leaseMaxBytes, Discard: jetstream.DiscardNew})
 }

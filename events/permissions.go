@@ -11,6 +11,17 @@ package events
 // of publishes, pulled messages) come to the identity's own inbox prefix
 // only, so no one reads the replies of another.
 //
+// Removal: no identity but the operator may purge a stream or delete a
+// message (the planner may on ZS_PLANS, which it alone writes), and no
+// stream takes a rollup (streams.go, leases.go): a permission covers a
+// subject, not the Nats-Rollup header a message on it carries.
+//
+// Known limit: a consumer's name is one subject token and permissions
+// match whole tokens, so a reader may pull from or delete any consumer of
+// a stream it reads whose name it knows. Names are random (nats.go's
+// ordered consumers) and no identity may list consumers; the one fixed
+// name, an applier's durable, is its applier's alone.
+//
 // Known limit: whoever may create a consumer on a stream may make it a push
 // consumer delivering to any subject, and the server stores what it
 // delivers in the stream holding that subject, if someone subscribes to

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/zonestream/zonestream/events/internal/natstest"
 )
 
 // TestDecodeTakesIdentityFromTheSubject: a payload claiming another object
@@ -56,6 +59,9 @@ func TestTombstoneReplacesHistoryAndExpires(t *testing.T) {
 	if msg.Header.Get(jetstream.MsgTTLHeader) != TombstoneTTL.String() {
 		t.Fatalf("tombstone carries no TTL: %v", msg.Header)
 	}
+	if r := msg.Header.Get(jetstream.MsgRollup); r != "" {
+		t.Fatalf("tombstone asks for a rollup (%s): no stream several identities write allows one", r)
+	}
 	msg.Header.Set(jetstream.MsgTTLHeader, "1s") // the real TTL is a day
 	if _, err := js.PublishMsg(ctx, msg); err != nil {
 		t.Fatal(err)
@@ -63,7 +69,7 @@ func TestTombstoneReplacesHistoryAndExpires(t *testing.T) {
 	st, _ := js.Stream(ctx, StreamSources)
 	info, _ := st.Info(ctx, jetstream.WithSubjectFilter(ref.Subject()))
 	if n := info.State.Subjects[ref.Subject()]; n != 1 {
-		t.Fatalf("%d messages on the subject after its tombstone, want 1 (history rolled up)", n)
+		t.Fatalf("%d messages on the subject after its tombstone, want 1 (the tombstone replaced the last state)", n)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -75,6 +81,115 @@ func TestTombstoneReplacesHistoryAndExpires(t *testing.T) {
 			t.Fatal("tombstone did not expire")
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestEnsureStreamsTurnsRollupsOff: streams and a lease bucket made by
+// an earlier version (rollups on, eight states per subject, DiscardOld,
+// no bound) are brought to one state per subject, DiscardNew, a bound and
+// no rollups, keeping the limit an operator set; after that a rollup
+// published on one's own subject is refused and purges nothing.
+func TestEnsureStreamsTurnsRollupsOff(t *testing.T) {
+	_, js := natstest.Connect(t, natstest.Start(t, nil))
+	ctx := context.Background()
+	for _, want := range Streams() {
+		old := want
+		old.MaxBytes, old.MaxMsgs, old.Discard = -1, -1, jetstream.DiscardOld
+		if old.MaxMsgsPerSubject > 0 {
+			old.MaxMsgsPerSubject, old.AllowRollup = 8, true
+		}
+		if old.Name == StreamSources {
+			old.MaxBytes = 64 << 20 // an operator's
+		}
+		if _, err := js.CreateStream(ctx, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: BucketLeases, History: 1, TTL: leaseBucketTTL}); err != nil {
+		t.Fatal(err)
+	}
+	a := ObjectRef{Cluster: "a", Source: "service", Namespace: "ns", Name: "web"}
+	b := ObjectRef{Cluster: "b", Source: "service", Namespace: "ns", Name: "web"}
+	for _, ref := range []ObjectRef{a, a, b} {
+		st := &SourceState{Object: ref, Endpoints: []Endpoint{NewEndpoint("www.example.org", "A", 0, "192.0.2.1")}}
+		if _, _, err := Publish(ctx, js, ref.Subject(), st, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if err := EnsureStreams(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range append(Streams(), jetstream.StreamConfig{Name: LeaseStream, MaxMsgsPerSubject: 1}) {
+		st, err := js.Stream(ctx, want.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := st.CachedInfo().Config
+		if got.AllowRollup {
+			t.Errorf("%s still allows rollups", want.Name)
+		}
+		if got.MaxBytes <= 0 || got.MaxMsgs <= 0 && want.Name != LeaseStream {
+			t.Errorf("%s unbounded: MaxBytes %d MaxMsgs %d", want.Name, got.MaxBytes, got.MaxMsgs)
+		}
+		if want.MaxMsgsPerSubject > 0 && (got.MaxMsgsPerSubject != want.MaxMsgsPerSubject || got.Discard != jetstream.DiscardNew) {
+			t.Errorf("%s keeps %d per subject, discard %s: want %d, DiscardNew", want.Name, got.MaxMsgsPerSubject, got.Discard, want.MaxMsgsPerSubject)
+		}
+	}
+	sources, _ := js.Stream(ctx, StreamSources)
+	if got := sources.CachedInfo().Config.MaxBytes; got != 64<<20 {
+		t.Errorf("the operator's MaxBytes on %s became %d", StreamSources, got)
+	}
+	if n := sources.CachedInfo().State.Msgs; n != 2 {
+		t.Errorf("%s holds %d messages, want the last state of a and of b", StreamSources, n)
+	}
+
+	msg, err := Message(a.Subject(), &SourceState{Object: a, Endpoints: []Endpoint{NewEndpoint("www.example.org", "A", 0, "192.0.2.9")}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg.Header.Set(jetstream.MsgRollup, jetstream.MsgRollupAll)
+	if _, err := js.PublishMsg(ctx, msg); err == nil {
+		t.Error("a rollup was accepted")
+	}
+	if _, err := sources.GetLastMsgForSubject(ctx, b.Subject()); err != nil {
+		t.Errorf("b's object is gone: %v", err)
+	}
+}
+
+// TestFullStateStreamRefusesNewKeysAndKeepsLiveState: a state stream at its
+// bound refuses a new key with ErrStreamFull, counted, and keeps every
+// state it holds; a new state of a key it holds still replaces the old.
+func TestFullStateStreamRefusesNewKeysAndKeepsLiveState(t *testing.T) {
+	js := startJetStream(t)
+	ctx := context.Background()
+	st, _ := js.Stream(ctx, StreamDesired)
+	cfg := st.CachedInfo().Config
+	cfg.MaxMsgs = 3
+	if _, err := js.UpdateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"a.example.org", "b.example.org", "c.example.org"}
+	for _, n := range names {
+		if _, _, err := Publish(ctx, js, DesiredSubject(n), desired(n, "192.0.2.1"), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := testutil.ToFloat64(StreamFullRefusals.WithLabelValues(StreamDesired))
+	_, _, err := Publish(ctx, js, DesiredSubject("d.example.org"), desired("d.example.org", "192.0.2.1"), "")
+	if !errors.Is(err, ErrStreamFull) {
+		t.Fatalf("a fourth key: %v, want ErrStreamFull", err)
+	}
+	if got := testutil.ToFloat64(StreamFullRefusals.WithLabelValues(StreamDesired)); got != before+1 {
+		t.Errorf("zonestream_stream_full_total{stream=%q} went from %v to %v", StreamDesired, before, got)
+	}
+	if _, _, err := Publish(ctx, js, DesiredSubject(names[0]), desired(names[0], "192.0.2.2"), ""); err != nil {
+		t.Fatalf("a new state of a held key refused: %v", err)
+	}
+	for _, n := range names {
+		if _, err := st.GetLastMsgForSubject(ctx, DesiredSubject(n)); err != nil {
+			t.Errorf("%s lost: %v", n, err)
+		}
 	}
 }
 

@@ -38,7 +38,7 @@ func natsConfigCommand(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.outDir, "out-dir", "nats-credentials", "where each identity's NKey seed is written (<identity>.nk, mode 0600)")
 	fs.StringVar(&c.listen, "listen", "0.0.0.0:4222", "the server's client address")
 	fs.StringVar(&c.storeDir, "store-dir", "/data", "the server's JetStream store")
-	fs.StringVar(&c.http, "http", "0.0.0.0:8222", "the server's monitoring address; empty: none")
+	fs.StringVar(&c.http, "http", "127.0.0.1:8222", "the server's monitoring address (no authentication: keep it on loopback, or behind a network policy); empty: none")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "the server's certificate file: clients must then use TLS (--nats-tls-ca)")
 	fs.StringVar(&c.tlsKey, "tls-key", "", "the server's key file")
 	fs.StringVar(&c.tlsCA, "tls-ca", "", "CA file the server verifies client certificates with")

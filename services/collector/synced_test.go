@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
@@ -99,23 +98,10 @@ func TestCollectorMarkBracketsEveryRun(t *testing.T) {
 	}
 }
 
-// forEach calls fn with every message the sources stream holds on subj,
-// oldest first.
+// forEach calls fn with every message published on subj, oldest first.
 func forEach(t *testing.T, subj string, fn func(events.Received)) {
 	t.Helper()
-	n := collectortest.Count(t, subj)
-	if n == 0 {
-		return
-	}
-	cons, err := collectortest.JS.OrderedConsumer(t.Context(), events.StreamSources, jetstream.OrderedConsumerConfig{FilterSubjects: []string{subj}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	batch, err := cons.Fetch(int(n), jetstream.FetchMaxWait(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for m := range batch.Messages() {
-		fn(events.Received{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()})
+	for _, r := range collectortest.History(t, subj) {
+		fn(r)
 	}
 }

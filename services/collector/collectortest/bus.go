@@ -37,10 +37,19 @@ func LastState(tb testing.TB, subj string) (*events.SourceState, bool) {
 	return &s, true
 }
 
-// Count is how many messages the stream holds on subj.
+// Count is how many states subj went through since it was last deleted:
+// the messages published on it since its last tombstone, that one
+// included (a tombstone replaces what the subject held).
 func Count(tb testing.TB, subj string) uint64 {
 	tb.Helper()
-	return SubjectCounts(tb, subj)[subj]
+	var n uint64
+	for _, r := range History(tb, subj) {
+		n++
+		if isTombstone(r) {
+			n = 1
+		}
+	}
+	return n
 }
 
 // SubjectCounts is how many messages the sources stream holds on each
@@ -58,9 +67,9 @@ func SubjectCounts(tb testing.TB, filter string) map[string]uint64 {
 	return info.State.Subjects
 }
 
-// AfterTombstone is how many messages a subject holds that would hold want
-// had its last message not been a tombstone: a tombstone replaces its
-// subject's history (events.TombstoneTTL), leaving itself alone.
+// AfterTombstone is the Count of a subject that would count want had its
+// last message not been a tombstone: a tombstone replaces what its
+// subject held, leaving itself alone.
 func AfterTombstone(tb testing.TB, subj string, want uint64) uint64 {
 	tb.Helper()
 	if s, ok := LastState(tb, subj); ok && s.IsTombstone() {

@@ -55,6 +55,9 @@ func run(m *testing.M, crdDirs []string) (int, error) {
 		return 0, err
 	}
 	defer nc.Close()
+	if err := published.start(nc); err != nil {
+		return 0, err
+	}
 	if JS, err = jetstream.New(nc); err != nil {
 		return 0, err
 	}
