@@ -29,14 +29,9 @@ func plans(args []string) error {
 	if _, ok, err := cmd.parse(args); !ok {
 		return err
 	}
-	nc, js, err := cmd.connect()
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	return listPlans(ctx, js, os.Stdout)
+	return cmd.do(time.Minute, func(ctx context.Context, js jetstream.JetStream) error {
+		return listPlans(ctx, js, os.Stdout)
+	})
 }
 
 func approve(args []string) error {
@@ -46,20 +41,15 @@ func approve(args []string) error {
 	if !ok {
 		return err
 	}
-	nc, js, err := cmd.connect()
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	h, err := approveHeld(ctx, js, id, *by)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stdout, "approved %s as %s: %d deletes in zone %s of %s; the planner lets through those still current\n",
-		h.ID, *by, h.Deletes, h.Zone, h.Provider)
-	return nil
+	return cmd.do(time.Minute, func(ctx context.Context, js jetstream.JetStream) error {
+		h, err := approveHeld(ctx, js, id, *by)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stdout, "approved %s as %s: %d deletes in zone %s of %s; the planner lets through those still current\n",
+			h.ID, *by, h.Deletes, h.Zone, h.Provider)
+		return nil
+	})
 }
 
 // operatorName is user@host, as far as they are known.
@@ -88,6 +78,9 @@ func listPlans(ctx context.Context, js jetstream.JetStream, out io.Writer) error
 		fmt.Fprintf(out, "held %s  %s %s: %d deletes of %d owned record sets (limits: more than %d and more than %d%%); approve: zonestream plans approve %s\n",
 			h.ID, h.Provider, h.Zone, h.Deletes, h.Owned, h.MaxDeletes, h.MaxDeletesPercent, h.ID)
 		writeDiff(out, h.Changes)
+		if h.ChangesOmitted > 0 {
+			fmt.Fprintf(out, "  (and %d more changes)\n", h.ChangesOmitted)
+		}
 	}
 	st, err := js.Stream(ctx, events.StreamPlans)
 	if err != nil {
