@@ -14,8 +14,10 @@ type HeldDeletes struct {
 	Provider string `msgpack:"provider" json:"provider"`
 	Zone     string `msgpack:"zone" json:"zone"`
 	// Changes are the held changes: each held name's deletes of its
-	// records and their ownership records, by name.
-	Changes []Change `msgpack:"changes,omitempty" json:"changes,omitempty"`
+	// records and their ownership records, by name; at most what fits in
+	// one message, ChangesOmitted counts the rest.
+	Changes        []Change `msgpack:"changes,omitempty" json:"changes,omitempty"`
+	ChangesOmitted int      `msgpack:"changesOmitted,omitempty" json:"changesOmitted,omitempty"`
 	// Deletes counts the owned record sets Changes delete (an ownership
 	// record goes with its record, not on its own); Owned is how many the
 	// zone held when they were held.
@@ -28,13 +30,14 @@ type HeldDeletes struct {
 
 func (*HeldDeletes) Schema() Schema      { return Schema{"held", 1} }
 func (h *HeldDeletes) subject() string   { return HeldSubject(h.Provider, h.Zone) }
-func (h *HeldDeletes) IsTombstone() bool { return len(h.Changes) == 0 }
+func (h *HeldDeletes) IsTombstone() bool { return len(h.Changes) == 0 && h.ChangesOmitted == 0 }
 
 // canonicalize leaves the changes in the planner's order (by name, each
 // name's in the order they would be applied): deterministic already.
 func (h *HeldDeletes) canonicalize() { h.Zone = NormalizeName(h.Zone) }
 
-// HeldID is the ID of a hold of changes in a zone.
+// HeldID is the ID of a hold of changes in a zone: all of them, listed
+// in its message or not.
 func HeldID(provider, zone string, changes []Change) string {
 	id, err := HashOf(&HeldDeletes{Provider: provider, Zone: zone, Changes: changes})
 	if err != nil {

@@ -226,10 +226,12 @@ func (s *state) release(ctx context.Context, k zoneKey, h *hold, zc *zoneChanges
 func (s *state) publishHold(ctx context.Context, k zoneKey, h *hold) {
 	ev := &events.HeldDeletes{Provider: k.provider, Zone: k.zone, MaxDeletes: s.limits.max, MaxDeletesPercent: s.limits.percent}
 	if h != nil {
-		ev.Changes = h.changes()
+		changes := h.changes()
 		ev.Deletes, ev.Owned = h.count(), h.owned
-		h.id = events.HeldID(k.provider, k.zone, ev.Changes)
+		h.id = events.HeldID(k.provider, k.zone, changes)
 		ev.ID = h.id
+		ev.Changes = changes[:s.fitting(changes)]
+		ev.ChangesOmitted = len(changes) - len(ev.Changes)
 	}
 	heldPlans.Set(float64(len(s.holds)))
 	if s.onBus[k] == ev.ID {
@@ -255,6 +257,19 @@ func (s *state) publishHold(ctx context.Context, k zoneKey, h *hold) {
 	} else {
 		s.onBus[k] = ev.ID
 	}
+}
+
+// fitting is how many of changes fit in a message of held deletes: a
+// zone's wipe may be larger than a NATS message, and the hold must be
+// seen whatever its size (its ID covers every change).
+func (s *state) fitting(changes []events.Change) int {
+	budget := s.planBudget()
+	for i, c := range changes {
+		if budget -= unitBytes(c.Key().DNSName, []events.Change{c}); budget < 0 {
+			return i
+		}
+	}
+	return len(changes)
 }
 
 // foldHeld takes in what the bus says a zone holds: at start, what an

@@ -282,3 +282,23 @@ func TestApprovalAppliesOnlyWhatIsStillCurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldLargerThanAMessageIsPublished: the hold of a zone wipe larger
+// than one NATS message is published with the changes that fit and the
+// count of the others, under the ID of them all.
+func TestHoldLargerThanAMessageIsPublished(t *testing.T) {
+	g := newGuarded(t, 12000) // 24000 deletes of some 100 bytes: more than 1 MiB
+	for i := range 12000 {
+		g.want(i)
+	}
+	if lines := g.pass(); len(lines) > 0 {
+		t.Fatalf("a wipe was planned: %d changes", len(lines))
+	}
+	h := g.held()
+	if h.Deletes != 12000 || h.ChangesOmitted == 0 || len(h.Changes)+h.ChangesOmitted != 24000 {
+		t.Fatalf("held on the bus: %d deletes, %d changes listed, %d omitted", h.Deletes, len(h.Changes), h.ChangesOmitted)
+	}
+	if h.ID != g.s.holds[zoneKey{"p", zone}].id {
+		t.Fatal("the message's ID is not the hold's")
+	}
+}
