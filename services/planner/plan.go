@@ -24,7 +24,7 @@ func (zc *zoneChanges) add(name string, changes []events.Change, deletes int) {
 	zc.units, zc.names, zc.deletes = append(zc.units, changes), append(zc.names, name), append(zc.deletes, deletes)
 }
 
-// drop removes the units gone says are gone.
+// drop removes the units gone picks.
 func (zc *zoneChanges) drop(gone func(i int) bool) {
 	kept := 0
 	for i := range zc.units {
