@@ -200,7 +200,10 @@ func (s *state) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		zc.units[i], zc.deletes[i] = planName(in).changes, 0
 	}
 	zc.drop(func(i int) bool { return len(zc.units[i]) == 0 })
-	h.owned = countOwned()
+	if owned >= 0 || h.owned == 0 {
+		// Counting walks the zone: done again only when the limits needed it.
+		h.owned = countOwned()
+	}
 	s.publishHold(ctx, k, h)
 }
 
