@@ -61,7 +61,7 @@ const (
 
 // every stream, for STREAM.INFO: EnsureStreams looks at each at start
 // (the lease bucket's too).
-var allStreams = []string{StreamSources, StreamDesired, StreamObserved, StreamPlans, StreamResults, StreamDeadLetter, LeaseStream}
+var allStreams = []string{StreamSources, StreamDesired, StreamObserved, StreamPlans, StreamResults, StreamDeadLetter, StreamHeld, LeaseStream}
 
 // newPermissions starts the permissions of an identity: its inbox, the
 // stream lookups every service makes at start, and its dead-letter subject.
@@ -137,6 +137,7 @@ func CollectorPermissions(cluster string) Permissions {
 	p.read(StreamObserved, SubjectZones+".>")
 	p.read(StreamDesired, SubjectDesired+".>")
 	p.read(StreamResults, SubjectResults+".>")
+	p.read(StreamHeld, SubjectHeld+".>")
 	p.lease(leaseKey(RoleCollector, cluster) + ".*")
 	return p.done()
 }
@@ -156,10 +157,12 @@ func DedupPermissions() Permissions {
 // PlannerPermissions: the planner reads desired and observed state and
 // results, publishes plans, and withdraws plans: it deletes superseded
 // ones and purges an earlier run's (services/planner/supersede.go), on
-// ZS_PLANS only.
+// ZS_PLANS only. It publishes the deletes it holds and reads them back
+// with the operator's approvals (never writes one).
 func PlannerPermissions() Permissions {
 	p := newPermissions(RolePlanner, "")
-	p.publish(SubjectPlans + ".>")
+	p.publish(SubjectPlans+".>", SubjectHeld+".>")
+	p.read(StreamHeld, "") // holds and approvals: two filters
 	p.read(StreamDesired, SubjectDesired+".>")
 	p.read(StreamObserved, "") // observed names and zone lists: two filters
 	p.read(StreamResults, SubjectResults+".>")
@@ -206,6 +209,7 @@ func PortalPermissions() Permissions {
 	p.read(StreamDesired, SubjectDesired+".>")
 	p.read(StreamObserved, "") // observed names and zone lists: two filters
 	p.read(StreamResults, SubjectResults+".>")
+	p.read(StreamHeld, SubjectHeld+".>")
 	for _, s := range []string{StreamSources, StreamDesired, StreamObserved} {
 		p.publish(jsAPI + "DIRECT.GET." + s)
 	}

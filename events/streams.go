@@ -19,6 +19,7 @@ const (
 	StreamPlans      = "ZS_PLANS"
 	StreamResults    = "ZS_RESULTS"
 	StreamDeadLetter = "ZS_DEADLETTER"
+	StreamHeld       = "ZS_HELD"
 )
 
 // StreamOption adjusts the stream definitions, e.g. for a clustered NATS.
@@ -77,6 +78,7 @@ func Streams(opts ...StreamOption) []jetstream.StreamConfig {
 		state(StreamSources, "what each Kubernetes object wants (collector)", SubjectSources+".>"),
 		state(StreamDesired, "what is wanted at each DNS name (dedup)", SubjectDesired+".>"),
 		state(StreamObserved, "what each provider holds, and its zones (applier)", SubjectObserved+".>", SubjectZones+".>"),
+		state(StreamHeld, "deletes held by the mass-delete guard (planner), and approvals (operator)", SubjectHeld+".>", SubjectApprovals+".>"),
 		{
 			Name: StreamPlans, Description: "change plans per zone (planner -> applier)",
 			Subjects: []string{SubjectPlans + ".>"}, Retention: jetstream.WorkQueuePolicy,

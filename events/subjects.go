@@ -17,6 +17,10 @@ const (
 	SubjectPlans      = "zs.plan"
 	SubjectResults    = "zs.result"
 	SubjectDeadLetter = "zs.dlq"
+	// SubjectHeld and SubjectApprovals: the mass-delete guard's holds
+	// (planner) and an operator's approvals of them (held.go).
+	SubjectHeld      = "zs.held"
+	SubjectApprovals = "zs.approve"
 )
 
 // SourceSubject is where a collector publishes what one object wants.
@@ -107,6 +111,18 @@ func PlanFilter(provider string) string { return join(SubjectPlans, EscapeToken(
 // ResultSubject is where an applier reports the outcome of a plan.
 func ResultSubject(provider, zone string) string {
 	return join(SubjectResults, EscapeToken(provider), NameTokens(zone))
+}
+
+// HeldSubject is where the planner says which deletes of a zone it holds
+// (events.HeldDeletes).
+func HeldSubject(provider, zone string) string {
+	return join(SubjectHeld, EscapeToken(provider), NameTokens(zone))
+}
+
+// ApprovalSubject is where an operator approves the deletes held in a zone
+// (events.Approval).
+func ApprovalSubject(provider, zone string) string {
+	return join(SubjectApprovals, EscapeToken(provider), NameTokens(zone))
 }
 
 // DeadLetterSubject is where a service parks a message it could not decode.

@@ -176,7 +176,7 @@ func startStagesWith(t *testing.T, natsURL string, cluster *kube.Cluster, cluste
 		// renewed after it started.
 		"collector": {"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--cluster-name=" + clusterName, "--heartbeat-interval=1s"},
 		"dedup":     {"--heartbeat-interval=1s"},
-		"planner":   pick("--domain-filter", "--txt-owner-id", "--policy", "--registry"),
+		"planner":   pick("--domain-filter", "--txt-owner-id", "--policy", "--registry", "--max-deletes"),
 		"applier":   append(pick("--provider", "--rfc2136", "--pdns", "--coredns"), applierFlags...),
 	}
 	p := &pipeline{}

@@ -10,6 +10,7 @@
 //	zonestream tail SUBJECT         events as JSON lines
 //	zonestream explain NAME         who wants a DNS name, and what holds it
 //	zonestream cluster retire NAME  remove a cluster that is gone from the bus
+//	zonestream plans [approve ID]   plans queued and deletes held, with their changes; approve held deletes
 //	zonestream nats-config          the NATS server's users and permissions, and their keys
 //	zonestream streams ensure       create the streams (operator credentials)
 //	zonestream healthcheck          exit 0 if a process' /readyz answers 200 (container HEALTHCHECK)
@@ -40,6 +41,8 @@ func main() {
 		err = explain(args)
 	case "cluster":
 		err = cluster(args)
+	case "plans":
+		err = plans(args)
 	case "streams":
 		err = streams(args)
 	case "nats-config":
@@ -80,6 +83,8 @@ const usage = `usage:
   zonestream explain [--json] NAME        which objects want NAME, who lost, what providers hold, and its history
   zonestream cluster retire [--force] NAME
                                           remove a cluster that is gone: its records go, it holds no deletes back
+  zonestream plans                        plans queued for the appliers and deletes held by the mass-delete guard, as diffs
+  zonestream plans approve [--by NAME] ID let the held deletes ID through (those still current)
   zonestream nats-config --cluster NAME... --provider NAME... [--out-dir DIR]
                                           print a nats-server config with a user per identity; write their NKey seeds
   zonestream streams ensure               create or complete the streams, with the operator's credentials

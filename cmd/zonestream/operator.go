@@ -1,11 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -14,7 +16,7 @@ import (
 )
 
 // operatorCommand is the plumbing of the operator commands (tail, explain,
-// cluster retire, streams ensure): --nats-url and the NATS credential
+// cluster retire, plans, streams ensure): --nats-url and the NATS credential
 // flags, one positional argument, and a JetStream client.
 type operatorCommand struct {
 	name, usage string
@@ -63,4 +65,16 @@ func (c *operatorCommand) connect() (*nats.Conn, jetstream.JetStream, error) {
 		return nil, nil, err
 	}
 	return nc, js, nil
+}
+
+// do connects, runs fn with at most timeout, and closes the connection.
+func (c *operatorCommand) do(timeout time.Duration, fn func(context.Context, jetstream.JetStream) error) error {
+	nc, js, err := c.connect()
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return fn(ctx, js)
 }

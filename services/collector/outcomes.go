@@ -28,7 +28,7 @@ func (r *run) followOutcomes(ctx context.Context) {
 		return
 	}
 	st = kubestatus.New(r.owns, func(o events.ObjectRef) bool { return o.Source == crdsource.Name },
-		r.c.cfg.Ownership, kube, logger)
+		r.c.cfg.Ownership, kube, logger, kubestatus.WithCluster(r.c.cfg.ClusterName))
 	var wg sync.WaitGroup
 	wg.Go(func() { kube.Run(ctx) })
 	st.Run(ctx, r.js)

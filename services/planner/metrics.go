@@ -36,6 +36,15 @@ var (
 	unknownNamesGauge = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_unknown_names",
 		Help: "Names whose last desired or observed message could not be read: planned for nobody until a readable one comes."})
+	heldPlans = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "zonestream_planner_held_plans",
+		Help: "Zones whose deletes the mass-delete guard holds (--max-deletes, --max-deletes-percent) until approved."})
+	holds = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_planner_holds_total",
+		Help: "Deletes held by the mass-delete guard: each new hold of a zone."}, []string{"provider"})
+	approvals = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_planner_approvals_total",
+		Help: "Operators' approvals of held deletes: accepted, or ignored (not the zone's hold now)."}, []string{"outcome"})
 	caughtUpGauge = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_caught_up", Help: "1 once the desired and observed streams have been replayed."})
 )

@@ -13,9 +13,32 @@ import (
 // zoneChanges gathers the changes for one zone, name by name: a name's
 // changes (records and their ownership) always travel in one plan.
 type zoneChanges struct {
-	units [][]events.Change
-	names []string
-	cause string
+	units   [][]events.Change
+	names   []string
+	deletes []int // owned record sets each unit deletes (guard.go)
+	cause   string
+}
+
+// add appends a name's changes.
+func (zc *zoneChanges) add(name string, changes []events.Change, deletes int) {
+	zc.units, zc.names, zc.deletes = append(zc.units, changes), append(zc.names, name), append(zc.deletes, deletes)
+}
+
+// drop removes the units gone picks.
+func (zc *zoneChanges) drop(gone func(i int) bool) {
+	kept := 0
+	for i := range zc.units {
+		if gone(i) {
+			continue
+		}
+		zc.units[kept], zc.names[kept], zc.deletes[kept] = zc.units[i], zc.names[i], zc.deletes[i]
+		kept++
+	}
+	zc.units, zc.names, zc.deletes = zc.units[:kept], zc.names[:kept], zc.deletes[:kept]
+}
+
+func compareZoneKeys(a, b zoneKey) int {
+	return cmp.Or(cmp.Compare(a.provider, b.provider), cmp.Compare(a.zone, b.zone))
 }
 
 // plan plans every dirty name whose zone is free, and publishes the plans.
@@ -49,6 +72,9 @@ func (s *state) plan(ctx context.Context) {
 				s.log.Debug("state unknown: not planned", "provider", provider, "name", name)
 				continue
 			}
+			if s.forgetHeld(k, name) && byZone[k] == nil {
+				byZone[k] = &zoneChanges{cause: s.dirty[name]} // the guard looks at the zone again
+			}
 			np := planName(s.nameInput(provider, zone, name))
 			for _, c := range np.conflicts {
 				conflicts.Inc()
@@ -66,23 +92,17 @@ func (s *state) plan(ctx context.Context) {
 				zc = &zoneChanges{cause: s.dirty[name]}
 				byZone[k] = zc
 			}
-			zc.units = append(zc.units, np.changes)
-			zc.names = append(zc.names, name)
+			zc.add(name, np.changes, s.reg.countDeletes(name, np.changes))
 		}
 		if done {
 			delete(s.dirty, name)
 		}
 	}
-	keys := make([]zoneKey, 0, len(byZone))
-	for k := range byZone {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b zoneKey) int {
-		return cmp.Or(cmp.Compare(a.provider, b.provider), cmp.Compare(a.zone, b.zone))
-	})
-	for _, k := range keys {
+	for _, k := range slices.SortedFunc(maps.Keys(byZone), compareZoneKeys) {
+		s.guard(ctx, k, byZone[k])
 		s.publishZone(ctx, k, byZone[k])
 	}
+	s.clearStaleHolds(ctx)
 	planSeconds.Observe(time.Since(start).Seconds())
 }
 

@@ -43,6 +43,10 @@ type Config struct {
 	BatchChangeSize      int
 	BatchWindow          time.Duration
 	PlanTimeout          time.Duration
+	// MaxDeletes and MaxDeletesPercent are the mass-delete guard's limits
+	// (guard.go); 0 turns either off.
+	MaxDeletes        int
+	MaxDeletesPercent int
 }
 
 // RegisterFlags adds the planner's flags.
@@ -57,12 +61,15 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.BatchChangeSize, "batch-change-size", 1000, "most changes in one plan")
 	fs.DurationVar(&c.BatchWindow, "batch-window", 20*time.Millisecond, "how long to gather changes for one zone into one plan")
 	fs.DurationVar(&c.PlanTimeout, "plan-timeout", 30*time.Second, "re-plan a zone whose plan got no result in this time (longer than the applier's ack wait)")
+	fs.IntVar(&c.MaxDeletes, "max-deletes", 10, "hold a zone's deletes when one pass would delete more owned record sets than this, and more than --max-deletes-percent of the zone's, until approved (zonestream plans approve); 0: no absolute limit")
+	fs.IntVar(&c.MaxDeletesPercent, "max-deletes-percent", 50, "hold a zone's deletes when one pass would delete more than this share of its owned record sets, and more than --max-deletes; 0: no share limit (both 0: no guard)")
 }
 
 // Planner is the planner service.
 type Planner struct {
 	cfg      Config
 	policy   Policy
+	limits   limits
 	managed  []string
 	reg      *registry
 	filter   domainFilter
@@ -103,6 +110,13 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	if cfg.TXTEncryptEnabled && key == nil {
 		return nil, errors.New("--txt-encrypt-enabled needs --txt-encrypt-aes-key")
 	}
+	if cfg.MaxDeletes < 0 {
+		return nil, fmt.Errorf("--max-deletes=%d: want 0 (no limit) or more", cfg.MaxDeletes)
+	}
+	if cfg.MaxDeletesPercent < 0 || cfg.MaxDeletesPercent > 100 {
+		return nil, fmt.Errorf("--max-deletes-percent=%d: want 0 (no limit) to 100", cfg.MaxDeletesPercent)
+	}
+	p.limits = limits{max: cfg.MaxDeletes, percent: cfg.MaxDeletesPercent}
 	if cfg.BatchChangeSize < 2 {
 		return nil, fmt.Errorf("--batch-change-size=%d: a record and its ownership need at least 2", cfg.BatchChangeSize)
 	}
@@ -184,6 +198,10 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	if err != nil {
 		return err
 	}
+	heldDone, err := watch(events.StreamHeld, events.SubjectHeld+".>", events.SubjectApprovals+".>")
+	if err != nil {
+		return err
+	}
 	if _, err := watch(events.StreamResults, events.SubjectResults+".>"); err != nil {
 		return err
 	}
@@ -194,7 +212,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	batch.Stop()
 	wake := newAlarm() // wake.go
 	defer wake.timer.Stop()
-	pending := 2   // replays not yet done
+	pending := 3   // replays not yet done
 	armed := false // batch timer running: a steady trickle must not postpone planning forever
 	for {
 		select {
@@ -206,6 +224,8 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 			desiredDone, pending = nil, pending-1
 		case <-observedDone:
 			observedDone, pending = nil, pending-1
+		case <-heldDone:
+			heldDone, pending = nil, pending-1
 		case <-wake.timer.C:
 			wake.rang()
 			s.expireFlights(ctx)

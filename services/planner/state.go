@@ -38,6 +38,12 @@ type state struct {
 	// unknown are the names whose last message could not be read: planned
 	// for nobody until a readable one comes (unknown.go).
 	unknown unknownNames
+	// holds are the deletes the mass-delete guard holds per zone,
+	// approved those an operator let through, and onBus the hold ID the
+	// bus shows per zone (guard.go).
+	holds    map[zoneKey]*hold
+	approved map[zoneKey]map[string][]events.Change
+	onBus    map[zoneKey]string
 }
 
 type desiredEntry struct {
@@ -85,7 +91,8 @@ type planned struct {
 func newState(p *Planner) *state {
 	return &state{Planner: p, desired: map[string]desiredEntry{},
 		observed: map[string]map[string]observedEntry{}, zones: map[string][]string{},
-		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames()}
+		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames(),
+		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{}}
 }
 
 // on reports whether subject is under the subject root.
@@ -102,6 +109,10 @@ func (s *state) fold(ctx context.Context, m events.Received) {
 		err = s.foldResult(m)
 	case on(m.Subject, events.SubjectZones):
 		err = s.foldZones(m)
+	case on(m.Subject, events.SubjectHeld):
+		err = s.foldHeld(m)
+	case on(m.Subject, events.SubjectApprovals):
+		err = s.foldApproval(m)
 	default:
 		err = s.foldObserved(m)
 	}

@@ -93,6 +93,7 @@ func (p *Portal) Run(ctx context.Context, js jetstream.JetStream) error {
 		{events.StreamObserved, []string{events.SubjectZones + ".>", events.SubjectObserved + ".>"}, p.proj.ApplyObserved},
 		{events.StreamDesired, []string{events.SubjectDesired + ".>"}, p.proj.ApplyDesired},
 		{events.StreamResults, []string{events.SubjectResults + ".>"}, p.proj.ApplyResult},
+		{events.StreamHeld, []string{events.SubjectHeld + ".>"}, p.proj.ApplyHeld},
 	}
 	var caughtUp []<-chan struct{}
 	for _, w := range watches {

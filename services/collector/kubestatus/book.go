@@ -69,6 +69,7 @@ type tracked struct {
 type book struct {
 	owns      func(events.ObjectRef) bool
 	ownership Ownership
+	cluster   string // the cluster name of this collector's objects
 
 	desired  map[string]*wanted
 	observed map[string]held

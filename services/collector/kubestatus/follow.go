@@ -39,6 +39,16 @@ var feeds = []feed{
 		}
 		return b.setZones(&z), nil
 	}},
+	{events.StreamHeld, events.SubjectHeld + ".>", func(b *book, r events.Received) ([]Transition, error) {
+		var h events.HeldDeletes
+		if err := events.Decode(r, &h); err != nil {
+			return nil, err
+		}
+		if !r.Live {
+			return nil, nil // a hold of before this run was told then
+		}
+		return b.heldTransitions(&h), nil
+	}},
 	{events.StreamResults, events.SubjectResults + ".>", func(b *book, r events.Received) ([]Transition, error) {
 		var res events.Result
 		if err := events.Decode(r, &res); err != nil {

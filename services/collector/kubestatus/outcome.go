@@ -21,10 +21,13 @@ const (
 	// Deleted: the object no longer wants the name and the provider no
 	// longer holds what it had there.
 	Deleted
+	// Held: the planner's mass-delete guard holds the deletes of the
+	// object's records in a zone (only ever an Event: held.go).
+	Held
 )
 
 func (s State) String() string {
-	return [...]string{"Pending", "Published", "Rejected", "Failed", "Deleted"}[s]
+	return [...]string{"Pending", "Published", "Rejected", "Failed", "Deleted", "Held"}[s]
 }
 
 // Reasons, the short words a condition or an Event carries. The Event
@@ -42,6 +45,9 @@ const (
 	EventRecordDeleted  = "RecordDeleted"
 	EventRecordError    = "RecordError"
 	EventRecordRejected = "RecordRejected"
+	// EventDeleteHeld is ours: records the object no longer wants are
+	// kept, their deletes held until an operator approves them.
+	EventDeleteHeld = "DeleteHeld"
 )
 
 // Outcome is where one object's records at one name stand, and why.
@@ -68,6 +74,8 @@ func (o Outcome) Describe(name string) string {
 		return fmt.Sprintf("%s failed %s in a row: %s", name, times(o.Failures), o.Detail)
 	case Rejected:
 		return fmt.Sprintf("%s rejected (%s): %s", name, o.Reason, o.Detail)
+	case Held:
+		return fmt.Sprintf("zone %s: %s", name, o.Detail)
 	}
 	if o.Detail != "" {
 		return name + " pending: " + o.Detail
@@ -95,6 +103,8 @@ func EventOf(o Outcome) (warning bool, reason, action string, ok bool) {
 		return true, EventRecordError, "FailedSync", true
 	case Rejected:
 		return true, EventRecordRejected, o.Reason, true
+	case Held:
+		return true, EventDeleteHeld, "Held", true
 	}
 	return false, "", "", false
 }

@@ -43,6 +43,25 @@ func (o Ownership) registryNames(name, recordType string) [2]string {
 	return out
 }
 
+// registryResource returns the resource (kind/namespace/name) an
+// ownership TXT string names, "" for none.
+func registryResource(txt string) string {
+	heritage, resource := false, ""
+	for tok := range strings.SplitSeq(strings.Trim(txt, `"`), ",") {
+		k, v, _ := strings.Cut(tok, "=")
+		switch k {
+		case "heritage":
+			heritage = v == "external-dns"
+		case "external-dns/resource":
+			resource = v
+		}
+	}
+	if !heritage {
+		return ""
+	}
+	return resource
+}
+
 // unparsable stands for an ownership TXT that cannot be read (encrypted
 // with a key the collector lacks): it may be ours.
 const unparsable = "?"

@@ -48,12 +48,23 @@ type Status struct {
 	replay bool // before every feed has caught up: no Event is news
 }
 
+// Option adjusts a Status.
+type Option func(*Status)
+
+// WithCluster names the cluster of the objects: the ownership records of
+// held deletes name an object without its cluster (held.go).
+func WithCluster(name string) Option { return func(s *Status) { s.book.cluster = name } }
+
 // New returns a Status for the objects owns accepts.
-func New(owns, conditions func(events.ObjectRef) bool, ownership Ownership, sink Sink, logger *slog.Logger) *Status {
+func New(owns, conditions func(events.ObjectRef) bool, ownership Ownership, sink Sink, logger *slog.Logger, opts ...Option) *Status {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	return &Status{logger: logger, sink: sink, conditions: conditions, book: newBook(owns, ownership), replay: true}
+	s := &Status{logger: logger, sink: sink, conditions: conditions, book: newBook(owns, ownership), replay: true}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Run follows the streams until ctx ends. What the replay of the streams

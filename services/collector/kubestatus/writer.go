@@ -155,6 +155,8 @@ func (k *Kube) emit(ctx context.Context, e pendingEvent) {
 		case err == nil:
 			ref.UID, ref.ResourceVersion = m.UID, m.ResourceVersion
 			k.rememberUID(e.obj, m.UID)
+		case apierrors.IsNotFound(err) && e.outcome.State == Held:
+			return // a held delete is news only to an object that still exists
 		case apierrors.IsNotFound(err):
 			ref.UID = k.uids[e.obj]
 			delete(k.uids, e.obj)

@@ -17,6 +17,10 @@ func (p *Projection) evaluate(v *View) {
 }
 
 func (p *Projection) status(v *View) (Status, string) {
+	if h := v.Held; h != nil {
+		return DeleteHeld, fmt.Sprintf("the mass-delete guard holds its delete: %d deletes of %d owned record sets in zone %s at once; "+
+			"`zonestream plans approve %s` lets them through", h.Deletes, h.Owned, h.Zone, h.ID)
+	}
 	if v.Desired == nil {
 		return Pending, "nothing is known yet about what is wanted here"
 	}

@@ -52,8 +52,10 @@ type Projection struct {
 	// early holds the plans for names not in view yet, by name.
 	early    *recent[*PlanRef]
 	resultAt map[string]Meta
-	subs     []*Subscription
-	index    index
+	// holds are the zones' held deletes, by subject (held.go).
+	holds map[string]*HeldRef
+	subs  []*Subscription
+	index index
 }
 
 // New returns an empty projection.
@@ -63,7 +65,7 @@ func New(opts Options) *Projection {
 		planNames: newRecent[[]string](recentLimit), results: newRecent[events.Result](recentLimit),
 		observedBy: newRecent[[]string](recentLimit),
 		early:      newRecent[*PlanRef](recentLimit),
-		resultAt:   map[string]Meta{}, index: newIndex()}
+		resultAt:   map[string]Meta{}, holds: map[string]*HeldRef{}, index: newIndex()}
 }
 
 // Subscription collects the names that changed since it was last drained.

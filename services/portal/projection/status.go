@@ -19,10 +19,13 @@ const (
 	// NotManaged: the name is wanted but zonestream leaves it alone: no
 	// provider manages a zone for it, or someone else owns its records.
 	NotManaged Status = "not managed"
+	// DeleteHeld: nothing wants the records any more, but the planner's
+	// mass-delete guard holds their delete until an operator approves it.
+	DeleteHeld Status = "delete held"
 )
 
 // Statuses lists every status, in the order the page shows them.
-var Statuses = []Status{InSync, Pending, NotInSync, NotAnswering, Failed, NotManaged}
+var Statuses = []Status{InSync, Pending, NotInSync, NotAnswering, Failed, DeleteHeld, NotManaged}
 
 // Slug is the status as a CSS class and URL value: "not-in-sync".
 func (s Status) Slug() string {

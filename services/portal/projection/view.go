@@ -20,6 +20,9 @@ type View struct {
 	Plan     *PlanRef             `json:"plan,omitempty"`
 	Result   *ResultRef           `json:"result,omitempty"`
 	Check    *Check               `json:"check,omitempty"`
+	// Held is set while the planner's mass-delete guard holds the
+	// deletes of the name's records.
+	Held *HeldMark `json:"held,omitempty"`
 
 	Status Status `json:"status"`
 	Reason string `json:"reason,omitempty"`

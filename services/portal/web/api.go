@@ -82,6 +82,9 @@ func (s *server) detailAPI(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, d)
 }
 
+// heldAPI answers GET /api/held: every zone's held deletes.
+func (s *server) heldAPI(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.proj.Held()) }
+
 func writeJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	enc := json.NewEncoder(w)

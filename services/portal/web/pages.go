@@ -32,6 +32,8 @@ type listData struct {
 	Shown  int
 	Limit  int
 	Groups []group
+	// Held are the zones' deletes the mass-delete guard holds.
+	Held []projection.HeldRef
 	// Choices are the values the filters offer, from the names in view.
 	projection.Choices
 }
@@ -54,7 +56,7 @@ func (s *server) listPage(w http.ResponseWriter, r *http.Request) {
 	}
 	names, counts := s.proj.List(f)
 	d := listData{Filter: f, Statuses: projection.Statuses, Counts: counts, Total: len(names), Limit: limit,
-		Choices: s.proj.Choices()}
+		Choices: s.proj.Choices(), Held: s.proj.Held()}
 	for i, n := range names {
 		if len(d.Groups) == 0 || d.Groups[len(d.Groups)-1].Zone != n.Zone {
 			d.Groups = append(d.Groups, group{Zone: n.Zone, Counts: map[projection.Status]int{}})
@@ -120,8 +122,11 @@ var funcs = template.FuncMap{
 }
 
 func targets(c events.Change) string {
-	if c.New == nil {
-		return ""
+	switch {
+	case c.New != nil:
+		return " → " + strings.Join(c.New.Targets, " ")
+	case c.Old != nil:
+		return " (" + strings.Join(c.Old.Targets, " ") + ")"
 	}
-	return " → " + strings.Join(c.New.Targets, " ")
+	return ""
 }

@@ -1,0 +1,342 @@
+package planner
+
+import (
+	"context"
+	"maps"
+	"slices"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// The mass-delete guard. The most damaging failure of a DNS controller is
+// a wrong filter, namespace or kubeconfig that makes it decide everything
+// it owns is unwanted: it deletes a zone, and no peer stops it. So a
+// planning pass that would delete more owned record sets of a zone than
+// --max-deletes, and more than --max-deletes-percent of those the zone
+// holds, holds those deletes instead of planning them:
+//
+//   - the names with deletes are planned without their deletes (upsert-only),
+//     so the zone's creates and updates go on;
+//   - the held deletes are published on zs.held.<provider>.<zone>, with an
+//     ID (their content hash) for an operator to approve;
+//   - a later pass counts what is held with what it would delete itself,
+//     and once that is within the limits (names wanted again, say) the
+//     hold is released: its names are planned as they are now;
+//   - an approval of the hold's ID lets through, at the next pass, exactly
+//     those held deletes that are still what the planner would plan now;
+//     any other delete is counted and held as usual.
+//
+// What counts is a delete of a record set of ours at the name planned: its
+// ownership record goes with it and is not counted again.
+
+// hold is what the guard holds back in one zone.
+type hold struct {
+	id    string
+	names map[string]heldName
+	owned int // owned record sets in the zone when last counted
+}
+
+// heldName is one name's held deletes: its changes, and how many owned
+// record sets they delete.
+type heldName struct {
+	changes []events.Change
+	deletes int
+}
+
+func (h *hold) count() int {
+	n := 0
+	for _, hn := range h.names {
+		n += hn.deletes
+	}
+	return n
+}
+
+// changes lists the held changes, name by name.
+func (h *hold) changes() []events.Change {
+	var out []events.Change
+	for _, name := range slices.Sorted(maps.Keys(h.names)) {
+		out = append(out, h.names[name].changes...)
+	}
+	return out
+}
+
+// limits are --max-deletes and --max-deletes-percent; 0 turns either off.
+type limits struct{ max, percent int }
+
+// exceeded reports whether deleting deletes of the owned record sets of a
+// zone is more than both limits allow; owned is asked only when needed.
+func (l limits) exceeded(deletes int, owned func() int) bool {
+	switch {
+	case l.max == 0 && l.percent == 0, deletes == 0:
+		return false
+	case l.max > 0 && deletes <= l.max:
+		return false
+	case l.percent > 0 && deletes*100 <= l.percent*owned():
+		return false
+	}
+	return true
+}
+
+// countDeletes counts the owned record sets changes delete at name: an
+// ownership record (elsewhere, or a TXT of registry strings only at the
+// name) goes with its record and is not counted.
+func (reg *registry) countDeletes(name string, changes []events.Change) int {
+	n := 0
+	for _, c := range changes {
+		if c.New != nil || c.Old.DNSName != name {
+			continue
+		}
+		if c.Old.RecordType == events.RecordTypeTXT && !reg.noop && reg.userPart(c.Old) == nil {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// deletesOf are the deletes among changes.
+func deletesOf(changes []events.Change) []events.Change {
+	var out []events.Change
+	for _, c := range changes {
+		if c.New == nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// covered reports whether every delete of changes is one of approved: the
+// same record set, holding the same records as when it was held.
+func covered(approved, changes []events.Change) bool {
+	for _, c := range deletesOf(changes) {
+		if !slices.ContainsFunc(approved, func(a events.Change) bool {
+			return a.New == nil && a.Key() == c.Key() && events.SameRecords(*a.Old, *c.Old)
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// ownedIn counts the record sets of ours that zone k holds: what planning
+// every name of it with nothing wanted would delete.
+func (s *state) ownedIn(k zoneKey) int {
+	n := 0
+	zones := []string{k.zone}
+	for name := range s.observed[k.provider] {
+		if _, ok := zoneOf(name, zones); !ok || !s.filter.match(name) || !s.known(k.provider, name) {
+			continue
+		}
+		in := s.nameInput(k.provider, k.zone, name)
+		in.desired, in.policy = nil, PolicySync
+		n += s.reg.countDeletes(name, planName(in).changes)
+	}
+	return n
+}
+
+// forgetHeld takes a name being planned again out of its zone's hold: the
+// pass decides about it afresh. While deletes are not allowed at all, a
+// pass says nothing about them, and the hold stays as it is.
+func (s *state) forgetHeld(k zoneKey, name string) bool {
+	h := s.holds[k]
+	if h == nil || !s.effectivePolicy().allows("delete") {
+		return false
+	}
+	delete(h.names, name)
+	return true
+}
+
+// guard applies the mass-delete guard to a zone's pass, before its plans
+// are published: it holds the pass' deletes, or releases what was held.
+func (s *state) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
+	if !s.effectivePolicy().allows("delete") {
+		return
+	}
+	h := s.holds[k]
+	approved := s.approved[k]
+	deletes := 0
+	if h != nil {
+		deletes = h.count()
+	}
+	var fresh []int // units with deletes no approval covers
+	for i, name := range zc.names {
+		if zc.deletes[i] == 0 {
+			continue
+		}
+		if a, ok := approved[name]; ok && covered(a, zc.units[i]) {
+			continue
+		}
+		fresh = append(fresh, i)
+		deletes += zc.deletes[i]
+	}
+	for _, name := range zc.names {
+		delete(approved, name) // planned now: approved or held again
+	}
+	if len(approved) == 0 {
+		delete(s.approved, k)
+	}
+	owned := -1
+	countOwned := func() int {
+		if owned < 0 {
+			owned = s.ownedIn(k)
+		}
+		return owned
+	}
+	if !s.limits.exceeded(deletes, countOwned) {
+		if h != nil {
+			s.release(ctx, k, h, zc)
+		}
+		return
+	}
+	if h == nil {
+		h = &hold{names: map[string]heldName{}}
+		s.holds[k] = h
+	}
+	for _, i := range fresh {
+		name := zc.names[i]
+		h.names[name] = heldName{changes: deletesOf(zc.units[i]), deletes: zc.deletes[i]}
+		in := s.nameInput(k.provider, k.zone, name)
+		in.policy = PolicyUpsertOnly
+		zc.units[i], zc.deletes[i] = planName(in).changes, 0
+	}
+	zc.drop(func(i int) bool { return len(zc.units[i]) == 0 })
+	if owned >= 0 || h.owned == 0 {
+		// Counting walks the zone: done again only when the limits needed it.
+		h.owned = countOwned()
+	}
+	s.publishHold(ctx, k, h)
+}
+
+// release plans a zone's held names as they are now, in this pass: the
+// zone's deletes are within the limits.
+func (s *state) release(ctx context.Context, k zoneKey, h *hold, zc *zoneChanges) {
+	for _, name := range slices.Sorted(maps.Keys(h.names)) {
+		if !s.known(k.provider, name) {
+			continue
+		}
+		changes := planName(s.nameInput(k.provider, k.zone, name)).changes
+		if len(changes) > 0 {
+			zc.add(name, changes, s.reg.countDeletes(name, changes))
+		}
+	}
+	s.log.Info("hold released: the zone's deletes are within the limits now",
+		"provider", k.provider, "zone", k.zone, "held", h.id, "names_planned", len(h.names))
+	delete(s.holds, k)
+	s.publishHold(ctx, k, nil)
+}
+
+// publishHold says on the bus what the zone holds, when that changed.
+func (s *state) publishHold(ctx context.Context, k zoneKey, h *hold) {
+	ev := &events.HeldDeletes{Provider: k.provider, Zone: k.zone, MaxDeletes: s.limits.max, MaxDeletesPercent: s.limits.percent}
+	if h != nil {
+		changes := h.changes()
+		ev.Deletes, ev.Owned = h.count(), h.owned
+		h.id = events.HeldID(k.provider, k.zone, changes)
+		ev.ID = h.id
+		ev.Changes = changes[:s.fitting(changes)]
+		ev.ChangesOmitted = len(changes) - len(ev.Changes)
+	}
+	heldPlans.Set(float64(len(s.holds)))
+	if s.onBus[k] == ev.ID {
+		return
+	}
+	if h != nil {
+		holds.WithLabelValues(k.provider).Inc()
+		s.log.Warn("mass-delete guard: deletes held; `zonestream plans` lists them, `zonestream plans approve ID` lets them through",
+			"provider", k.provider, "zone", k.zone, "held", h.id, "deletes", ev.Deletes, "owned", ev.Owned,
+			"max_deletes", s.limits.max, "max_deletes_percent", s.limits.percent)
+	}
+	if s.js == nil {
+		return
+	}
+	if _, _, err := events.Publish(ctx, s.js, events.HeldSubject(k.provider, k.zone), ev, ""); err != nil {
+		// The hold stands whether or not it is seen; the next pass of the
+		// zone says it again.
+		s.log.Error("publishing held deletes failed", "provider", k.provider, "zone", k.zone, "err", err)
+		return
+	}
+	if ev.ID == "" {
+		delete(s.onBus, k)
+	} else {
+		s.onBus[k] = ev.ID
+	}
+}
+
+// fitting is how many of changes fit in a message of held deletes: a
+// zone's wipe may be larger than a NATS message, and the hold must be
+// seen whatever its size (its ID covers every change).
+func (s *state) fitting(changes []events.Change) int {
+	budget := s.planBudget()
+	for i, c := range changes {
+		if budget -= unitBytes(c.Key().DNSName, []events.Change{c}); budget < 0 {
+			return i
+		}
+	}
+	return len(changes)
+}
+
+// foldHeld takes in what the bus says a zone holds: at start, what an
+// earlier run left there, which is cleared once this run has planned
+// everything and holds nothing in the zone (clearStaleHolds).
+func (s *state) foldHeld(m events.Received) error {
+	var h events.HeldDeletes
+	if err := events.Decode(m, &h); err != nil {
+		return err
+	}
+	k := zoneKey{h.Provider, h.Zone}
+	if h.IsTombstone() {
+		delete(s.onBus, k)
+	} else {
+		s.onBus[k] = h.ID
+	}
+	return nil
+}
+
+// foldApproval takes in an operator's approval. Only one published while
+// this run watches counts (an old one may be for deletes long since
+// replanned), and only for the hold the zone has now.
+func (s *state) foldApproval(m events.Received) error {
+	var a events.Approval
+	if err := events.Decode(m, &a); err != nil {
+		return err
+	}
+	k := zoneKey{a.Provider, a.Zone}
+	h := s.holds[k]
+	switch {
+	case !m.Live:
+		return nil
+	case h == nil || h.id != a.HeldID:
+		approvals.WithLabelValues("ignored").Inc()
+		current := ""
+		if h != nil {
+			current = h.id
+		}
+		s.log.Warn("approval ignored: the zone holds no such deletes now", "provider", a.Provider, "zone", a.Zone,
+			"approved", a.HeldID, "held", current, "by", a.By)
+		return nil
+	}
+	approvals.WithLabelValues("accepted").Inc()
+	s.log.Info("held deletes approved: those still current are planned", "provider", a.Provider, "zone", a.Zone,
+		"held", a.HeldID, "names", len(h.names), "by", a.By)
+	byName := map[string][]events.Change{}
+	for name, hn := range h.names {
+		byName[name] = hn.changes
+		s.mark(name, m.EventID())
+	}
+	s.approved[k] = byName
+	return nil
+}
+
+// clearStaleHolds takes back what an earlier run said a zone held, once
+// everything has been planned with deletes allowed and this run holds
+// nothing there.
+func (s *state) clearStaleHolds(ctx context.Context) {
+	if len(s.dirty) > 0 || !s.effectivePolicy().allows("delete") {
+		return
+	}
+	for _, k := range slices.SortedFunc(maps.Keys(s.onBus), compareZoneKeys) {
+		if s.holds[k] == nil {
+			s.publishHold(ctx, k, nil)
+		}
+	}
+}
