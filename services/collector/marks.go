@@ -34,8 +34,10 @@ func (r *run) newMark() *mark {
 	cfg := r.c.cfg
 	id := events.CollectorID(cfg.Sources, cfg.Namespace)
 	return &mark{
-		state: events.CollectorState{Cluster: cfg.ClusterName, Collector: id, Sources: slices.Clone([]string(cfg.Sources)),
-			Namespace: cfg.Namespace, Run: nuid.Next(), LeaseMillis: events.LeaseFor(cfg.Heartbeat)},
+		state: events.CollectorState{
+			CollectorRef: events.CollectorRef{Cluster: cfg.ClusterName, Collector: id,
+				Sources: slices.Clone([]string(cfg.Sources)), Namespace: cfg.Namespace},
+			Run: nuid.Next(), LeaseMillis: events.LeaseFor(cfg.Heartbeat)},
 		subject: events.CollectorSubject(cfg.ClusterName, id),
 	}
 }
