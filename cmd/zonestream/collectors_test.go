@@ -7,14 +7,18 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/dedup"
+	"github.com/zonestream/zonestream/testenv/kube"
 	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
@@ -167,4 +171,130 @@ func TestLostClusterHoldsCompletenessUntilRetired(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// collectorPhases records every mark the collectors of cluster publish.
+type collectorPhases struct {
+	mu    sync.Mutex
+	marks []events.CollectorState
+}
+
+func watchCollectors(t *testing.T, js jetstream.JetStream, cluster string) *collectorPhases {
+	t.Helper()
+	p := &collectorPhases{}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	filter := strings.TrimSuffix(events.CollectorSubject(cluster, "x"), "x") + "*"
+	_, err := events.Watch(ctx, js, events.StreamSources, []string{filter}, func(m events.Received) {
+		var cs events.CollectorState
+		if err := events.Decode(m, &cs); err != nil {
+			t.Error(err)
+			return
+		}
+		p.mu.Lock()
+		p.marks = append(p.marks, cs)
+		p.mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// since returns the marks from the given count on, and the count now.
+func (p *collectorPhases) since(n int) ([]events.CollectorState, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.marks[n:]), len(p.marks)
+}
+
+// TestNamespaceCollectorsOfOneClusterStaySynced: two collectors of one
+// cluster watch the same sources in disjoint namespaces (--namespace=
+// team-a, team-b), each under the credentials nats-config generates for
+// the cluster. They are different collectors: neither retires the
+// other's mark, both reach synced and stay synced, and dedup completes
+// and stays complete.
+func TestNamespaceCollectorsOfOneClusterStaySynced(t *testing.T) {
+	cluster := kube.StartT(t)
+	b := startSecuredBus(t, []string{"k"}, []string{"rfc2136"})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	teams := []string{"team-a", "team-b"}
+	for i, team := range teams {
+		if _, err := cluster.Client.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: team}},
+			metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: team, Annotations: map[string]string{
+				"external-dns.alpha.kubernetes.io/hostname": team + ".example.org"}},
+			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 80}},
+				AllocateLoadBalancerNodePorts: new(false)},
+		}
+		created, err := cluster.Client.CoreV1().Services(team).Create(ctx, svc, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		created.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: burstIP(i)}}
+		if _, err := cluster.Client.CoreV1().Services(team).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	operator, _ := b.connectAs(t, events.OperatorPermissions())
+	phases := watchCollectors(t, operator, "k")
+	desired := watchDesired(t, operator)
+
+	common := append([]string{"--nats-url=" + b.url, "--metrics-address=127.0.0.1:0", "--heartbeat-interval=200ms"}, fastLease...)
+	procs := []*process{startProcess(t, "dedup", append(append([]string{"dedup"}, common...), b.flags(events.DedupPermissions())...)...)}
+	var ids []string
+	seen := 0
+	for _, team := range teams {
+		// One after the other: the second starts while the first is synced,
+		// as when one of them restarts.
+		_, seen = phases.since(0)
+		args := append(append([]string{"collector"}, common...), "--kubeconfig="+cluster.Kubeconfig, "--source=service",
+			"--cluster-name=k", "--namespace="+team)
+		procs = append(procs, startProcess(t, "collector-"+team, append(args, b.flags(events.CollectorPermissions("k"))...)...))
+		ids = append(ids, events.CollectorID([]string{"service"}, team))
+		waitUntil(t, "dedup complete with "+strings.Join(ids, " and "), time.Minute, func() error {
+			marks, _, _, _ := desired.since(0, 0)
+			if len(marks) == 0 {
+				return errors.New("no mark yet")
+			}
+			last := marks[len(marks)-1]
+			var named []string
+			for _, c := range last.Collectors {
+				named = append(named, c.Collector)
+			}
+			if !last.Complete || !slices.Equal(named, ids) {
+				return fmt.Errorf("last mark %+v", last)
+			}
+			return nil
+		})
+	}
+	_, _, marksAt, _ := desired.since(0, 0)
+	// Fifteen heartbeats: time for a retired collector to notice and
+	// start its run again, and retire the other in turn.
+	time.Sleep(3 * time.Second)
+	later, _ := phases.since(seen)
+	starts := 0 // the second collector's one run says syncing first
+	for _, cs := range later {
+		if cs.Collector == ids[1] && cs.Phase == events.PhaseSyncing && starts == 0 {
+			starts++
+			continue
+		}
+		if cs.Phase != events.PhaseSynced {
+			t.Errorf("once %s was synced, collector %s said %s", ids[0], cs.Collector, cs.Phase)
+		}
+	}
+	marks, _, _, _ := desired.since(marksAt, 0)
+	if len(marks) == 0 {
+		t.Fatal("dedup renewed no mark")
+	}
+	for _, m := range marks {
+		if !m.Complete {
+			t.Fatalf("completeness withdrawn while both collectors run: %s", m.Reason)
+		}
+	}
+	noViolations(t, procs...)
 }
