@@ -94,13 +94,14 @@ func announceSynced(t *testing.T, js jetstream.JetStream, cluster string) {
 	}
 }
 
-// TestLostClusterHoldsCompletenessUntilRetired: clusters a and b are
-// synced and the desired state complete; the sources stream loses b's
-// messages (a purge of its subjects) and dedup restarts before b's next
-// heartbeat. Who must be synced survives the stream: a alone saying synced
-// makes nothing complete, and b's name is not published as unwanted. Only
-// `zonestream cluster retire b` (which finds nothing of b on the sources
-// stream) lets the desired state complete without b, and b's name go.
+// TestLostClusterHoldsCompletenessUntilRetired: clusters a, b and c are
+// synced and the desired state complete; the sources stream loses b's and
+// c's messages (a purge of their subjects) and dedup restarts before their
+// next heartbeat. Who must be synced survives the stream: a alone saying
+// synced makes nothing complete, and b's and c's names are not published
+// as unwanted. Only `zonestream cluster retire` (which finds nothing of
+// them on the sources stream) lets them go: c retired while dedup runs,
+// b while dedup is down.
 func TestLostClusterHoldsCompletenessUntilRetired(t *testing.T) {
 	bus := natsenv.StartT(t)
 	_, js := natsenv.Connect(t, bus.ClientURL())
@@ -108,7 +109,8 @@ func TestLostClusterHoldsCompletenessUntilRetired(t *testing.T) {
 	if err := events.EnsureStreams(ctx, js); err != nil {
 		t.Fatal(err)
 	}
-	for cluster, name := range map[string]string{"a": "www.example.org", "b": "web.example.org"} {
+	names := map[string]string{"a": "www.example.org", "b": "web.example.org", "c": "api.example.org"}
+	for cluster, name := range names {
 		ref := events.ObjectRef{Cluster: cluster, Source: "service", Namespace: "default", Name: "svc"}
 		src := &events.SourceState{Object: ref, Endpoints: []events.Endpoint{events.NewEndpoint(name, "A", 0, "192.0.2.1")}}
 		if _, _, err := events.Publish(ctx, js, ref.Subject(), src, ""); err != nil {
@@ -117,60 +119,81 @@ func TestLostClusterHoldsCompletenessUntilRetired(t *testing.T) {
 	}
 	log := watchDesired(t, js)
 	stop := runDedup(t, js)
-	announceSynced(t, js, "a")
-	announceSynced(t, js, "b")
-	waitUntil(t, "complete with both clusters", 10*time.Second, func() error {
-		marks, _, _, _ := log.since(0, 0)
-		if n := len(marks); n > 0 && marks[n-1].Complete && slices.Equal(marks[n-1].Clusters, []string{"a", "b"}) {
-			return nil
+	for cluster := range names {
+		announceSynced(t, js, cluster)
+	}
+	marksAt, desiredAt := 0, 0
+	completeWith := func(clusters ...string) func() error {
+		return func() error {
+			marks, _, _, _ := log.since(marksAt, desiredAt)
+			if n := len(marks); n > 0 && marks[n-1].Complete && slices.Equal(marks[n-1].Clusters, clusters) {
+				return nil
+			}
+			return fmt.Errorf("not complete with %v", clusters)
 		}
-		return errors.New("not yet")
-	})
+	}
+	// kept fails the test if dedup said complete or published one of
+	// names since marksAt, desiredAt.
+	kept := func(names ...string) {
+		t.Helper()
+		marks, desired, _, _ := log.since(marksAt, desiredAt)
+		for _, m := range marks {
+			if m.Complete {
+				t.Fatalf("complete without the clusters whose messages the sources stream lost: %+v", m)
+			}
+		}
+		for _, d := range desired {
+			if slices.Contains(names, d.DNSName) {
+				t.Fatalf("%s published as %d endpoints while its cluster has not said synced: %+v", d.DNSName, len(d.Endpoints), d)
+			}
+		}
+	}
+	// unwanted tells whether name was published as wanted by nobody since
+	// marksAt, desiredAt.
+	unwanted := func(name string) error {
+		_, desired, _, _ := log.since(marksAt, desiredAt)
+		if i := slices.IndexFunc(desired, func(d events.DesiredState) bool { return d.DNSName == name }); i < 0 || len(desired[i].Endpoints) > 0 {
+			return fmt.Errorf("%s not published as unwanted", name)
+		}
+		return nil
+	}
+	waitUntil(t, "complete with every cluster", 10*time.Second, completeWith("a", "b", "c"))
 	stop()
 
 	sources, err := js.Stream(ctx, events.StreamSources)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sources.Purge(ctx, jetstream.WithPurgeSubject(events.SourceFilter("b"))); err != nil {
-		t.Fatal(err)
+	for _, cluster := range []string{"b", "c"} {
+		if err := sources.Purge(ctx, jetstream.WithPurgeSubject(events.SourceFilter(cluster))); err != nil {
+			t.Fatal(err)
+		}
 	}
-	_, _, marksAt, desiredAt := log.since(0, 0)
-	runDedup(t, js)
+	_, _, marksAt, desiredAt = log.since(0, 0)
+	stop = runDedup(t, js)
 	announceSynced(t, js, "a")
 	// Several heartbeats: time for dedup to say complete if it would.
 	time.Sleep(time.Second)
-	marks, desired, _, _ := log.since(marksAt, desiredAt)
-	if len(marks) == 0 {
-		t.Fatal("the restarted dedup published no mark")
-	}
-	for _, m := range marks {
-		if m.Complete {
-			t.Fatalf("complete without cluster b, whose messages the sources stream lost: %+v", m)
-		}
-	}
-	for _, d := range desired {
-		if d.DNSName == "web.example.org" {
-			t.Fatalf("b's name published as %d endpoints while b has not said synced: %+v", len(d.Endpoints), d)
-		}
-	}
+	kept("web.example.org", "api.example.org")
 
-	sum, err := retireCluster(ctx, js, "b", false, time.Now())
-	if err != nil {
+	// c retired while dedup runs: its name goes, b still holds completeness.
+	if _, err := retireCluster(ctx, js, "c", false, time.Now()); err != nil {
+		t.Fatalf("retire c: %v", err)
+	}
+	waitUntil(t, "c's name gone", 10*time.Second, func() error { return unwanted("api.example.org") })
+	time.Sleep(time.Second)
+	kept("web.example.org")
+
+	// b retired while dedup is down: the restarted dedup reads it back.
+	stop()
+	if _, err := retireCluster(ctx, js, "b", false, time.Now()); err != nil {
 		t.Fatalf("retire b: %v", err)
 	}
-	t.Logf("retired b: %+v", sum)
-	waitUntil(t, "complete without b, and b's name gone", 10*time.Second, func() error {
-		marks, desired, _, _ := log.since(marksAt, desiredAt)
-		if n := len(marks); !marks[n-1].Complete || !slices.Equal(marks[n-1].Clusters, []string{"a"}) {
-			return fmt.Errorf("last mark %+v", marks[n-1])
-		}
-		if i := slices.IndexFunc(desired, func(d events.DesiredState) bool { return d.DNSName == "web.example.org" }); i < 0 ||
-			len(desired[i].Endpoints) > 0 {
-			return errors.New("web.example.org not published as unwanted")
-		}
-		return nil
-	})
+	_, _, marksAt, desiredAt = log.since(0, 0)
+	runDedup(t, js)
+	announceSynced(t, js, "a")
+	waitUntil(t, "complete with a alone", 10*time.Second, completeWith("a"))
+	waitUntil(t, "b's name gone", 10*time.Second, func() error { return unwanted("web.example.org") })
 }
 
 // collectorPhases records every mark the collectors of cluster publish.
