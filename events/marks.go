@@ -25,15 +25,39 @@ const (
 	PhaseRetired = "retired"
 )
 
-// CollectorState is what one collector says about its current run. A
-// collector is one process of a cluster with its own set of sources (and
-// namespace): a cluster may run several, and dedup counts each.
-type CollectorState struct {
+// CollectorRef names a collector by what it watches. A collector is one
+// process of a cluster with its own set of sources (and namespace): a
+// cluster may run several, and dedup counts each.
+type CollectorRef struct {
 	Cluster   string   `msgpack:"cluster" json:"cluster"`
 	Collector string   `msgpack:"collector" json:"collector"`
 	Sources   []string `msgpack:"sources" json:"sources"`
 	// Namespace is the one namespace the collector watches; empty: all.
 	Namespace string `msgpack:"namespace,omitempty" json:"namespace,omitempty"`
+}
+
+// Covers reports whether the collector watches obj: same cluster, one of
+// its sources, and its namespace (cluster-scoped objects have none and are
+// watched whatever the namespace).
+func (c CollectorRef) Covers(obj ObjectRef) bool {
+	return obj.Cluster == c.Cluster && slices.Contains(c.Sources, obj.Source) &&
+		(c.Namespace == "" || obj.Namespace == "" || obj.Namespace == c.Namespace)
+}
+
+// Overlaps reports whether some object would be watched by both c and o:
+// same cluster, a source in common, and namespaces that meet (either
+// watches all, or both the same one). Two collectors that overlap cannot
+// both be right at once (each would publish the other's objects): the
+// newer is the older reconfigured. Collectors that do not overlap (other
+// sources, or disjoint namespaces) are different collectors.
+func (c CollectorRef) Overlaps(o CollectorRef) bool {
+	return c.Cluster == o.Cluster && (c.Namespace == "" || o.Namespace == "" || c.Namespace == o.Namespace) &&
+		slices.ContainsFunc(o.Sources, func(s string) bool { return slices.Contains(c.Sources, s) })
+}
+
+// CollectorState is what one collector says about its current run.
+type CollectorState struct {
+	CollectorRef
 	// Run identifies the collector's run: a restart is a new run.
 	Run   string `msgpack:"run" json:"run"`
 	Phase string `msgpack:"phase" json:"phase"`
@@ -51,14 +75,6 @@ func (c *CollectorState) IsTombstone() bool { return c.Phase == PhaseRetired }
 
 // Lease is how long the mark holds.
 func (c *CollectorState) Lease() time.Duration { return millis(c.LeaseMillis) }
-
-// Covers reports whether the collector watches obj: same cluster, one of
-// its sources, and its namespace (cluster-scoped objects have none and are
-// watched whatever the namespace).
-func (c *CollectorState) Covers(obj ObjectRef) bool {
-	return obj.Cluster == c.Cluster && slices.Contains(c.Sources, obj.Source) &&
-		(c.Namespace == "" || obj.Namespace == "" || obj.Namespace == c.Namespace)
-}
 
 // CollectorID names a collector within its cluster by what it watches, so
 // that the same configuration restarted is the same collector and two
@@ -95,6 +111,21 @@ type DesiredComplete struct {
 	Complete bool `msgpack:"complete" json:"complete"`
 	// Clusters are the clusters whose collectors are all synced.
 	Clusters []string `msgpack:"clusters" json:"clusters"`
+	// Collectors are the collectors that must be synced for the desired
+	// state to be complete: every collector dedup knows, from the sources
+	// stream or carried over from its last mark, until it is retired (by
+	// the operator, or by a collector of its cluster that replaces it:
+	// CollectorRef.Overlaps). Every mark carries them, complete or not:
+	// history read back only adds to them, so who must be synced survives
+	// the loss of the sources stream and dedup's restarts. On a complete
+	// mark, every one of them is synced.
+	Collectors []CollectorRef `msgpack:"collectors,omitempty" json:"collectors,omitempty"`
+	// RetiredCollectors are the collectors whose last mark on the sources
+	// stream says retired, and RetiredClusters the clusters whose claim is
+	// released there (zonestream cluster retire): only these may leave
+	// Collectors.
+	RetiredCollectors []CollectorRef `msgpack:"retiredCollectors,omitempty" json:"retiredCollectors,omitempty"`
+	RetiredClusters   []string       `msgpack:"retiredClusters,omitempty" json:"retiredClusters,omitempty"`
 	// Reason says, when not complete, what is missing.
 	Reason string `msgpack:"reason,omitempty" json:"reason,omitempty"`
 	// Run identifies dedup's run.
@@ -105,6 +136,7 @@ type DesiredComplete struct {
 func (*DesiredComplete) Schema() Schema { return Schema{"complete", 1} }
 func (d *DesiredComplete) canonicalize() {
 	d.Clusters = sortedSet(d.Clusters)
+	d.RetiredClusters = sortedSet(d.RetiredClusters)
 }
 func (*DesiredComplete) subject() string { return DesiredCompleteSubject() }
 

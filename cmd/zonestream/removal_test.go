@@ -25,7 +25,7 @@ func TestNoIdentityRemovesWhatOthersWrote(t *testing.T) {
 	ctx := context.Background()
 	clusterB, other := b.withObjectOfB(t)
 	mark := events.CollectorSubject("b", "service")
-	if _, _, err := events.Publish(ctx, clusterB, mark, &events.CollectorState{Cluster: "b", Collector: "service"}, ""); err != nil {
+	if _, _, err := events.Publish(ctx, clusterB, mark, &events.CollectorState{CollectorRef: events.CollectorRef{Cluster: "b", Collector: "service"}}, ""); err != nil {
 		t.Fatal(err)
 	}
 	leases := map[string]events.Permissions{events.DedupLease(): events.DedupPermissions(),

@@ -49,9 +49,12 @@ func cluster(args []string) error {
 type retired struct{ objects, collectors int }
 
 // retireCluster tombstones every object of cluster on the sources stream,
-// retires its collectors' marks and releases its name. It refuses while a
-// collector of the cluster is live (its mark's lease has not lapsed), unless
-// force: a live collector would publish its objects again.
+// retires its collectors' marks and releases its name. The released name
+// retires every collector of the cluster, also those of which the sources
+// stream holds nothing any more but dedup's last mark still requires, and
+// also for a dedup that was down and reads it back. It refuses while a
+// collector of the cluster is live (its mark's lease has not lapsed),
+// unless force: a live collector would publish its objects again.
 func retireCluster(ctx context.Context, js jetstream.JetStream, cluster string, force bool, now time.Time) (retired, error) {
 	var (
 		mu      sync.Mutex

@@ -230,7 +230,8 @@ func TestRetiredClusterLosesItsRecordsAndNoOneElse(t *testing.T) {
 	_, js := natsenv.Connect(t, bus.ClientURL())
 	ref := events.ObjectRef{Cluster: "b", Source: "service", Namespace: "default", Name: "svc-9"}
 	b := &events.SourceState{Object: ref, Endpoints: []events.Endpoint{events.NewEndpoint("svc-9."+zone, "A", 0, burstIP(9))}}
-	mark := &events.CollectorState{Cluster: "b", Collector: "service", Sources: []string{"service"}, Run: "r1",
+	mark := &events.CollectorState{CollectorRef: events.CollectorRef{Cluster: "b", Collector: "service",
+		Sources: []string{"service"}}, Run: "r1",
 		Phase: events.PhaseSyncing, LeaseMillis: 1500}
 	for _, step := range []func() error{
 		func() error {

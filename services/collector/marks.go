@@ -34,8 +34,10 @@ func (r *run) newMark() *mark {
 	cfg := r.c.cfg
 	id := events.CollectorID(cfg.Sources, cfg.Namespace)
 	return &mark{
-		state: events.CollectorState{Cluster: cfg.ClusterName, Collector: id, Sources: slices.Clone([]string(cfg.Sources)),
-			Namespace: cfg.Namespace, Run: nuid.Next(), LeaseMillis: events.LeaseFor(cfg.Heartbeat)},
+		state: events.CollectorState{
+			CollectorRef: events.CollectorRef{Cluster: cfg.ClusterName, Collector: id,
+				Sources: slices.Clone([]string(cfg.Sources)), Namespace: cfg.Namespace},
+			Run: nuid.Next(), LeaseMillis: events.LeaseFor(cfg.Heartbeat)},
 		subject: events.CollectorSubject(cfg.ClusterName, id),
 	}
 }
@@ -157,9 +159,12 @@ func retiredMark(m *jetstream.RawStreamMsg) bool {
 }
 
 // retireOverlapping retires the marks of this cluster's other collector ids
-// that watch a source this collector watches: the same collector before its
-// sources were reconfigured. Left alone, such a mark would never be
-// renewed and would hold every delete back.
+// that overlap this one (events.CollectorRef.Overlaps: some object would be
+// watched by both): the same collector before its sources or namespace
+// were reconfigured. Left alone, such a mark would never be renewed and
+// would hold every delete back. A collector that does not overlap (other
+// sources, or a namespace disjoint from this one's) is a different
+// collector, running beside this one: its mark is left alone.
 func (r *run) retireOverlapping(ctx context.Context) error {
 	prefix := strings.TrimSuffix(events.CollectorSubject(r.c.cfg.ClusterName, "x"), "x")
 	var (
@@ -175,7 +180,7 @@ func (r *run) retireOverlapping(ctx context.Context) error {
 		mu.Lock()
 		defer mu.Unlock()
 		if !done && st.Collector != r.mark.state.Collector && st.Phase != events.PhaseRetired &&
-			slices.ContainsFunc(st.Sources, func(s string) bool { return slices.Contains(r.mark.state.Sources, s) }) {
+			r.mark.state.Overlaps(st.CollectorRef) {
 			stale = append(stale, st)
 		}
 	})
@@ -186,7 +191,8 @@ func (r *run) retireOverlapping(ctx context.Context) error {
 	done = true
 	mu.Unlock()
 	for _, st := range stale {
-		r.logger.Warn("retiring the mark of a collector whose sources this one now watches", "collector", st.Collector, "sources", st.Sources)
+		r.logger.Warn("retiring the mark of a collector this one replaces (it watched some of the same objects)",
+			"collector", st.Collector, "sources", st.Sources, "namespace", st.Namespace)
 		st.Phase = events.PhaseRetired
 		if _, _, err := events.Publish(ctx, r.js, events.CollectorSubject(st.Cluster, st.Collector), &st, ""); err != nil {
 			return err

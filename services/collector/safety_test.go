@@ -138,8 +138,8 @@ func TestLostStreamIsPublishedAgain(t *testing.T) {
 func TestSupersededCollectorMarkIsRetired(t *testing.T) {
 	bus := ownBus(t)
 	ns := collectortest.NewNamespace(t)
-	old := &events.CollectorState{Cluster: ns, Collector: events.CollectorID([]string{"ingress", "service"}, ""),
-		Sources: []string{"ingress", "service"}, Run: "r0", Phase: events.PhaseSynced, LeaseMillis: 90000}
+	old := &events.CollectorState{CollectorRef: events.CollectorRef{Cluster: ns,
+		Collector: events.CollectorID([]string{"ingress", "service"}, ""), Sources: []string{"ingress", "service"}}, Run: "r0", Phase: events.PhaseSynced, LeaseMillis: 90000}
 	oldSubject := events.CollectorSubject(ns, old.Collector)
 	if _, _, err := events.Publish(t.Context(), bus, oldSubject, old, ""); err != nil {
 		t.Fatal(err)
@@ -188,8 +188,8 @@ func TestRetiredWhileRunningPublishesAgain(t *testing.T) {
 	if _, _, err := events.Publish(t.Context(), bus, ref.Subject(), &events.SourceState{Object: ref}, ""); err != nil {
 		t.Fatal(err)
 	}
-	retired := &events.CollectorState{Cluster: ns, Collector: events.CollectorID([]string{"service"}, ns),
-		Sources: []string{"service"}, Namespace: ns, Phase: events.PhaseRetired}
+	retired := &events.CollectorState{CollectorRef: events.CollectorRef{Cluster: ns,
+		Collector: events.CollectorID([]string{"service"}, ns), Sources: []string{"service"}, Namespace: ns}, Phase: events.PhaseRetired}
 	if _, _, err := events.Publish(t.Context(), bus, mark, retired, ""); err != nil {
 		t.Fatal(err)
 	}

@@ -11,35 +11,84 @@ import (
 	"github.com/zonestream/zonestream/events"
 )
 
-// collectors tracks every collector on the bus and whether it is synced
-// now. The desired stream is complete only while every collector is live
-// and synced and every object on the sources stream is watched by one of
-// them: a mark read back from history counts as a collector that must
-// speak again, never as one that has synced.
+// collectors tracks every collector that must be synced and whether it is
+// synced now. The desired stream is complete only while every one of them
+// is live and synced and every object on the sources stream is watched by
+// one of them: a mark read back from history counts as a collector that
+// must speak again, never as one that has synced.
+//
+// Who must be synced is not "whoever is on the sources stream now": that
+// stream may lose a collector's messages (purged, lost with its node). So
+// it also holds the collectors named by dedup's own last mark (required.go),
+// and a collector leaves it only when retired: by the operator (zonestream
+// cluster retire: its mark says retired, or its cluster's claim is
+// released) or by its successor on the same subject (the same cluster,
+// sources and namespace), or a reconfigured one that retired its mark.
 type collectors struct {
 	bySubject map[string]*collectorMark
+	// retired are the collectors whose last mark says retired, and
+	// retiredClusters the clusters whose claim is released: what the
+	// completeness mark lists, so that a planner can tell a retired
+	// collector from one that was forgotten.
+	retired         map[string]events.CollectorRef
+	retiredClusters map[string]bool
 }
 
 type collectorMark struct {
+	// state is the collector's last mark; its Phase is empty while the
+	// collector is known only from dedup's last completeness mark.
 	state events.CollectorState
 	// liveUntil is when the synced mark's lease ends; zero while the
 	// collector has not said "synced" live in this run of dedup.
 	liveUntil time.Time
 }
 
-func newCollectors() *collectors { return &collectors{bySubject: map[string]*collectorMark{}} }
+func newCollectors() *collectors {
+	return &collectors{bySubject: map[string]*collectorMark{}, retired: map[string]events.CollectorRef{},
+		retiredClusters: map[string]bool{}}
+}
 
-// observe takes in a collector's mark.
-func (c *collectors) observe(subject string, st events.CollectorState, live bool, now time.Time) {
+// syncedAt reports whether the collector is live and synced at now.
+func (m *collectorMark) syncedAt(now time.Time) bool {
+	return m.state.Phase == events.PhaseSynced && !m.liveUntil.IsZero() && !now.After(m.liveUntil)
+}
+
+// observe takes in a collector's mark. It reports whether a collector
+// became synced or left: names waiting for one may go out now.
+func (c *collectors) observe(subject string, st events.CollectorState, live bool, now time.Time) bool {
+	prev, known := c.bySubject[subject]
 	if st.Phase == events.PhaseRetired {
 		delete(c.bySubject, subject)
-		return
+		c.retired[subject] = st.CollectorRef
+		return known
 	}
+	delete(c.retired, subject)
 	m := &collectorMark{state: st}
 	if live && st.Phase == events.PhaseSynced {
 		m.liveUntil = now.Add(st.Lease())
 	}
 	c.bySubject[subject] = m
+	return m.syncedAt(now) && (!known || !prev.syncedAt(now))
+}
+
+// claim takes in a cluster's claim. A released claim is the operator's
+// zonestream cluster retire: every collector of the cluster leaves, even
+// one whose own mark the sources stream lost. It reports whether one left.
+func (c *collectors) claim(claim events.ClusterClaim) bool {
+	if !claim.IsTombstone() {
+		delete(c.retiredClusters, claim.Cluster)
+		return false
+	}
+	c.retiredClusters[claim.Cluster] = true
+	left := false
+	for subj, m := range c.bySubject {
+		if m.state.Cluster == claim.Cluster {
+			delete(c.bySubject, subj)
+			c.retired[subj] = m.state.CollectorRef
+			left = true
+		}
+	}
+	return left
 }
 
 // complete reports whether every collector is synced now and every group
@@ -52,6 +101,10 @@ func (c *collectors) complete(s *state, now time.Time) (clusters []string, ok bo
 	for _, subj := range slices.Sorted(maps.Keys(c.bySubject)) {
 		m := c.bySubject[subj]
 		switch {
+		case m.state.Phase == "":
+			return nil, false, fmt.Sprintf("collector %s/%s, named by dedup's last completeness mark, has not said it is synced "+
+				"since dedup started, and the sources stream holds no mark of it (if cluster %s is gone: zonestream cluster retire %s)",
+				m.state.Cluster, m.state.Collector, m.state.Cluster, m.state.Cluster)
 		case m.state.Phase == events.PhaseSyncing:
 			return nil, false, fmt.Sprintf("collector %s/%s is syncing", m.state.Cluster, m.state.Collector)
 		case m.liveUntil.IsZero():
@@ -72,14 +125,51 @@ func (c *collectors) complete(s *state, now time.Time) (clusters []string, ok bo
 	return slices.Compact(clusters), true, ""
 }
 
-// isCollectorMark reports whether subject is a collector's mark, and
-// whether it is some other marker (a claim, an old mark) to leave alone.
-func isCollectorMark(subject string) (mark, otherMarker bool) {
+// refs lists the collectors that must be synced, and those retired, in
+// subject order.
+func (c *collectors) refs() (required, retired []events.CollectorRef, retiredClusters []string) {
+	for _, subj := range slices.Sorted(maps.Keys(c.bySubject)) {
+		required = append(required, c.bySubject[subj].state.CollectorRef)
+	}
+	for _, subj := range slices.Sorted(maps.Keys(c.retired)) {
+		retired = append(retired, c.retired[subj])
+	}
+	return required, retired, slices.Sorted(maps.Keys(c.retiredClusters))
+}
+
+// awaited reports whether obj is watched by a collector that must be
+// synced and is not synced now: whether obj is gone cannot be told yet.
+func (c *collectors) awaited(obj events.ObjectRef, now time.Time) bool {
+	for _, m := range c.bySubject {
+		if m.state.Covers(obj) && !m.syncedAt(now) {
+			return true
+		}
+	}
+	return false
+}
+
+// markerKind says which of the pipeline's markers a sources subject is.
+type markerKind int
+
+const (
+	notMarker markerKind = iota
+	collectorMarker
+	claimMarker
+	otherMarker // a marker of another version: left alone
+)
+
+func markerOf(subject string) markerKind {
 	if !events.IsMarker(subject) {
-		return false, false
+		return notMarker
 	}
 	tokens := strings.Split(subject, ".")
-	return len(tokens) == 5 && tokens[3] == "~collector", true
+	switch {
+	case len(tokens) == 5 && tokens[3] == "~collector":
+		return collectorMarker
+	case len(tokens) == 4 && tokens[3] == "~claim":
+		return claimMarker
+	}
+	return otherMarker
 }
 
 // publishComplete publishes a completeness mark. A complete mark comes
@@ -90,7 +180,9 @@ func (r *run) publishComplete(ctx context.Context, complete bool, reason string)
 	if complete {
 		clusters, _, _ = r.collectors.complete(r.state, time.Now())
 	}
-	mark := &events.DesiredComplete{Complete: complete, Clusters: clusters, Reason: reason, Run: r.id,
+	required, retired, retiredClusters := r.collectors.refs()
+	mark := &events.DesiredComplete{Complete: complete, Clusters: clusters, Collectors: required,
+		RetiredCollectors: retired, RetiredClusters: retiredClusters, Reason: reason, Run: r.id,
 		LeaseMillis: events.LeaseFor(r.cfg.Heartbeat)}
 	_, ack, err := events.Publish(ctx, r.js, events.DesiredCompleteSubject(), mark, "")
 	if err != nil {

@@ -18,8 +18,8 @@ func (b *bus) announce(t *testing.T, cluster, run, phase string, sources ...stri
 
 func (b *bus) announceLease(t *testing.T, cluster, run, phase string, lease time.Duration, sources ...string) {
 	t.Helper()
-	cs := &events.CollectorState{Cluster: cluster, Collector: events.CollectorID(sources, ""), Sources: sources,
-		Run: run, Phase: phase, LeaseMillis: lease.Milliseconds()}
+	cs := &events.CollectorState{CollectorRef: events.CollectorRef{Cluster: cluster,
+		Collector: events.CollectorID(sources, ""), Sources: sources}, Run: run, Phase: phase, LeaseMillis: lease.Milliseconds()}
 	if _, _, err := events.Publish(context.Background(), b.js, events.CollectorSubject(cluster, cs.Collector), cs, ""); err != nil {
 		t.Fatal(err)
 	}

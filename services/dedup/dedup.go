@@ -105,6 +105,12 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 	d.caughtUp.Store(false)
 	caughtUpGauge.Set(0)
 	r := d.newRun(js)
+	// Who had to be synced before still has to be, whatever the sources
+	// stream holds now: read before the first mark of this run replaces
+	// the last one.
+	if err := r.inheritCollectors(ctx); err != nil {
+		return fmt.Errorf("read the last completeness mark: %w", err)
+	}
 	// First of all, before any desired state of this run: whatever a
 	// planner believed of the last run's completeness no longer holds.
 	if err := r.publishComplete(ctx, false, "dedup restarted"); err != nil {
@@ -185,6 +191,9 @@ type run struct {
 	// and of which this run knows no earlier state: what they want is
 	// unknown, so the names they held keep their published state.
 	unknown map[string]events.ObjectRef // by source subject
+	// awaited are the names kept as published until a collector syncs
+	// or leaves (required.go).
+	awaited map[string]struct{}
 	// complete and reason are what the last completeness mark said;
 	// markSeq is its sequence in the desired stream.
 	complete bool
@@ -196,15 +205,19 @@ type run struct {
 
 func (d *Dedup) newRun(js jetstream.JetStream) *run {
 	return &run{Dedup: d, id: nuid.Next(), js: js, state: newState(), dirty: map[string]string{},
-		collectors: newCollectors(), unknown: map[string]events.ObjectRef{}, reason: "dedup restarted"}
+		collectors: newCollectors(), unknown: map[string]events.ObjectRef{}, awaited: map[string]struct{}{}, reason: "dedup restarted"}
 }
 
 func (r *run) fold(ctx context.Context, m events.Received) {
-	if mark, other := isCollectorMark(m.Subject); other {
-		if mark {
-			r.foldCollector(ctx, m)
-		}
-		return // a cluster claim, or a mark of an older version
+	switch markerOf(m.Subject) {
+	case collectorMarker:
+		r.foldCollector(ctx, m)
+		return
+	case claimMarker:
+		r.foldClaim(ctx, m)
+		return
+	case otherMarker:
+		return // a mark of another version
 	}
 	ref, err := events.ParseSourceSubject(m.Subject)
 	var src events.SourceState
@@ -236,9 +249,24 @@ func (r *run) foldCollector(ctx context.Context, m events.Received) {
 		r.reject(ctx, m, err)
 		return
 	}
-	r.collectors.observe(m.Subject, cs, m.Live, time.Now())
+	if r.collectors.observe(m.Subject, cs, m.Live, time.Now()) {
+		r.releaseAwaited()
+	}
 	if m.Live {
 		r.log.Debug("collector mark", "cluster", cs.Cluster, "collector", cs.Collector, "phase", cs.Phase, "run", cs.Run)
+	}
+}
+
+// foldClaim takes in a cluster's claim: released, it retires the cluster.
+func (r *run) foldClaim(ctx context.Context, m events.Received) {
+	var claim events.ClusterClaim
+	if err := events.Decode(m, &claim); err != nil {
+		r.reject(ctx, m, err)
+		return
+	}
+	if r.collectors.claim(claim) {
+		r.log.Info("cluster retired: its collectors no longer hold completeness", "cluster", claim.Cluster)
+		r.releaseAwaited()
 	}
 }
 
@@ -276,9 +304,14 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 		names = append(names, n)
 	}
 	slices.Sort(names)
+	now := time.Now()
 	for _, name := range names {
 		if r.held(name) {
 			heldNames.Inc()
+			delete(r.dirty, name)
+			continue
+		}
+		if r.awaits(name, now) {
 			delete(r.dirty, name)
 			continue
 		}
@@ -315,6 +348,7 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 		}
 	}
 	namesGauge.Set(float64(len(r.state.byName)))
+	awaitedGauge.Set(float64(len(r.awaited)))
 	if renew && (r.lost(ctx) || r.reconnected(ctx)) {
 		// Publish everything again before saying complete: otherwise a
 		// planner would read an empty stream under a complete mark.

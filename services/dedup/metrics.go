@@ -21,6 +21,10 @@ var (
 		Name: "zonestream_dedup_too_large_total", Help: "Desired states too large for the bus; the name keeps its last published state."})
 	heldNames = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_dedup_held_total", Help: "Names kept as published because an object that owned a record there is unknown (its last message was rejected)."})
+	awaitedGauge = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "zonestream_dedup_awaiting_collector_names", Help: "Names kept as published because an object that held a record there is gone from the sources stream while a collector watching it has not said synced since dedup started."})
+	unreadableMarks = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_dedup_unreadable_marks_total", Help: "Completeness marks read back at start that could not be decoded; the collectors they named are not required again."})
 	streamLost = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_dedup_stream_lost_total", Help: "Times the desired stream lost what dedup published (purged, or lost with its node) and everything was published again."})
 	completeGauge = promauto.NewGauge(prometheus.GaugeOpts{

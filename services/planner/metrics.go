@@ -30,6 +30,9 @@ var (
 	deletesAllowed = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_deletes_allowed",
 		Help: "1 while the planner holds a live mark from dedup that the desired state is complete: deletes allowed."})
+	refusedMarks = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_planner_complete_marks_refused_total",
+		Help: "Complete marks refused because they drop a collector an earlier one named, without its retirement: deletes held."})
 	refused = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "zonestream_planner_refused_total",
 		Help: "Wanted records refused before anything was written, by reason (name-too-long, plan-too-large)."}, []string{"reason"})

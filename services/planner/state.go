@@ -35,6 +35,9 @@ type state struct {
 	// may have missed changes, is not a name nobody wants.
 	complete      bool
 	completeUntil time.Time
+	// required are the collectors a complete mark must still name
+	// (required.go).
+	required requiredCollectors
 	// unknown are the names whose last message could not be read: planned
 	// for nobody until a readable one comes (unknown.go).
 	unknown unknownNames
@@ -247,8 +250,18 @@ func (s *state) foldResult(m events.Received) error {
 func (s *state) completeness(c events.DesiredComplete, live bool) {
 	switch {
 	case !live:
-		s.log.Info("completeness mark from an earlier run ignored; waiting for a live one", "complete", c.Complete)
+		s.required.add(c.Collectors)
+		s.log.Info("completeness mark from an earlier run ignored; waiting for a live one", "complete", c.Complete,
+			"collectors", len(c.Collectors))
 	case c.Complete:
+		if gone, ok := s.required.dropped(c); ok {
+			refusedMarks.Inc()
+			s.log.Error("complete mark refused: it drops a collector that was synced before and was not retired "+
+				"(if its cluster is gone: zonestream cluster retire NAME)", "cluster", gone.Cluster, "collector", gone.Collector)
+			s.holdDeletes("the complete mark drops collector " + gone.Cluster + "/" + gone.Collector + ", which was not retired")
+			return
+		}
+		s.required = slices.Clone(c.Collectors)
 		lease := c.Lease()
 		if lease <= 0 {
 			lease = time.Duration(events.LeaseFor(events.DefaultHeartbeat)) * time.Millisecond
