@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
 	"github.com/zonestream/zonestream/services/collector/collectortest"
