@@ -139,6 +139,7 @@ func CollectorPermissions(cluster string) Permissions {
 	p.read(StreamResults, SubjectResults+".>")
 	p.read(StreamHeld, SubjectHeld+".>")
 	p.lease(leaseKey(RoleCollector, cluster) + ".*")
+	p.Subscribe = append(p.Subscribe, RenewCollectorsSubject()) // renewal.go
 	return p.done()
 }
 
@@ -151,6 +152,8 @@ func DedupPermissions() Permissions {
 	p.read(StreamDesired, SubjectDesired+".>")
 	p.directGet(StreamDesired, SubjectDesired+".>")
 	p.lease(DedupLease())
+	p.publish(RenewCollectorsSubject())                       // renewal.go
+	p.Subscribe = append(p.Subscribe, RenewCompleteSubject()) // renewal.go
 	return p.done()
 }
 
@@ -168,6 +171,7 @@ func PlannerPermissions() Permissions {
 	p.read(StreamResults, SubjectResults+".>")
 	p.publish(jsAPI+"STREAM.MSG.DELETE."+StreamPlans, jsAPI+"STREAM.PURGE."+StreamPlans)
 	p.lease(PlannerLease())
+	p.publish(RenewCompleteSubject()) // renewal.go
 	return p.done()
 }
 

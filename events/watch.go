@@ -3,6 +3,7 @@ package events
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -45,8 +46,12 @@ func Watch(ctx context.Context, js jetstream.JetStream, stream string, filters [
 }
 
 func startWatch(ctx context.Context, js jetstream.JetStream, stream string, filters []string, fn func(Received), opts ...WatchOption) (*watch, error) {
+	st, err := js.Stream(ctx, stream)
+	if err != nil {
+		return nil, fmt.Errorf("watch %s: %w", stream, err)
+	}
 	cfg := jetstream.OrderedConsumerConfig{
-		FilterSubjects: filters,
+		FilterSubjects: narrowFilters(filters, st.CachedInfo().Config.Subjects),
 		DeliverPolicy:  jetstream.DeliverLastPerSubjectPolicy,
 	}
 	for _, o := range opts {
@@ -67,6 +72,21 @@ func startWatch(ctx context.Context, js jetstream.JetStream, stream string, filt
 	go w.follow(ctx)
 	go w.guard(ctx)
 	return w, nil
+}
+
+// narrowFilters returns the filters a consumer needs to select what
+// filters select on a stream of subjects: none when they name every
+// subject of the stream. nats-server walks a consumer with several filters
+// past the stream's deleted messages about a hundred times slower than one
+// with one filter or none, and a state stream is mostly deleted messages
+// once many keys have come and gone (a restarted planner replayed
+// ZS_OBSERVED at a thousand messages a second), so a watch of the whole
+// stream asks for it whole.
+func narrowFilters(filters, subjects []string) []string {
+	if len(subjects) > 0 && !slices.ContainsFunc(subjects, func(s string) bool { return !slices.Contains(filters, s) }) {
+		return nil
+	}
+	return filters
 }
 
 // watch is one Watch: an ordered consumer, started again after the last

@@ -5,7 +5,10 @@
 # arguments go to `go test` and to the test, e.g. the full run:
 #   hack/chaos.sh -chaos.trials=100 -chaos.changes=10000
 # Other flags: -chaos.seed (replay a run), -chaos.victims, -chaos.stable,
-# -chaos.max-down, -chaos.converge, -chaos.burst-timeout.
+# -chaos.max-down, -chaos.converge, -chaos.burst-timeout, -chaos.bound (a
+# trial converging later than this after its last change fails; 15s),
+# -chaos.history=N (N objects created and deleted on the bus first: a
+# long run's tombstones, for a few trials to restart on).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -39,6 +39,11 @@ var (
 	chaosMaxDown  = flag.Duration("chaos.max-down", 3*time.Second, "chaos: longest pause between kill and restart")
 	chaosConverge = flag.Duration("chaos.converge", 2*time.Minute, "chaos: bound on convergence after each burst")
 	chaosBurstMax = flag.Duration("chaos.burst-timeout", 10*time.Minute, "chaos: bound on one burst's changes")
+	chaosHistory  = flag.Int("chaos.history", 0, "chaos: objects created, changed and deleted on the bus before the first trial (a long run's history)")
+	// 15s: a restart is a lease (2s here), a replay of the streams and a
+	// round trip for fresh marks; anything longer is a stage waiting for
+	// something it should not.
+	chaosBound = flag.Duration("chaos.bound", 15*time.Second, "chaos: a trial fails if DNS converges later than this after the burst's last change")
 )
 
 const chaosMinDown = 100 * time.Millisecond
@@ -99,6 +104,7 @@ func TestChaos(t *testing.T) {
 	env.nats = startNATSProcess(t, buildNATSServer(t))
 	env.gate = startNATSGate(t, env.nats.addr)
 	env.tap = connectTap(t, env.nats.url())
+	prefillHistory(t, env.nats.url(), "chaos", zone, "rfc2136", *chaosHistory)
 	env.stages = startChaosStages(t, env.gate.url(), env.cluster, env.ns, zone, owner)
 
 	ctx, cancel := context.WithTimeout(context.Background(), *chaosConverge)
@@ -136,7 +142,7 @@ func TestChaos(t *testing.T) {
 			break // the zone is not back to its base: later trials would measure this one
 		}
 	}
-	t.Logf("\n%s", chaosTable(rows))
+	t.Logf("\n%s\n%s", chaosTable(rows), victimTable(rows))
 	for _, r := range rows {
 		if r.failed() {
 			r.report(t)
@@ -298,7 +304,7 @@ func (e *chaosEnv) trial(t *testing.T, n int, victim string, rng *rand.Rand, sin
 }
 
 func (r chaosTrial) failed() bool {
-	return r.err != nil || !r.converged || !r.cleaned ||
+	return r.err != nil || !r.converged || r.afterBurst > *chaosBound || !r.cleaned ||
 		len(r.wrongful)+len(r.lost)+len(r.gaps)+len(r.untapped) > 0
 }
 
@@ -309,6 +315,9 @@ func (r chaosTrial) summary() string {
 	if r.converged {
 		s += fmt.Sprintf(", converged %s after the restart (%s after the last change)",
 			r.converge.Round(time.Millisecond), r.afterBurst.Round(time.Millisecond))
+		if r.afterBurst > *chaosBound {
+			s += fmt.Sprintf(", over the bound of %s", *chaosBound)
+		}
 	} else {
 		s += ", NOT converged"
 	}

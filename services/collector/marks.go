@@ -72,7 +72,10 @@ func (r *run) announce(ctx context.Context, phase string) error {
 	}
 }
 
-// heartbeat renews the mark every interval until ctx ends. A renewal is
+// heartbeat renews the mark every interval until ctx ends, and at once
+// when a stage that has just started asks (events.RenewCollectorsSubject):
+// it trusts only marks published since it started, and would otherwise
+// wait up to an interval. A renewal is
 // conditional on the last mark on the stream being this run's own (renew);
 // when it is not, the mark is read to learn why: if it is gone, so is
 // everything else this collector published, and the run ends with
@@ -80,12 +83,19 @@ func (r *run) announce(ctx context.Context, phase string) error {
 func (r *run) heartbeat(ctx context.Context, stop context.CancelCauseFunc) {
 	t := time.NewTicker(r.c.cfg.Heartbeat)
 	defer t.Stop()
+	asked, unsubscribe, err := events.RenewalRequests(r.js, events.RenewCollectorsSubject())
+	if err != nil {
+		r.logger.Warn("not listening for renewal requests; the mark is renewed every heartbeat only", "err", err)
+	} else {
+		defer unsubscribe()
+	}
 	stream, err := r.js.Stream(ctx, events.StreamSources)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-asked:
 		}
 		if stream == nil || err != nil {
 			if stream, err = r.js.Stream(ctx, events.StreamSources); err != nil {

@@ -135,6 +135,18 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 	if err != nil {
 		return err
 	}
+	// Marks count only when published after the watch began: ask every
+	// collector for one now rather than wait up to a heartbeat.
+	if err := events.RequestRenewal(js, events.RenewCollectorsSubject()); err != nil {
+		d.log.Warn("asking the collectors to renew their marks failed; waiting for their heartbeats", "err", err)
+	}
+	// And answer a planner that asks the same of dedup.
+	asked, unsubscribe, err := events.RenewalRequests(js, events.RenewCompleteSubject())
+	if err != nil {
+		d.log.Warn("not listening for renewal requests; the completeness mark is renewed every heartbeat only", "err", err)
+	} else {
+		defer unsubscribe()
+	}
 	again := time.NewTimer(0)
 	<-again.C
 	heartbeat := time.NewTicker(d.cfg.Heartbeat)
@@ -162,6 +174,8 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 			d.log.Info("replayed sources", "objects", len(r.state.objects), "names", len(r.state.byName),
 				"collectors", len(r.collectors.bySubject), "unknown", len(r.unknown))
 		case <-heartbeat.C:
+			renew = true
+		case <-asked:
 			renew = true
 		case <-again.C:
 		}

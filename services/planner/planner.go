@@ -194,6 +194,12 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	if err != nil {
 		return err
 	}
+	// Only a completeness mark published since the watch began counts:
+	// ask dedup for one now rather than wait up to its heartbeat, for
+	// deletes and for the names read back from the stream.
+	if err := events.RequestRenewal(js, events.RenewCompleteSubject()); err != nil {
+		p.log.Warn("asking dedup to renew its completeness mark failed; waiting for its heartbeat", "err", err)
+	}
 	observedDone, err := watch(events.StreamObserved, events.SubjectObserved+".>", events.SubjectZones+".>")
 	if err != nil {
 		return err
