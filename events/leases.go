@@ -51,9 +51,10 @@ func leaseKey(parts ...string) string {
 	return strings.Join(parts, ".")
 }
 
-// leaseSubject is the subject a lease key is stored under, for
-// permissions: the KV API publishes a key's writes to it.
-func leaseSubject(key string) string { return "$KV." + BucketLeases + "." + key }
+// LeaseSubject is the subject a lease key is stored under: the KV API
+// publishes a key's writes to it (permissions), and its last message is
+// the key's value or, once deleted or purged, the marker that says so.
+func LeaseSubject(key string) string { return "$KV." + BucketLeases + "." + key }
 
 // LeaseStream is the stream behind the lease bucket.
 const LeaseStream = "KV_" + BucketLeases

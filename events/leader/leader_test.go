@@ -2,6 +2,7 @@ package leader
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"sync"
@@ -416,3 +417,116 @@ func TestLeaderLosesALeaseWrittenUnderIt(t *testing.T) {
 		t.Fatalf("the lease was written over: %s", entry.Value())
 	}
 }
+
+// leaseBucket opens the lease bucket as an operator would.
+func leaseBucket(t *testing.T, url string) jetstream.KeyValue {
+	t.Helper()
+	_, js := connect(t, url)
+	kv, err := js.KeyValue(context.Background(), events.BucketLeases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kv
+}
+
+// vanish removes the lease key the ways an operator can: `nats kv del`,
+// `nats kv purge`.
+var vanish = map[string]func(context.Context, jetstream.KeyValue, string) error{
+	"deleted": func(ctx context.Context, kv jetstream.KeyValue, key string) error { return kv.Delete(ctx, key) },
+	"purged":  func(ctx context.Context, kv jetstream.KeyValue, key string) error { return kv.Purge(ctx, key) },
+}
+
+// TestVanishedLeaseIsWaitedOut: the lease key vanishes while its leader
+// is cut off from NATS (so it can neither renew nor stop being sure it
+// leads until its renew deadline). A standby that saw the key, and one
+// that starts only now, take over no sooner than a full lease after the
+// key was last seen: never while the old leader may still work.
+func TestVanishedLeaseIsWaitedOut(t *testing.T) {
+	for how, remove := range vanish {
+		t.Run(how, func(t *testing.T) {
+			url := startNATS(t)
+			kv := leaseBucket(t, url)
+			var active, overlaps atomic.Int32
+			a := startCandidate(t, url, "a", fast, &active, &overlaps)
+			waitLeader(t, []*candidate{a}, 2*time.Second)
+			b := startCandidate(t, url, "b", fast, &active, &overlaps)
+			time.Sleep(fast.LeaseDuration) // b has seen a's lease
+
+			a.proxy.cut()
+			if err := remove(context.Background(), kv, "test.lease"); err != nil {
+				t.Fatal(err)
+			}
+			gone := time.Now()
+			c := startCandidate(t, url, "c", fast, &active, &overlaps)
+			next := waitStarted(t, []*candidate{b, c}, 4*fast.LeaseDuration)
+			for a.leading() && time.Since(gone) < 4*fast.LeaseDuration {
+				time.Sleep(10 * time.Millisecond)
+			}
+			aStopped, started := a.lastPeriod()[1], next.lastPeriod()[0]
+			t.Logf("lease %s: %s took over %s after, the cut-off leader stopped %s after (overlap %s)", how, next.name,
+				started.Sub(gone).Round(time.Millisecond), aStopped.Sub(gone).Round(time.Millisecond),
+				max(0, aStopped.Sub(started)).Round(time.Millisecond))
+			// b last saw the key at most one (jittered) retry period
+			// before it vanished.
+			if waited := started.Sub(gone); waited < fast.LeaseDuration-jitterMax(fast.RetryPeriod) {
+				t.Errorf("%s took over %s after the key vanished, less than a lease (%s) since it was last seen", next.name, waited, fast.LeaseDuration)
+			}
+			if aStopped.IsZero() || !aStopped.Before(started) || overlaps.Load() != 0 {
+				t.Errorf("the cut-off leader stopped at %v, %s started at %v: two leaders at once", aStopped, next.name, started)
+			}
+		})
+	}
+}
+
+// TestLeaderKeepsALeaseThatVanishedUnderIt: a leader that finds its
+// lease key gone writes it again at its next renewal; the standby, which
+// waits out a vanished key, never takes over.
+func TestLeaderKeepsALeaseThatVanishedUnderIt(t *testing.T) {
+	for how, remove := range vanish {
+		t.Run(how, func(t *testing.T) {
+			url := startNATS(t)
+			kv := leaseBucket(t, url)
+			var active, overlaps atomic.Int32
+			a := startCandidate(t, url, "a", fast, &active, &overlaps)
+			waitLeader(t, []*candidate{a}, 2*time.Second)
+			b := startCandidate(t, url, "b", fast, &active, &overlaps)
+			time.Sleep(fast.LeaseDuration)
+			if err := remove(context.Background(), kv, "test.lease"); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(3 * fast.LeaseDuration)
+			a.mu.Lock()
+			periods := len(a.periods)
+			a.mu.Unlock()
+			if !a.leading() || periods != 1 || b.leading() || overlaps.Load() != 0 {
+				t.Fatalf("after the lease was %s: a leading %v (periods %d), b leading %v, overlaps %d",
+					how, a.leading(), periods, b.leading(), overlaps.Load())
+			}
+			entry, err := kv.Get(context.Background(), "test.lease")
+			if err != nil {
+				t.Fatalf("the leader did not write its lease again: %v", err)
+			}
+			var rec record
+			if err := json.Unmarshal(entry.Value(), &rec); err != nil || rec.Holder != "a" {
+				t.Fatalf("the lease holds %s, want a's record", entry.Value())
+			}
+		})
+	}
+}
+
+// waitStarted waits until one of cs has started leading, and returns it.
+func waitStarted(t *testing.T, cs []*candidate, within time.Duration) *candidate {
+	t.Helper()
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, c := range cs {
+			if !c.lastPeriod()[0].IsZero() {
+				return c
+			}
+		}
+	}
+	t.Fatalf("none of %d candidates led within %s", len(cs), within)
+	return nil
+}
+
+// jitterMax is the longest jitter(d).
+func jitterMax(d time.Duration) time.Duration { return d + d/5 }
