@@ -224,3 +224,40 @@ func startSynced(t *testing.T, bus jetstream.JetStream, ns string) string {
 	waitPhase(t, bus, mark, events.PhaseSynced)
 	return mark
 }
+
+// TestObjectOverTheLimitsIsReportedNotPublished: an object whose endpoint
+// has more targets than a reader takes (events.MaxTargets), though its
+// message fits on the bus, is refused like one too large for it: a
+// Warning Event and a metric, nothing published, nothing else held back.
+func TestObjectOverTheLimitsIsReportedNotPublished(t *testing.T) {
+	bus := ownBus(t)
+	ns := collectortest.NewNamespace(t)
+	targets := make([]string, events.MaxTargets+1)
+	for i := range targets {
+		targets[i] = fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255)
+	}
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("many", "many.example.org",
+		map[string]string{collectortest.Alpha + "target": strings.Join(targets, ",")}))
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("small", "small.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
+	before := testutil.ToFloat64(collector.TooLargeMetric("service"))
+	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: collectortest.Cluster.Config,
+		Sources: []string{"service"}, Workers: 1}, collectortest.Logger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	collectortest.RunCollectorOn(t, c, bus)
+	msgs := collectortest.WaitObjectEvents(t, ns, "Service", "many", 1)
+	if !strings.Contains(msgs, "TooLarge") || !strings.Contains(msgs, "targets") {
+		t.Fatalf("events on many:\n%s", msgs)
+	}
+	if got := testutil.ToFloat64(collector.TooLargeMetric("service")); got <= before {
+		t.Errorf("too_large_total did not grow")
+	}
+	st, _ := bus.Stream(t.Context(), events.StreamSources)
+	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, "small")); err != nil {
+		t.Errorf("small not published: %v", err)
+	}
+	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, "many")); !errors.Is(err, jetstream.ErrMsgNotFound) {
+		t.Errorf("many: %v, want nothing published", err)
+	}
+}
