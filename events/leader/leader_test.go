@@ -418,15 +418,29 @@ func TestLeaderLosesALeaseWrittenUnderIt(t *testing.T) {
 	}
 }
 
-// leaseBucket opens the lease bucket as an operator would.
-func leaseBucket(t *testing.T, url string) jetstream.KeyValue {
+// election is a leader a and a standby b that has seen a's lease, on a
+// NATS of their own, and the lease bucket as an operator opens it.
+type election struct {
+	url              string
+	kv               jetstream.KeyValue
+	active, overlaps atomic.Int32
+	a, b             *candidate
+}
+
+func leaderAndStandby(t *testing.T) *election {
 	t.Helper()
-	_, js := connect(t, url)
+	e := &election{url: startNATS(t)}
+	_, js := connect(t, e.url)
 	kv, err := js.KeyValue(context.Background(), events.BucketLeases)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return kv
+	e.kv = kv
+	e.a = startCandidate(t, e.url, "a", fast, &e.active, &e.overlaps)
+	waitLeader(t, []*candidate{e.a}, 2*time.Second)
+	e.b = startCandidate(t, e.url, "b", fast, &e.active, &e.overlaps)
+	time.Sleep(fast.LeaseDuration) // b has seen a's lease
+	return e
 }
 
 // vanish removes the lease key the ways an operator can: `nats kv del`,
@@ -444,20 +458,14 @@ var vanish = map[string]func(context.Context, jetstream.KeyValue, string) error{
 func TestVanishedLeaseIsWaitedOut(t *testing.T) {
 	for how, remove := range vanish {
 		t.Run(how, func(t *testing.T) {
-			url := startNATS(t)
-			kv := leaseBucket(t, url)
-			var active, overlaps atomic.Int32
-			a := startCandidate(t, url, "a", fast, &active, &overlaps)
-			waitLeader(t, []*candidate{a}, 2*time.Second)
-			b := startCandidate(t, url, "b", fast, &active, &overlaps)
-			time.Sleep(fast.LeaseDuration) // b has seen a's lease
-
+			e := leaderAndStandby(t)
+			a, b := e.a, e.b
 			a.proxy.cut()
-			if err := remove(context.Background(), kv, "test.lease"); err != nil {
+			if err := remove(context.Background(), e.kv, "test.lease"); err != nil {
 				t.Fatal(err)
 			}
 			gone := time.Now()
-			c := startCandidate(t, url, "c", fast, &active, &overlaps)
+			c := startCandidate(t, e.url, "c", fast, &e.active, &e.overlaps)
 			next := waitStarted(t, []*candidate{b, c}, 4*fast.LeaseDuration)
 			for a.leading() && time.Since(gone) < 4*fast.LeaseDuration {
 				time.Sleep(10 * time.Millisecond)
@@ -471,7 +479,7 @@ func TestVanishedLeaseIsWaitedOut(t *testing.T) {
 			if waited := started.Sub(gone); waited < fast.LeaseDuration-jitterMax(fast.RetryPeriod) {
 				t.Errorf("%s took over %s after the key vanished, less than a lease (%s) since it was last seen", next.name, waited, fast.LeaseDuration)
 			}
-			if aStopped.IsZero() || !aStopped.Before(started) || overlaps.Load() != 0 {
+			if aStopped.IsZero() || !aStopped.Before(started) || e.overlaps.Load() != 0 {
 				t.Errorf("the cut-off leader stopped at %v, %s started at %v: two leaders at once", aStopped, next.name, started)
 			}
 		})
@@ -484,25 +492,20 @@ func TestVanishedLeaseIsWaitedOut(t *testing.T) {
 func TestLeaderKeepsALeaseThatVanishedUnderIt(t *testing.T) {
 	for how, remove := range vanish {
 		t.Run(how, func(t *testing.T) {
-			url := startNATS(t)
-			kv := leaseBucket(t, url)
-			var active, overlaps atomic.Int32
-			a := startCandidate(t, url, "a", fast, &active, &overlaps)
-			waitLeader(t, []*candidate{a}, 2*time.Second)
-			b := startCandidate(t, url, "b", fast, &active, &overlaps)
-			time.Sleep(fast.LeaseDuration)
-			if err := remove(context.Background(), kv, "test.lease"); err != nil {
+			e := leaderAndStandby(t)
+			a, b := e.a, e.b
+			if err := remove(context.Background(), e.kv, "test.lease"); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(3 * fast.LeaseDuration)
 			a.mu.Lock()
 			periods := len(a.periods)
 			a.mu.Unlock()
-			if !a.leading() || periods != 1 || b.leading() || overlaps.Load() != 0 {
+			if !a.leading() || periods != 1 || b.leading() || e.overlaps.Load() != 0 {
 				t.Fatalf("after the lease was %s: a leading %v (periods %d), b leading %v, overlaps %d",
-					how, a.leading(), periods, b.leading(), overlaps.Load())
+					how, a.leading(), periods, b.leading(), e.overlaps.Load())
 			}
-			entry, err := kv.Get(context.Background(), "test.lease")
+			entry, err := e.kv.Get(context.Background(), "test.lease")
 			if err != nil {
 				t.Fatalf("the leader did not write its lease again: %v", err)
 			}

@@ -73,28 +73,7 @@ func TestObjectTooLargeForTheBus(t *testing.T) {
 		hosts = append(hosts, fmt.Sprintf("host-%03d.big.example.org", i))
 	}
 	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("big", strings.Join(hosts, ","), nil), collectortest.LoadBalancerIP("192.0.2.1"))
-	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("small", "small.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
-	before := testutil.ToFloat64(collector.TooLargeMetric("service"))
-	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: collectortest.Cluster.Config,
-		Sources: []string{"service"}, Workers: 1}, collectortest.Logger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	collectortest.RunCollectorOn(t, c, bus) // ready: the first pass is done despite big
-	msgs := collectortest.WaitObjectEvents(t, ns, "Service", "big", 1)
-	if !strings.Contains(msgs, "TooLarge") {
-		t.Fatalf("events on big:\n%s", msgs)
-	}
-	if got := testutil.ToFloat64(collector.TooLargeMetric("service")); got <= before {
-		t.Errorf("too_large_total did not grow")
-	}
-	st, _ := bus.Stream(t.Context(), events.StreamSources)
-	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, "small")); err != nil {
-		t.Errorf("small not published: %v", err)
-	}
-	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, "big")); !errors.Is(err, jetstream.ErrMsgNotFound) {
-		t.Errorf("big: %v, want nothing published", err)
-	}
+	refusedAlone(t, bus, ns, "big", "TooLarge") // ready: the first pass is done despite big
 	waitPhase(t, bus, events.CollectorSubject(ns, events.CollectorID([]string{"service"}, ns)), events.PhaseSynced)
 }
 
@@ -238,6 +217,14 @@ func TestObjectOverTheLimitsIsReportedNotPublished(t *testing.T) {
 	}
 	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("many", "many.example.org",
 		map[string]string{collectortest.Alpha + "target": strings.Join(targets, ",")}))
+	refusedAlone(t, bus, ns, "many", "TooLarge", "targets")
+}
+
+// refusedAlone creates a Service small beside Service name of ns and runs
+// a collector of ns on bus: name gets a Warning Event saying all of want,
+// too_large_total grows, and name is not published while small is.
+func refusedAlone(t *testing.T, bus jetstream.JetStream, ns, name string, want ...string) {
+	t.Helper()
 	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("small", "small.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
 	before := testutil.ToFloat64(collector.TooLargeMetric("service"))
 	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: collectortest.Cluster.Config,
@@ -246,9 +233,11 @@ func TestObjectOverTheLimitsIsReportedNotPublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	collectortest.RunCollectorOn(t, c, bus)
-	msgs := collectortest.WaitObjectEvents(t, ns, "Service", "many", 1)
-	if !strings.Contains(msgs, "TooLarge") || !strings.Contains(msgs, "targets") {
-		t.Fatalf("events on many:\n%s", msgs)
+	msgs := collectortest.WaitObjectEvents(t, ns, "Service", name, 1)
+	for _, w := range want {
+		if !strings.Contains(msgs, w) {
+			t.Fatalf("events on %s, want %q:\n%s", name, w, msgs)
+		}
 	}
 	if got := testutil.ToFloat64(collector.TooLargeMetric("service")); got <= before {
 		t.Errorf("too_large_total did not grow")
@@ -257,7 +246,7 @@ func TestObjectOverTheLimitsIsReportedNotPublished(t *testing.T) {
 	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, "small")); err != nil {
 		t.Errorf("small not published: %v", err)
 	}
-	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, "many")); !errors.Is(err, jetstream.ErrMsgNotFound) {
-		t.Errorf("many: %v, want nothing published", err)
+	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, name)); !errors.Is(err, jetstream.ErrMsgNotFound) {
+		t.Errorf("%s: %v, want nothing published", name, err)
 	}
 }
