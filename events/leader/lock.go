@@ -38,7 +38,8 @@ func (r *record) lease(ours time.Duration) time.Duration {
 // first saw it, on its own clock: a standby counts the lease duration from
 // there, never from the holder's clock. A key with no trace left is
 // revision 0: a replica that saw the key before counts from when it first
-// found it gone; one that never saw it (at is zero) need not wait.
+// found it gone; one that never saw it (at is zero) cannot tell it from a
+// key never written, and takes it at once.
 type observation struct {
 	rev uint64
 	at  time.Time
