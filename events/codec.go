@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -74,6 +75,10 @@ func Message(subject string, ev Event, causation string) (*nats.Msg, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What a reader would reject is not published.
+	if err := checkShape(payload, reflect.TypeOf(ev)); err != nil {
+		return nil, fmt.Errorf("%s on %s: %w: %w", ev.Schema(), subject, ErrTooLarge, err)
+	}
 	msg := nats.NewMsg(subject)
 	if t, ok := ev.(Tombstoner); ok && t.IsTombstone() {
 		msg.Header.Set(jetstream.MsgTTLHeader, TombstoneTTL.String())
@@ -98,7 +103,7 @@ func Unmarshal(header nats.Header, data []byte, ev Event) error {
 	if s := header.Get(HeaderSchema); s != "" && s != ev.Schema().String() {
 		return fmt.Errorf("%w: schema %q, want %q", ErrUndecodable, s, ev.Schema())
 	}
-	if err := checkShape(data); err != nil {
+	if err := checkShape(data, reflect.TypeOf(ev)); err != nil {
 		return fmt.Errorf("%w: %s: %w", ErrUndecodable, ev.Schema(), err)
 	}
 	if err := msgpack.Unmarshal(data, ev); err != nil {
@@ -124,7 +129,7 @@ func Decode(r Received, ev Event) error {
 // ToJSON turns any msgpack payload into JSON without knowing its schema:
 // the operator's view of a message (`zonestream decode`, `nats --translate`).
 func ToJSON(payload []byte) ([]byte, error) {
-	if err := checkShape(payload); err != nil {
+	if err := checkShape(payload, nil); err != nil {
 		return nil, fmt.Errorf("not a msgpack payload: %w", err)
 	}
 	var v any

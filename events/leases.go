@@ -51,9 +51,10 @@ func leaseKey(parts ...string) string {
 	return strings.Join(parts, ".")
 }
 
-// leaseSubject is the subject a lease key is stored under, for
-// permissions: the KV API publishes a key's writes to it.
-func leaseSubject(key string) string { return "$KV." + BucketLeases + "." + key }
+// LeaseSubject is the subject a lease key is stored under: the KV API
+// publishes a key's writes to it (permissions), and its last message is
+// the key's value or, once deleted, the marker that says so.
+func LeaseSubject(key string) string { return "$KV." + BucketLeases + "." + key }
 
 // LeaseStream is the stream behind the lease bucket.
 const LeaseStream = "KV_" + BucketLeases
@@ -71,8 +72,7 @@ const (
 // replicas and storage the streams get, and keeps rollups off its stream:
 // the KV API turns them on, and a rollup published on one's own lease key
 // would purge every other stage's lease. events/leader takes, renews and
-// releases a lease with writes and deletes of its own key only, which
-// need none.
+// releases a lease with writes of its own key only, which need none.
 func EnsureLeases(ctx context.Context, js jetstream.JetStream, opts ...StreamOption) error {
 	var sc jetstream.StreamConfig
 	for _, o := range opts {

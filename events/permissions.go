@@ -109,8 +109,8 @@ func (p *Permissions) directGet(stream, filter string) {
 // key (events/leader): a KV write is a publish to the key's subject, a
 // read a direct get of its last message.
 func (p *Permissions) lease(key string) {
-	p.publish(leaseSubject(key))
-	p.directGet(LeaseStream, leaseSubject(key))
+	p.publish(LeaseSubject(key))
+	p.directGet(LeaseStream, LeaseSubject(key))
 }
 
 // done sorts and deduplicates, so that the rendered configuration is

@@ -250,9 +250,16 @@ func FuzzDecode(f *testing.F) {
 	f.Add(good.Data)
 	f.Add([]byte("not msgpack"))
 	f.Add([]byte{0x80})
+	f.Add(sourceWith(300, []byte{0xc0}))
+	f.Add(oneEndpointWith(300, []byte{0xa0}))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var st SourceState
-		err := Decode(Received{Subject: ref.Subject(), Header: good.Header, Data: data}, &st)
+		var err error
+		if alloc := allocated(func() {
+			err = Decode(Received{Subject: ref.Subject(), Header: good.Header, Data: data}, &st)
+		}); alloc > decodeCostBound(len(data)) {
+			t.Fatalf("decoding %d bytes allocated %d", len(data), alloc)
+		}
 		switch {
 		case err == nil && st.Object != ref:
 			t.Fatalf("accepted %+v on %s", st.Object, ref.Subject())

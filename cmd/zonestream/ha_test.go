@@ -151,7 +151,8 @@ func TestTwoReplicasOfEveryStageSurviveTheLeadersKill(t *testing.T) {
 	}
 }
 
-// leaseHolder is who holds the lease key ("" when no one does).
+// leaseHolder is who holds the lease key ("" when no one does: never
+// written, gone, or released on a clean stop).
 func leaseHolder(ctx context.Context, js jetstream.JetStream, key string) string {
 	kv, err := js.KeyValue(ctx, events.BucketLeases)
 	if err != nil {
@@ -161,8 +162,11 @@ func leaseHolder(ctx context.Context, js jetstream.JetStream, key string) string
 	if err != nil {
 		return ""
 	}
-	var rec struct{ Holder string }
-	if json.Unmarshal(e.Value(), &rec) != nil {
+	var rec struct {
+		Holder   string
+		Released bool
+	}
+	if json.Unmarshal(e.Value(), &rec) != nil || rec.Released {
 		return ""
 	}
 	return rec.Holder

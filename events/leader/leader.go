@@ -35,11 +35,12 @@ import (
 // Elector campaigns for one lease and runs the leader's work while it
 // holds it.
 type Elector struct {
-	kv  jetstream.KeyValue
-	key string
-	cfg Config
-	run string // this Elector's own mark in the lease
-	log *slog.Logger
+	kv     jetstream.KeyValue
+	stream jetstream.Stream // the bucket's, to tell a vanished key (read)
+	key    string
+	cfg    Config
+	run    string // this Elector's own mark in the lease
+	log    *slog.Logger
 
 	mu          sync.Mutex
 	observed    observation
@@ -60,8 +61,12 @@ func New(ctx context.Context, js jetstream.JetStream, key string, cfg Config, lo
 	if err != nil {
 		return nil, fmt.Errorf("leader election: bucket %s: %w", events.BucketLeases, err)
 	}
+	stream, err := js.Stream(ctx, events.LeaseStream)
+	if err != nil {
+		return nil, fmt.Errorf("leader election: stream %s: %w", events.LeaseStream, err)
+	}
 	leadingGauge.WithLabelValues(key).Set(0)
-	return &Elector{kv: kv, key: key, cfg: cfg, run: nuid.Next(),
+	return &Elector{kv: kv, stream: stream, key: key, cfg: cfg, run: nuid.Next(),
 		log: logger.With("lease", key, "identity", cfg.Identity)}, nil
 }
 

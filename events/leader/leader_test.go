@@ -2,6 +2,7 @@ package leader
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"sync"
@@ -416,3 +417,142 @@ func TestLeaderLosesALeaseWrittenUnderIt(t *testing.T) {
 		t.Fatalf("the lease was written over: %s", entry.Value())
 	}
 }
+
+// election is a leader a and a standby b that has seen a's lease, on a
+// NATS of their own, and the lease bucket as an operator opens it.
+type election struct {
+	url              string
+	js               jetstream.JetStream
+	kv               jetstream.KeyValue
+	active, overlaps atomic.Int32
+	a, b             *candidate
+}
+
+func leaderAndStandby(t *testing.T) *election {
+	t.Helper()
+	e := &election{url: startNATS(t)}
+	_, e.js = connect(t, e.url)
+	kv, err := e.js.KeyValue(context.Background(), events.BucketLeases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.kv = kv
+	e.a = startCandidate(t, e.url, "a", fast, &e.active, &e.overlaps)
+	waitLeader(t, []*candidate{e.a}, 2*time.Second)
+	e.b = startCandidate(t, e.url, "b", fast, &e.active, &e.overlaps)
+	time.Sleep(fast.LeaseDuration) // b has seen a's lease
+	return e
+}
+
+// vanish removes the lease key the ways an operator can: `nats kv del`
+// leaves a delete marker, which even a replica that never saw the key
+// reads as a key gone (traced); a purge of its subject from the bucket's
+// stream leaves nothing (the bucket takes no rollup, so no `nats kv
+// purge`).
+var vanish = map[string]struct {
+	remove func(context.Context, jetstream.JetStream, string) error
+	traced bool
+}{
+	"deleted": {func(ctx context.Context, js jetstream.JetStream, key string) error {
+		kv, err := js.KeyValue(ctx, events.BucketLeases)
+		if err != nil {
+			return err
+		}
+		return kv.Delete(ctx, key)
+	}, true},
+	"purged": {func(ctx context.Context, js jetstream.JetStream, key string) error {
+		st, err := js.Stream(ctx, events.LeaseStream)
+		if err != nil {
+			return err
+		}
+		return st.Purge(ctx, jetstream.WithPurgeSubject(events.LeaseSubject(key)))
+	}, false},
+}
+
+// TestVanishedLeaseIsWaitedOut: the lease key vanishes while its leader
+// is cut off from NATS (so it can neither renew nor stop being sure it
+// leads until its renew deadline). A standby that saw the key, and one
+// that starts only now when the key left a delete marker, take over no
+// sooner than a full lease after the key was last seen: never while the
+// old leader may still work.
+func TestVanishedLeaseIsWaitedOut(t *testing.T) {
+	for how, v := range vanish {
+		t.Run(how, func(t *testing.T) {
+			e := leaderAndStandby(t)
+			a, b := e.a, e.b
+			a.proxy.cut()
+			if err := v.remove(context.Background(), e.js, "test.lease"); err != nil {
+				t.Fatal(err)
+			}
+			gone := time.Now()
+			standbys := []*candidate{b}
+			if v.traced {
+				standbys = append(standbys, startCandidate(t, e.url, "c", fast, &e.active, &e.overlaps))
+			}
+			next := waitStarted(t, standbys, 4*fast.LeaseDuration)
+			for a.leading() && time.Since(gone) < 4*fast.LeaseDuration {
+				time.Sleep(10 * time.Millisecond)
+			}
+			aStopped, started := a.lastPeriod()[1], next.lastPeriod()[0]
+			t.Logf("lease %s: %s took over %s after, the cut-off leader stopped %s after (overlap %s)", how, next.name,
+				started.Sub(gone).Round(time.Millisecond), aStopped.Sub(gone).Round(time.Millisecond),
+				max(0, aStopped.Sub(started)).Round(time.Millisecond))
+			// b last saw the key at most one (jittered) retry period
+			// before it vanished.
+			if waited := started.Sub(gone); waited < fast.LeaseDuration-jitterMax(fast.RetryPeriod) {
+				t.Errorf("%s took over %s after the key vanished, less than a lease (%s) since it was last seen", next.name, waited, fast.LeaseDuration)
+			}
+			if aStopped.IsZero() || !aStopped.Before(started) || e.overlaps.Load() != 0 {
+				t.Errorf("the cut-off leader stopped at %v, %s started at %v: two leaders at once", aStopped, next.name, started)
+			}
+		})
+	}
+}
+
+// TestLeaderKeepsALeaseThatVanishedUnderIt: a leader that finds its
+// lease key gone writes it again at its next renewal; the standby, which
+// waits out a vanished key, never takes over.
+func TestLeaderKeepsALeaseThatVanishedUnderIt(t *testing.T) {
+	for how, v := range vanish {
+		t.Run(how, func(t *testing.T) {
+			e := leaderAndStandby(t)
+			a, b := e.a, e.b
+			if err := v.remove(context.Background(), e.js, "test.lease"); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(3 * fast.LeaseDuration)
+			a.mu.Lock()
+			periods := len(a.periods)
+			a.mu.Unlock()
+			if !a.leading() || periods != 1 || b.leading() || e.overlaps.Load() != 0 {
+				t.Fatalf("after the lease was %s: a leading %v (periods %d), b leading %v, overlaps %d",
+					how, a.leading(), periods, b.leading(), e.overlaps.Load())
+			}
+			entry, err := e.kv.Get(context.Background(), "test.lease")
+			if err != nil {
+				t.Fatalf("the leader did not write its lease again: %v", err)
+			}
+			var rec record
+			if err := json.Unmarshal(entry.Value(), &rec); err != nil || rec.Holder != "a" {
+				t.Fatalf("the lease holds %s, want a's record", entry.Value())
+			}
+		})
+	}
+}
+
+// waitStarted waits until one of cs has started leading, and returns it.
+func waitStarted(t *testing.T, cs []*candidate, within time.Duration) *candidate {
+	t.Helper()
+	for deadline := time.Now().Add(within); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for _, c := range cs {
+			if !c.lastPeriod()[0].IsZero() {
+				return c
+			}
+		}
+	}
+	t.Fatalf("none of %d candidates led within %s", len(cs), within)
+	return nil
+}
+
+// jitterMax is the longest jitter(d).
+func jitterMax(d time.Duration) time.Duration { return d + d/5 }

@@ -73,28 +73,7 @@ func TestObjectTooLargeForTheBus(t *testing.T) {
 		hosts = append(hosts, fmt.Sprintf("host-%03d.big.example.org", i))
 	}
 	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("big", strings.Join(hosts, ","), nil), collectortest.LoadBalancerIP("192.0.2.1"))
-	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("small", "small.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
-	before := testutil.ToFloat64(collector.TooLargeMetric("service"))
-	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: collectortest.Cluster.Config,
-		Sources: []string{"service"}, Workers: 1}, collectortest.Logger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	collectortest.RunCollectorOn(t, c, bus) // ready: the first pass is done despite big
-	msgs := collectortest.WaitObjectEvents(t, ns, "Service", "big", 1)
-	if !strings.Contains(msgs, "TooLarge") {
-		t.Fatalf("events on big:\n%s", msgs)
-	}
-	if got := testutil.ToFloat64(collector.TooLargeMetric("service")); got <= before {
-		t.Errorf("too_large_total did not grow")
-	}
-	st, _ := bus.Stream(t.Context(), events.StreamSources)
-	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, "small")); err != nil {
-		t.Errorf("small not published: %v", err)
-	}
-	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, "big")); !errors.Is(err, jetstream.ErrMsgNotFound) {
-		t.Errorf("big: %v, want nothing published", err)
-	}
+	refusedAlone(t, bus, ns, "big", "TooLarge") // ready: the first pass is done despite big
 	waitPhase(t, bus, events.CollectorSubject(ns, events.CollectorID([]string{"service"}, ns)), events.PhaseSynced)
 }
 
@@ -223,4 +202,51 @@ func startSynced(t *testing.T, bus jetstream.JetStream, ns string) string {
 	mark := events.CollectorSubject(ns, events.CollectorID([]string{"service"}, ns))
 	waitPhase(t, bus, mark, events.PhaseSynced)
 	return mark
+}
+
+// TestObjectOverTheLimitsIsReportedNotPublished: an object whose endpoint
+// has more targets than a reader takes (events.MaxTargets), though its
+// message fits on the bus, is refused like one too large for it: a
+// Warning Event and a metric, nothing published, nothing else held back.
+func TestObjectOverTheLimitsIsReportedNotPublished(t *testing.T) {
+	bus := ownBus(t)
+	ns := collectortest.NewNamespace(t)
+	targets := make([]string, events.MaxTargets+1)
+	for i := range targets {
+		targets[i] = fmt.Sprintf("10.%d.%d.%d", i>>16, i>>8&255, i&255)
+	}
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("many", "many.example.org",
+		map[string]string{collectortest.Alpha + "target": strings.Join(targets, ",")}))
+	refusedAlone(t, bus, ns, "many", "TooLarge", "targets")
+}
+
+// refusedAlone creates a Service small beside Service name of ns and runs
+// a collector of ns on bus: name gets a Warning Event saying all of want,
+// too_large_total grows, and name is not published while small is.
+func refusedAlone(t *testing.T, bus jetstream.JetStream, ns, name string, want ...string) {
+	t.Helper()
+	collectortest.CreateService(t, ns, collectortest.LoadBalancerService("small", "small.example.org", nil), collectortest.LoadBalancerIP("192.0.2.2"))
+	before := testutil.ToFloat64(collector.TooLargeMetric("service"))
+	c, err := collector.New(collector.Config{ClusterName: ns, Namespace: ns, RESTConfig: collectortest.Cluster.Config,
+		Sources: []string{"service"}, Workers: 1}, collectortest.Logger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	collectortest.RunCollectorOn(t, c, bus)
+	msgs := collectortest.WaitObjectEvents(t, ns, "Service", name, 1)
+	for _, w := range want {
+		if !strings.Contains(msgs, w) {
+			t.Fatalf("events on %s, want %q:\n%s", name, w, msgs)
+		}
+	}
+	if got := testutil.ToFloat64(collector.TooLargeMetric("service")); got <= before {
+		t.Errorf("too_large_total did not grow")
+	}
+	st, _ := bus.Stream(t.Context(), events.StreamSources)
+	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, "small")); err != nil {
+		t.Errorf("small not published: %v", err)
+	}
+	if _, err := st.GetLastMsgForSubject(t.Context(), collectortest.ServiceSubject(ns, ns, name)); !errors.Is(err, jetstream.ErrMsgNotFound) {
+		t.Errorf("%s: %v, want nothing published", name, err)
+	}
 }

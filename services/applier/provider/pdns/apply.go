@@ -15,8 +15,8 @@ import (
 // Apply checks every change's precondition against the RRsets PowerDNS
 // holds now, then writes all changes in one PATCH (REPLACE for a new
 // RRset, DELETE for none), which PowerDNS applies entirely or not at all.
-// When a precondition fails, nothing is written and the error wraps
-// provider.ErrStale.
+// When a precondition fails, or the zone was edited since it was read
+// (guard.go), nothing is written and the error wraps provider.ErrStale.
 func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Change) error {
 	var names []string
 	seen := make(map[string]bool, len(changes))
@@ -26,7 +26,7 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 			names = append(names, n)
 		}
 	}
-	eps, err := p.RecordsAt(ctx, zone, names)
+	eps, checkedAt, err := p.recordsAt(ctx, zone, names)
 	if err != nil {
 		return err
 	}
@@ -76,6 +76,9 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 			}
 		}
 		patch.RRsets = append(patch.RRsets, rs)
+	}
+	if err := p.unchangedSince(ctx, zone, checkedAt); err != nil {
+		return err
 	}
 	// REPLACE and DELETE state the RRset's final content, so a PATCH
 	// retried after a lost answer does no harm.

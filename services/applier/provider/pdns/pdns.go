@@ -5,8 +5,9 @@
 // The API has no conditional writes, so the plan's preconditions are checked
 // by reading the affected RRsets just before the PATCH: a plan computed from
 // stale observations is rejected with provider.ErrStale and nothing is
-// written. A change made by someone else between that read and the PATCH is
-// not detected (see README.md).
+// written. The zone's serial, read with them and again right before the
+// PATCH, makes an edit by someone else in between stale too (guard.go);
+// only the last round trip before the PATCH is left (see README.md).
 package pdns
 
 import (
@@ -95,39 +96,51 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 	if eps, ok := p.unchanged(ctx, zone); ok {
 		return eps, nil
 	}
-	return p.download(ctx, zone)
+	eps, _, err := p.download(ctx, zone)
+	return eps, err
 }
 
-// download reads the whole zone and keeps it as the provider's copy.
-func (p *Provider) download(ctx context.Context, zone string) ([]events.Endpoint, error) {
+// download reads the whole zone and keeps it as the provider's copy; it
+// returns the zone's serial too.
+func (p *Provider) download(ctx context.Context, zone string) ([]events.Endpoint, uint32, error) {
 	p.downloads.Add(1)
 	var z zoneJSON
 	if err := p.do(ctx, http.MethodGet, zonePath(zone), nil, nil, &z); err != nil {
-		return nil, fmt.Errorf("pdns: list zone %s: %w", zone, err)
+		return nil, 0, fmt.Errorf("pdns: list zone %s: %w", zone, err)
 	}
 	p.sizes.Store(zone, len(z.RRsets))
 	eps := endpointsOf(zone, z.RRsets)
 	p.keep(zone, z, eps)
-	return eps, nil
+	return eps, z.Serial, nil
 }
 
 // RecordsAt reads a few names one by one (GET with rrset_name), more from
 // the provider's copy of the zone while it is current, else with one GET
 // of the zone, and returns every RRset at names.
 func (p *Provider) RecordsAt(ctx context.Context, zone string, names []string) ([]events.Endpoint, error) {
+	eps, _, err := p.recordsAt(ctx, zone, names)
+	return eps, err
+}
+
+// recordsAt is RecordsAt, with the zone's serials its reads saw.
+func (p *Provider) recordsAt(ctx context.Context, zone string, names []string) ([]events.Endpoint, readSerials, error) {
+	var seen readSerials
 	if !p.byName(zone, len(names)) {
 		if l := p.current(ctx, zone); l != nil {
-			return provider.CloneEndpoints(provider.AtNames(l.eps, names)), nil
+			seen.saw(l.serial)
+			return provider.CloneEndpoints(provider.AtNames(l.eps, names)), seen, nil
 		}
-		eps, err := p.download(ctx, zone)
-		return provider.AtNames(eps, names), err
+		eps, serial, err := p.download(ctx, zone)
+		seen.saw(serial)
+		return provider.AtNames(eps, names), seen, err
 	}
 	var rrsets []rrsetJSON
 	for _, n := range slices.Compact(slices.Sorted(slices.Values(names))) {
 		var z zoneJSON
 		if err := p.do(ctx, http.MethodGet, zonePath(zone), url.Values{"rrset_name": {fqdn(n)}}, nil, &z); err != nil {
-			return nil, fmt.Errorf("pdns: read %s in zone %s: %w", n, zone, err)
+			return nil, seen, fmt.Errorf("pdns: read %s in zone %s: %w", n, zone, err)
 		}
+		seen.saw(z.Serial)
 		for _, rs := range z.RRsets {
 			if fqdn(rs.Name) != fqdn(n) && !p.noFilter.Swap(true) {
 				p.log.Info("pdns: the server does not filter by rrset_name; reading whole zones instead")
@@ -137,7 +150,7 @@ func (p *Provider) RecordsAt(ctx context.Context, zone string, names []string) (
 	}
 	// A server that ignores rrset_name answered whole zones: keeping only
 	// names is right either way.
-	return provider.AtNames(endpointsOf(zone, rrsets), names), nil
+	return provider.AtNames(endpointsOf(zone, rrsets), names), seen, nil
 }
 
 // Apply and RecordsAt read a few names one by one (GET with rrset_name),

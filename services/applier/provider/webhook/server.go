@@ -237,23 +237,12 @@ func ToChanges(ch Changes) ([]events.Change, error) {
 	for i := range ch.Delete {
 		out = append(out, events.Change{Old: &ch.Delete[i]})
 	}
-	used := make([]bool, len(ch.UpdateOld))
+	olds := pairing(ch.UpdateOld)
 	for i := range ch.UpdateNew {
-		k, j := provider.KeyOf(ch.UpdateNew[i]), -1
-		if i < len(ch.UpdateOld) && !used[i] && provider.KeyOf(ch.UpdateOld[i]) == k {
-			j = i
-		} else {
-			for o := range ch.UpdateOld {
-				if !used[o] && provider.KeyOf(ch.UpdateOld[o]) == k {
-					j = o
-					break
-				}
-			}
-		}
+		j := olds.take(i, provider.KeyOf(ch.UpdateNew[i]))
 		if j < 0 {
 			return nil, fmt.Errorf("updateNew %s %s has no updateOld", ch.UpdateNew[i].DNSName, ch.UpdateNew[i].RecordType)
 		}
-		used[j] = true
 		out = append(out, events.Change{Old: &ch.UpdateOld[j], New: &ch.UpdateNew[i]})
 	}
 	for i := range ch.Create {
