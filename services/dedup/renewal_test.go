@@ -25,8 +25,9 @@ func (b *bus) answerRenewals(t *testing.T) {
 			case <-ctx.Done():
 				return
 			case <-asked:
-				cs := &events.CollectorState{Cluster: "c1", Collector: events.CollectorID([]string{"service"}, ""),
-					Sources: []string{"service"}, Run: "r1", Phase: events.PhaseSynced, LeaseMillis: time.Hour.Milliseconds()}
+				cs := &events.CollectorState{CollectorRef: events.CollectorRef{Cluster: "c1",
+					Collector: events.CollectorID([]string{"service"}, ""), Sources: []string{"service"}},
+					Run: "r1", Phase: events.PhaseSynced, LeaseMillis: time.Hour.Milliseconds()}
 				_, _, _ = events.Publish(ctx, b.js, events.CollectorSubject("c1", cs.Collector), cs, "")
 			}
 		}
