@@ -36,7 +36,7 @@ var _ provider.Provider = (*Provider)(nil)
 // New builds the provider. It does not contact the webhook: negotiation
 // happens at every Zones (each full listing of the applier), so a webhook
 // that starts later, or changes its domain filter, is picked up.
-func New(cfg Config, opts provider.Options) (*Provider, error) {
+func New(cfg Config, opts provider.Options, with ...Option) (*Provider, error) {
 	opts = opts.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -49,7 +49,19 @@ func New(cfg Config, opts provider.Options) (*Provider, error) {
 		defaultTTL: opts.DefaultTTL,
 		log:        opts.Logger,
 	}
+	for _, o := range with {
+		o(p)
+	}
 	return p, nil
+}
+
+// Option configures a Provider beyond its flags.
+type Option func(*Provider)
+
+// WithTransport sends the protocol's requests through rt instead of the
+// network, e.g. to a handler in the same process.
+func WithTransport(rt http.RoundTripper) Option {
+	return func(p *Provider) { p.client = &http.Client{Transport: rt} }
 }
 
 // DomainFilter negotiates with the webhook (GET /) and returns its domain
