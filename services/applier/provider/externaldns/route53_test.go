@@ -3,6 +3,7 @@ package externaldns_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -140,5 +141,81 @@ func TestRoute53OnMoto(t *testing.T) {
 	}
 	if got := r.rrsets(t); !slices.Equal(got, want) {
 		t.Fatalf("after update and delete:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// Set identifiers are RRsets of their own, and a routing policy's
+// provider-specific properties (aws/weight, aws/failover) reach Route53
+// and are listed back.
+func TestRoute53RoutingPolicies(t *testing.T) {
+	r := startRoute53(t, "example.org")
+	ctx := context.Background()
+	p := provider.Checked(newAdapter(t, []string{"--provider=aws", "--aws-zone-type=public"}))
+	if _, err := p.Zones(ctx); err != nil {
+		t.Fatal(err)
+	}
+	policy := func(e *events.Endpoint, id string, props ...string) *events.Endpoint {
+		e.SetIdentifier = id
+		for i := 0; i+1 < len(props); i += 2 {
+			e.ProviderSpecific = append(e.ProviderSpecific, events.ProviderSpecificProperty{Name: props[i], Value: props[i+1]})
+		}
+		return e
+	}
+	if err := p.Apply(ctx, "example.org", []events.Change{
+		{New: policy(ep("w.example.org", "A", 60, "192.0.2.1"), "blue", "aws/weight", "10")},
+		{New: policy(ep("w.example.org", "A", 60, "192.0.2.2"), "green", "aws/weight", "20")},
+		{New: policy(ep("f.example.org", "A", 60, "192.0.2.3"), "primary", "aws/failover", "PRIMARY")},
+		{New: policy(ep("f.example.org", "A", 60, "192.0.2.4"), "secondary", "aws/failover", "SECONDARY")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := r.client.ListResourceRecordSets(ctx, &route53.ListResourceRecordSetsInput{HostedZoneId: aws.String(r.zoneID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, rs := range out.ResourceRecordSets {
+		if rs.SetIdentifier != nil {
+			s := strings.TrimSuffix(*rs.Name, ".") + " " + *rs.SetIdentifier + " " + *rs.ResourceRecords[0].Value
+			if rs.Weight != nil {
+				s += fmt.Sprintf(" weight=%d", *rs.Weight)
+			}
+			s += " " + string(rs.Failover)
+			got = append(got, strings.TrimSpace(s))
+		}
+	}
+	slices.Sort(got)
+	want := []string{"f.example.org primary 192.0.2.3 PRIMARY", "f.example.org secondary 192.0.2.4 SECONDARY",
+		"w.example.org blue 192.0.2.1 weight=10", "w.example.org green 192.0.2.2 weight=20"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("record sets %q, want %q", got, want)
+	}
+	eps, err := p.Records(ctx, "example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, e := range eps {
+		if e.SetIdentifier != "" {
+			listed = append(listed, fmt.Sprintf("%s %s %v %v", e.DNSName, e.SetIdentifier, e.Targets, e.ProviderSpecific))
+		}
+	}
+	if len(listed) != 4 || !strings.Contains(strings.Join(listed, "|"), "{aws/weight 20}") {
+		t.Fatalf("listed %q", listed)
+	}
+	// One of the weighted pair changes; the other is left alone.
+	var blue *events.Endpoint
+	for i := range eps {
+		if eps[i].SetIdentifier == "blue" {
+			blue = &eps[i]
+		}
+	}
+	if err := p.Apply(ctx, "example.org", []events.Change{
+		{Old: blue, New: policy(ep("w.example.org", "A", 60, "192.0.2.9"), "blue", "aws/weight", "10")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.rrsets(t); !slices.Contains(got, "w.example.org A 192.0.2.9") || !slices.Contains(got, "w.example.org A 192.0.2.2") {
+		t.Fatalf("after changing blue: %q", got)
 	}
 }
