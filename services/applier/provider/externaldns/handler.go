@@ -18,10 +18,12 @@ import (
 // protocol, as ExternalDNS' webhook/api.WebhookServer does, except that
 // each call runs under its request's context (theirs runs under
 // context.Background(), so a cancelled or timed-out apply would go on
-// writing) and failures name themselves in the body the applier's webhook
-// provider reads. TXT targets are converted (layout.go). When the provider's own domain filter lists nothing (most
-// providers but AWS, Google and Azure), the command line's is negotiated, so
-// --domain-filter names the zones, as ExternalDNS users already give it.
+// writing), failures name themselves in the body the applier's webhook
+// provider reads, and TXT targets are converted (txtTargets). When the
+// provider's own domain filter lists nothing (every provider but those
+// that list their hosted zones: AWS, Google, Azure, ...), the command
+// line's is negotiated, so --domain-filter names the zones, as ExternalDNS
+// users already give it.
 type handler struct {
 	p        edprovider.Provider
 	fallback *endpoint.DomainFilter
