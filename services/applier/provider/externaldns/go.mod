@@ -8,6 +8,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/service/route53 v1.62.5
 	github.com/zonestream/zonestream/events v0.0.0
 	github.com/zonestream/zonestream/services/applier v0.0.0
+	github.com/zonestream/zonestream/stage v0.0.0
 	github.com/zonestream/zonestream/testenv v0.0.0
 	sigs.k8s.io/external-dns v0.21.0
 )
@@ -152,7 +153,6 @@ require (
 	github.com/x448/float16 v0.8.4 // indirect
 	github.com/xhit/go-str2duration/v2 v2.1.0 // indirect
 	github.com/youmark/pkcs8 v0.0.0-20240726163527-a2c0da244d78 // indirect
-	github.com/zonestream/zonestream/stage v0.0.0 // indirect
 	go.etcd.io/etcd/api/v3 v3.7.0 // indirect
 	go.etcd.io/etcd/client/pkg/v3 v3.7.0 // indirect
 	go.etcd.io/etcd/client/v3 v3.7.0 // indirect

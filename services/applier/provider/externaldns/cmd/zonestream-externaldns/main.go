@@ -1,5 +1,10 @@
-// Command zonestream-externaldns serves any provider of ExternalDNS over
-// ExternalDNS' webhook protocol, for the applier's --provider=webhook:
+// Command zonestream-externaldns is the applier driving any provider of
+// ExternalDNS, with ExternalDNS' flags beside the applier's:
+//
+//	zonestream-externaldns applier --nats-url=... --provider=aws --aws-zone-type=public
+//
+// or serves one over ExternalDNS' webhook protocol, for the applier's
+// --provider=webhook:
 //
 //	zonestream-externaldns --provider=aws --aws-zone-type=public --domain-filter=example.org
 //	zonestream applier --provider=webhook --webhook-provider-url=http://127.0.0.1:8888 ...
@@ -20,6 +25,7 @@ import (
 	"syscall"
 
 	"github.com/zonestream/zonestream/services/applier/provider/externaldns"
+	"github.com/zonestream/zonestream/stage"
 )
 
 func main() {
@@ -30,6 +36,10 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "applier" {
+		ours, theirs := externaldns.SplitArgs(args[1:])
+		return stage.MainArgs(externaldns.ApplierStage(theirs), ours)
+	}
 	addr, rest := webhookAddress(args)
 	cfg, err := externaldns.Parse(rest)
 	if err != nil {
