@@ -29,8 +29,8 @@ const (
 // New builds the ExternalDNS provider that args (an ExternalDNS command
 // line: --provider=aws --aws-zone-type=public ...) select, with
 // ExternalDNS' own Config and factory, and returns it as a zonestream
-// provider. The zones are WithZones', else the provider's domain filter's
-// (AWS, Google, Azure list their hosted zones), else --domain-filter's.
+// provider. Its zones are those of the provider's domain filter (AWS,
+// Google, Azure list their hosted zones), else --domain-filter's.
 func New(ctx context.Context, args []string, opts provider.Options, with ...Option) (*webhook.Provider, error) {
 	cfg, err := Parse(args)
 	if err != nil {
@@ -55,11 +55,6 @@ func FromConfig(ctx context.Context, cfg *edns.Config, opts provider.Options, wi
 
 // Option configures the adapter beyond ExternalDNS' command line.
 type Option func(*webhook.Config)
-
-// WithZones names the zones to manage.
-func WithZones(zones ...string) Option {
-	return func(c *webhook.Config) { c.Zones = append(c.Zones, zones...) }
-}
 
 // WithRetry sets how often, and after how long, a failed call to the
 // provider is tried again (default 3 times, from 250ms), on top of the
