@@ -37,9 +37,16 @@ func TestPlansAreBoundedInBytes(t *testing.T) {
 		feed(t, s, events.DesiredSubject(name), &events.DesiredState{DNSName: name,
 			Endpoints: []events.Endpoint{rr(name, "AAAA", 0, aaaaTargets(maxPayload/(6*20))...)}})
 	}
+	// One endpoint holds at most events.MaxTargets targets, so the name too
+	// large for any plan holds several record sets (set identifiers).
 	big := "big." + zone
-	feed(t, s, events.DesiredSubject(big), &events.DesiredState{DNSName: big,
-		Endpoints: []events.Endpoint{rr(big, "AAAA", 0, aaaaTargets(maxPayload/10)...)}})
+	var bigSets []events.Endpoint
+	for i := range 10 {
+		e := rr(big, "AAAA", 0, aaaaTargets(events.MaxTargets)...)
+		e.SetIdentifier = fmt.Sprintf("set-%d", i)
+		bigSets = append(bigSets, e)
+	}
+	feed(t, s, events.DesiredSubject(big), &events.DesiredState{DNSName: big, Endpoints: bigSets})
 	before := testutil.ToFloat64(refused.WithLabelValues(refusedSize))
 	sub := planSub(t, nc)
 
