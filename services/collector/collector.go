@@ -27,7 +27,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/services/collector/kubestatus"
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/collector/source"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
@@ -98,7 +98,7 @@ type Config struct {
 	KubeStatus bool
 	// Ownership is the planner's TXT registry configuration, read to tell
 	// names another owner holds (stage.Shared).
-	Ownership kubestatus.Ownership
+	Ownership registry.Settings
 
 	// Workers is how many objects are processed concurrently (default 4).
 	Workers int

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
@@ -23,7 +24,7 @@ func benchState(b *testing.B, n int) *state {
 	if err := events.EnsureStreams(context.Background(), js); err != nil {
 		b.Fatal(err)
 	}
-	p, err := New(Config{TXTOwnerID: "bench", Policy: "sync", Registry: "txt", BatchChangeSize: 1000},
+	p, err := New(Config{Ownership: registry.Settings{OwnerID: "bench"}, Policy: "sync", Registry: "txt", BatchChangeSize: 1000},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)
@@ -39,7 +40,7 @@ func benchState(b *testing.B, n int) *state {
 			Contributors: []events.ObjectRef{{Cluster: "c", Source: "service", Namespace: "ns", Name: fmt.Sprint("svc-", i)}}})
 		feed(b, s, events.ObservedSubject("p", name), &events.ObservedState{Provider: "p", Zone: benchZone,
 			DNSName: name, Records: []events.Endpoint{events.NewEndpoint(name, "A", 300, ip)}})
-		owner := ownership{owner: "bench", resource: fmt.Sprint("service/ns/svc-", i)}.format()
+		owner := registry.Labels{Owner: "bench", Resource: fmt.Sprint("service/ns/svc-", i)}.Format()
 		feed(b, s, events.ObservedSubject("p", "a-"+name), &events.ObservedState{Provider: "p", Zone: benchZone,
 			DNSName: "a-" + name, Records: []events.Endpoint{events.NewEndpoint("a-"+name, "TXT", 300, owner)}})
 	}

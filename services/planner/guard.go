@@ -80,7 +80,7 @@ func (l limits) exceeded(deletes int, owned func() int) bool {
 // countDeletes counts the owned record sets changes delete at name: an
 // ownership record (elsewhere, or a TXT of registry strings only at the
 // name) goes with its record and is not counted.
-func (reg *registry) countDeletes(name string, changes []events.Change) int {
+func (reg *txtRegistry) countDeletes(name string, changes []events.Change) int {
 	n := 0
 	for _, c := range changes {
 		if c.New != nil || c.Old.DNSName != name {
@@ -124,7 +124,7 @@ func (s *state) ownedIn(k zoneKey) int {
 	n := 0
 	zones := []string{k.zone}
 	for name := range s.observed[k.provider] {
-		if _, ok := zoneOf(name, zones); !ok || !s.filter.match(name) || !s.known(k.provider, name) {
+		if _, ok := zoneOf(name, zones); !ok || !s.filter.Match(name) || !s.known(k.provider, name) {
 			continue
 		}
 		in := s.nameInput(k.provider, k.zone, name)

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // planName decides the changes at one name. It is a pure function of its
@@ -29,7 +30,7 @@ func planName(in nameInput) namePlan {
 // nameWork is planName's working state at one name.
 type nameWork struct {
 	in         nameInput
-	reg        *registry
+	reg        *txtRegistry
 	have, want map[rrKey]*events.Endpoint
 	// registries are the registry RRsets by name and set identifier:
 	// ExternalDNS gives the ownership record of an RRset with a set
@@ -50,7 +51,7 @@ type nameWork struct {
 func newNameWork(in nameInput, have, want map[rrKey]*events.Endpoint) *nameWork {
 	w := &nameWork{in: in, reg: in.reg, have: have, want: want, registries: map[string]*registryRRset{},
 		oldRRs: map[string]*registryRRset{}, newRRs: map[*registryRRset]bool{}}
-	w.oldName = w.reg.names.oldTXTName(in.name)
+	w.oldName = w.reg.names.OldTXTName(in.name)
 	w.hasOld = w.inZone(w.oldName) && !w.reg.newFormatOfAnother(w.oldName, in.name)
 	w.oldRRFor("")
 	return w
@@ -95,7 +96,7 @@ func (w *nameWork) planRRset(k rrKey) {
 	t := k.recordType
 	want, h := w.want[k], w.have[k]
 	oldRR := w.oldRRFor(k.setID)
-	newName := reg.names.txtName(in.name, t)
+	newName := reg.names.TXTName(in.name, t)
 	if !w.inZone(newName) {
 		newName = in.name
 	}
@@ -133,7 +134,7 @@ func (w *nameWork) planRRset(k rrKey) {
 	switch {
 	case h != nil && !own.ours:
 		if want != nil {
-			w.out.conflicts = append(w.out.conflicts, fmt.Sprintf("%s %s exists and is not owned by %q", in.name, t, reg.ownerID))
+			w.out.conflicts = append(w.out.conflicts, fmt.Sprintf("%s %s exists and is not owned by %q", in.name, t, reg.OwnerID))
 		}
 		return
 	case h == nil && own.foreign:
@@ -241,7 +242,7 @@ func (w *nameWork) ordered(oldTouched map[*registryRRset]bool) []events.Change {
 		if r.data && r.userTTL != 0 {
 			ttl = r.userTTL
 		}
-		c, ok := r.change(w.reg, ownership{owner: w.reg.ownerID, resource: w.in.resource}, ttl)
+		c, ok := r.change(w.reg, registry.Labels{Owner: w.reg.OwnerID, Resource: w.in.resource}, ttl)
 		switch {
 		case !ok:
 		case r.data && (r.adds || r.claimed):

@@ -19,30 +19,26 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/domains"
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/stage"
 )
 
 // Config is the planner's configuration; flag names are ExternalDNS'.
 type Config struct {
-	DomainFilter         stage.StringList
-	ExcludeDomains       stage.StringList
-	RegexDomainFilter    string
-	RegexDomainExclusion string
-	TXTOwnerID           string
-	TXTPrefix            string
-	TXTSuffix            string
-	TXTWildcardReplace   string
-	TXTEncryptEnabled    bool
-	TXTEncryptAESKey     string
-	MigrateFromTXTOwner  string
-	TXTAdoptOwners       stage.StringList
-	Policy               string
-	Registry             string
-	ManagedRecordTypes   stage.StringList
-	ExcludeRecordTypes   stage.StringList
-	BatchChangeSize      int
-	BatchWindow          time.Duration
-	PlanTimeout          time.Duration
+	Domains             domains.Settings
+	Ownership           registry.Settings
+	TXTEncryptEnabled   bool
+	TXTEncryptAESKey    string
+	MigrateFromTXTOwner string
+	TXTAdoptOwners      stage.StringList
+	Policy              string
+	Registry            string
+	ManagedRecordTypes  stage.StringList
+	ExcludeRecordTypes  stage.StringList
+	BatchChangeSize     int
+	BatchWindow         time.Duration
+	PlanTimeout         time.Duration
 	// MaxDeletes and MaxDeletesPercent are the mass-delete guard's limits
 	// (guard.go); 0 turns either off.
 	MaxDeletes        int
@@ -71,8 +67,8 @@ type Planner struct {
 	policy   Policy
 	limits   limits
 	managed  []string
-	reg      *registry
-	filter   domainFilter
+	reg      *txtRegistry
+	filter   domains.Filter
 	log      *slog.Logger
 	caughtUp atomic.Bool
 }
@@ -81,7 +77,7 @@ type Planner struct {
 func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	p := &Planner{cfg: cfg, policy: Policy(cfg.Policy), log: logger}
 	var err error
-	if p.filter, err = newDomainFilter(cfg.DomainFilter, cfg.ExcludeDomains, cfg.RegexDomainFilter, cfg.RegexDomainExclusion); err != nil {
+	if p.filter, err = domains.New(cfg.Domains); err != nil {
 		return nil, err
 	}
 	if !p.policy.valid() {
@@ -90,7 +86,7 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	if cfg.Registry != "txt" && cfg.Registry != "noop" {
 		return nil, fmt.Errorf("--registry=%q: want txt or noop", cfg.Registry)
 	}
-	for flag, id := range map[string]string{"txt-owner-id": cfg.TXTOwnerID, "migrate-from-txt-owner": cfg.MigrateFromTXTOwner} {
+	for flag, id := range map[string]string{"txt-owner-id": cfg.Ownership.OwnerID, "migrate-from-txt-owner": cfg.MigrateFromTXTOwner} {
 		if (id == "" && flag == "txt-owner-id") || strings.ContainsAny(id, ",= \"") {
 			return nil, fmt.Errorf("--%s=%q: must be non-empty, without commas, '=', quotes or spaces", flag, id)
 		}
@@ -100,10 +96,10 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 			return nil, fmt.Errorf("--txt-adopt-owner=%q: must be non-empty, without commas, '=', quotes or spaces", id)
 		}
 	}
-	if cfg.TXTPrefix != "" && cfg.TXTSuffix != "" {
+	if cfg.Ownership.Prefix != "" && cfg.Ownership.Suffix != "" {
 		return nil, errors.New("--txt-prefix and --txt-suffix are mutually exclusive")
 	}
-	key, err := parseAESKey(cfg.TXTEncryptAESKey)
+	key, err := registry.ParseAESKey(cfg.TXTEncryptAESKey)
 	if err != nil {
 		return nil, fmt.Errorf("--txt-encrypt-aes-key: %w", err)
 	}
@@ -136,8 +132,8 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	p.managed = slices.DeleteFunc(p.managed, func(t string) bool { return excluded[t] })
 	adopt := slices.Clone([]string(cfg.TXTAdoptOwners))
 	slices.Sort(adopt)
-	p.reg = &registry{noop: cfg.Registry == "noop", ownerID: cfg.TXTOwnerID, migrate: cfg.MigrateFromTXTOwner,
-		adopt: slices.Compact(adopt), names: newNameMapper(cfg.TXTPrefix, cfg.TXTSuffix, cfg.TXTWildcardReplace),
+	p.reg = &txtRegistry{noop: cfg.Registry == "noop", Settings: cfg.Ownership, migrate: cfg.MigrateFromTXTOwner,
+		adopt: slices.Compact(adopt), names: cfg.Ownership.Names(),
 		aesKey: key, encrypt: cfg.TXTEncryptEnabled, managed: p.managed}
 	return p, nil
 }

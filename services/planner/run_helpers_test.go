@@ -41,8 +41,8 @@ func startBus(t *testing.T) (*nats.Conn, jetstream.JetStream) {
 // replayed the streams.
 func runPlanner(t *testing.T, js jetstream.JetStream, cfg Config) *Planner {
 	t.Helper()
-	if cfg.TXTOwnerID == "" {
-		cfg.TXTOwnerID = "me"
+	if cfg.Ownership.OwnerID == "" {
+		cfg.Ownership.OwnerID = "me"
 	}
 	cfg.Policy = string(cmpOr(Policy(cfg.Policy), PolicySync))
 	cfg.Registry = cmpOr(cfg.Registry, "txt")
@@ -66,7 +66,7 @@ func runPlanner(t *testing.T, js jetstream.JetStream, cfg Config) *Planner {
 // without Run.
 func freshState(t *testing.T, js jetstream.JetStream, cfg Config) *state {
 	t.Helper()
-	cfg.TXTOwnerID, cfg.Policy, cfg.Registry = "me", "sync", "txt"
+	cfg.Ownership.OwnerID, cfg.Policy, cfg.Registry = "me", "sync", "txt"
 	cfg.BatchChangeSize = cmpOr(cfg.BatchChangeSize, 1000)
 	cfg.PlanTimeout = cmpOr(cfg.PlanTimeout, time.Minute)
 	p, err := New(cfg, testLogger())

@@ -417,5 +417,5 @@ func (s *state) registryOwners(name string) []string {
 	if s.reg.noop {
 		return nil
 	}
-	return s.reg.names.recordNames(name)
+	return s.reg.names.RecordNames(name)
 }

@@ -9,10 +9,11 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 func TestRepeatedAppliedPlanBacksOff(t *testing.T) {
-	p, err := New(Config{TXTOwnerID: "me", Policy: "sync", Registry: "txt", BatchChangeSize: 10},
+	p, err := New(Config{Ownership: registry.Settings{OwnerID: "me"}, Policy: "sync", Registry: "txt", BatchChangeSize: 10},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -98,11 +98,11 @@ func (s *state) known(provider, name string) bool {
 	if s.reg.noop {
 		return true
 	}
-	if unknownObs[s.reg.names.oldTXTName(name)] {
+	if unknownObs[s.reg.names.OldTXTName(name)] {
 		return false
 	}
 	for _, t := range s.managed {
-		if unknownObs[s.reg.names.txtName(name, t)] {
+		if unknownObs[s.reg.names.TXTName(name, t)] {
 			return false
 		}
 	}

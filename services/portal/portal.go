@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/domains"
 	"github.com/zonestream/zonestream/services/portal/history"
 	"github.com/zonestream/zonestream/services/portal/probe"
 	"github.com/zonestream/zonestream/services/portal/projection"
@@ -43,12 +44,12 @@ func New(cfg Config, logger *slog.Logger) (*Portal, error) {
 	if cfg.Grace <= 0 {
 		cfg.Grace = 2 * time.Minute
 	}
-	filtered, err := cfg.Filters.reasoner()
+	filter, err := domains.New(cfg.Domains)
 	if err != nil {
 		return nil, err
 	}
-	proj := projection.New(projection.Options{Grace: cfg.Grace, OwnerID: cfg.OwnerID, Checking: cfg.Resolver != "",
-		Filtered: filtered})
+	proj := projection.New(projection.Options{Grace: cfg.Grace, Ownership: cfg.Ownership, Checking: cfg.Resolver != "",
+		Filtered: filter.Reason})
 	return &Portal{cfg: cfg, log: logger, proj: proj}, nil
 }
 
