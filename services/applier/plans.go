@@ -33,7 +33,7 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 	var plan events.Plan
 	if err := events.Decode(r, &plan); err != nil {
 		a.log.Error("undecodable plan, parking it on the dead-letter subject", "subject", r.Subject, "seq", r.Seq, "err", err)
-		if derr := events.DeadLetter(ctx, js, Service, r, err); derr != nil {
+		if derr := events.DeadLetter(ctx, js, Name, r, err); derr != nil {
 			a.log.Error("dead-lettering failed; will retry", "err", derr)
 			_ = msg.NakWithDelay(2 * time.Second)
 			return

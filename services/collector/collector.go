@@ -205,7 +205,7 @@ func KnownSources() []string {
 }
 
 // Collector runs the configured sources and publishes their objects'
-// endpoints. It satisfies stage.Service (package stage).
+// endpoints. It satisfies stage.Runner (package stage).
 type Collector struct {
 	cfg        Config
 	logger     *slog.Logger
@@ -219,7 +219,7 @@ type Collector struct {
 	ready   error
 }
 
-var _ stage.Service = (*Collector)(nil)
+var _ stage.Runner = (*Collector)(nil)
 
 // LeaseKey names the lease of which the holder is the one collector of
 // this cluster and set of sources at work: two would publish runs, marks

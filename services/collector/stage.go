@@ -15,7 +15,7 @@ func Stage() stage.Definition {
 		Name:          "collector",
 		Shared:        stage.RecordTypes | stage.Heartbeat | stage.OwnershipFlags,
 		RegisterFlags: cfg.RegisterFlags,
-		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Service, error) {
+		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.ManagedRecordTypes, cfg.Heartbeat = shared.ManagedRecordTypes, shared.Heartbeat
 			cfg.Ownership = shared.Ownership
 			return New(cfg, logger)

@@ -15,7 +15,7 @@ func Stage() stage.Definition {
 		Name:          "planner",
 		Shared:        stage.RecordTypes | stage.OwnershipFlags | stage.DomainFlags,
 		RegisterFlags: cfg.RegisterFlags,
-		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Service, error) {
+		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.ManagedRecordTypes = shared.ManagedRecordTypes
 			cfg.Ownership, cfg.Domains = shared.Ownership, shared.Domains
 			return New(cfg, logger)

@@ -21,8 +21,9 @@ import (
 	"github.com/zonestream/zonestream/services/portal/web"
 )
 
-// Service is the name of the portal on the bus and in logs.
-const Service = "portal"
+// Name is the portal stage's name: its command, its identity on the bus
+// and its log attribute.
+const Name = "portal"
 
 // Portal keeps the projection current and serves it.
 type Portal struct {

@@ -12,10 +12,10 @@ import (
 func Stage() stage.Definition {
 	var cfg Config
 	return stage.Definition{
-		Name:          Service,
+		Name:          Name,
 		Shared:        stage.OwnershipFlags | stage.DomainFlags,
 		RegisterFlags: cfg.RegisterFlags,
-		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Service, error) {
+		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.Ownership, cfg.Domains = shared.Ownership, shared.Domains
 			return New(cfg, logger)
 		},
