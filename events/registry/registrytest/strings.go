@@ -5,7 +5,9 @@ package registrytest
 
 import (
 	"slices"
+	"testing"
 
+	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/registry"
 )
 
@@ -72,4 +74,17 @@ func (s String) Owner() (owner string, ok bool) {
 		return registry.Unreadable, true
 	}
 	return s.Labels.Owner, s.OK
+}
+
+// CheckOwners has a reader without the key, which reads the ownership
+// record holding one string, read every string of the table; it must read
+// each as Owner says.
+func CheckOwners(t testing.TB, reader string, read func(record events.Endpoint) (owner string, ok bool)) {
+	t.Helper()
+	for _, s := range Strings() {
+		owner, ok := read(events.NewEndpoint("a-www.example.org", events.RecordTypeTXT, 300, s.TXT))
+		if wantOwner, wantOK := s.Owner(); owner != wantOwner || ok != wantOK {
+			t.Errorf("%s(%q) = %q %v, want %q %v", reader, s.TXT, owner, ok, wantOwner, wantOK)
+		}
+	}
 }
