@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/client-go/informers"
@@ -161,8 +160,8 @@ func (s *Source) IngressEndpoints(ing *networkingv1.Ingress) ([]events.Endpoint,
 	if !s.selects(ing) {
 		return nil, nil
 	}
-	n := &ingressNames{s: s, ing: ing}
-	ttl := n.ttl()
+	n := &ingressNames{Inputs: source.NewInputs(ing), s: s, ing: ing}
+	ttl := n.TTL()
 	n.targets = n.readTargets()
 	defined, annotated := n.hostnameSources()
 	if defined {
@@ -175,12 +174,12 @@ func (s *Source) IngressEndpoints(ing *networkingv1.Ingress) ([]events.Endpoint,
 		n.addTemplated()
 	}
 	eps := n.set.Endpoints(ttl)
-	if setID, _, _ := source.Annotation(ing.Annotations, AnnotationSetIdentifier); strings.TrimSpace(setID) != "" {
+	if setID := n.SetIdentifier(); setID != "" {
 		for i := range eps {
-			eps[i].SetIdentifier = strings.TrimSpace(setID)
+			eps[i].SetIdentifier = setID
 		}
 	}
-	return eps, n.problems
+	return eps, n.Problems
 }
 
 // selects reports whether ing is this source's: its controller, through

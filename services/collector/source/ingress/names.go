@@ -12,44 +12,17 @@ import (
 // ingressNames gathers the endpoints of one Ingress and the problems met
 // on the way.
 type ingressNames struct {
-	s        *Source
-	ing      *networkingv1.Ingress
-	targets  []string
-	set      source.EndpointSet
-	problems []error
-}
-
-func (n *ingressNames) problem(reason, field string, err error) {
-	n.problems = append(n.problems, &source.Problem{Object: n.ing, Reason: reason, Field: field, Err: err})
-}
-
-// ttl is the TTL annotation's, 0 for none or an invalid one.
-func (n *ingressNames) ttl() int64 {
-	v, k, ok := source.Annotation(n.ing.Annotations, AnnotationTTL)
-	if !ok {
-		return 0
-	}
-	t, err := source.ParseTTL(v)
-	if err != nil {
-		n.problem(ReasonInvalidAnnotation, k, err)
-		return 0
-	}
-	return t
+	*source.Inputs
+	s       *Source
+	ing     *networkingv1.Ingress
+	targets []string
+	set     source.EndpointSet
 }
 
 // readTargets are the target annotation's valid entries, else the load
 // balancer status'.
 func (n *ingressNames) readTargets() []string {
-	var targets []string
-	if v, k, ok := source.Annotation(n.ing.Annotations, AnnotationTarget); ok {
-		for _, t := range source.SplitList(v) {
-			if err := source.ValidateTarget(t); err != nil {
-				n.problem(ReasonInvalidAnnotation, k, err)
-				continue
-			}
-			targets = append(targets, t)
-		}
-	}
+	targets := n.Targets()
 	if len(targets) > 0 {
 		return targets
 	}
@@ -59,7 +32,7 @@ func (n *ingressNames) readTargets() []string {
 				continue
 			}
 			if err := source.ValidateTarget(t); err != nil {
-				n.problem(ReasonInvalidHostname, "status.loadBalancer.ingress", err)
+				n.Problem(ReasonInvalidHostname, "status.loadBalancer.ingress", err)
 				continue
 			}
 			targets = append(targets, t)
@@ -84,7 +57,7 @@ func (n *ingressNames) hostnameSources() (defined, annotated bool) {
 		return false, annotated
 	}
 	// ExternalDNS takes no defined-host nor annotation name then.
-	n.problem(ReasonInvalidAnnotation, k, fmt.Errorf("unknown value %q (known: %s, %s); no rule, tls or hostname annotation name is used",
+	n.Problem(ReasonInvalidAnnotation, k, fmt.Errorf("unknown value %q (known: %s, %s); no rule, tls or hostname annotation name is used",
 		v, HostnameSourceDefinedHostsOnly, HostnameSourceAnnotationOnly))
 	return false, false
 }
@@ -97,7 +70,7 @@ func (n *ingressNames) add(h, field, reason string) {
 		return
 	}
 	if err := source.ValidateHostname(h, true); err != nil {
-		n.problem(reason, field, err)
+		n.Problem(reason, field, err)
 		return
 	}
 	n.set.Add(h, n.targets...)
@@ -132,7 +105,7 @@ func (n *ingressNames) addAnnotated() {
 func (n *ingressNames) addTemplated() {
 	hosts, err := source.ExecFQDNTemplate(n.s.opts.FQDNTemplate, n.ing)
 	if err != nil {
-		n.problem(ReasonFQDNTemplateFailed, "--fqdn-template", err)
+		n.Problem(ReasonFQDNTemplateFailed, "--fqdn-template", err)
 	}
 	for _, h := range hosts {
 		n.add(h, "--fqdn-template", ReasonFQDNTemplateFailed)

@@ -12,51 +12,16 @@ import (
 // serviceNames gathers the endpoints of one Service and the problems met
 // on the way.
 type serviceNames struct {
-	s        *Source
-	svc      *corev1.Service
-	set      source.EndpointSet
-	problems []error
+	*source.Inputs
+	s   *Source
+	svc *corev1.Service
+	set source.EndpointSet
 	// override holds the target annotation's valid targets, which, when
 	// there is one, replace those the Service's type would give.
 	override []string
 	// The targets of a headless or NodePort Service (from Pods,
 	// EndpointSlices, Nodes) and of a LoadBalancer, computed once.
 	dependent, lb *typeTargets
-}
-
-func (n *serviceNames) problem(reason, field string, err error) {
-	n.problems = append(n.problems, &source.Problem{Object: n.svc, Reason: reason, Field: field, Err: err})
-}
-
-// ttl is the TTL annotation's, 0 for none or an invalid one.
-func (n *serviceNames) ttl() int64 {
-	v, k, ok := source.Annotation(n.svc.Annotations, AnnotationTTL)
-	if !ok {
-		return 0
-	}
-	t, err := source.ParseTTL(v)
-	if err != nil {
-		n.problem(ReasonInvalidAnnotation, k, err)
-		return 0
-	}
-	return t
-}
-
-// targetAnnotation returns the target annotation's valid targets.
-func (n *serviceNames) targetAnnotation() []string {
-	v, k, ok := source.Annotation(n.svc.Annotations, AnnotationTarget)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for _, t := range source.SplitList(v) {
-		if err := source.ValidateTarget(t); err != nil {
-			n.problem(ReasonInvalidAnnotation, k, err)
-			continue
-		}
-		out = append(out, t)
-	}
-	return out
 }
 
 // targets are the targets of a name of the Service.
@@ -68,17 +33,17 @@ func (n *serviceNames) targets(useClusterIP bool) *typeTargets {
 	switch {
 	case svc.Spec.Type == corev1.ServiceTypeLoadBalancer && !useClusterIP:
 		if n.lb == nil {
-			n.lb = &typeTargets{targets: n.s.loadBalancerTargets(svc, &n.problems)}
+			n.lb = &typeTargets{targets: n.s.loadBalancerTargets(svc, &n.Problems)}
 		}
 		return n.lb
 	case isHeadless(svc):
 		if n.dependent == nil {
-			n.dependent = n.s.headlessTargets(svc, &n.problems)
+			n.dependent = n.s.headlessTargets(svc, &n.Problems)
 		}
 		return n.dependent
 	case svc.Spec.Type == corev1.ServiceTypeNodePort:
 		if n.dependent == nil {
-			n.dependent = n.s.nodePortTargets(svc, &n.problems)
+			n.dependent = n.s.nodePortTargets(svc, &n.Problems)
 		}
 		return n.dependent
 	}
@@ -95,7 +60,7 @@ func (n *serviceNames) add(h string, tt *typeTargets) {
 		}
 		name := p.hostname + "." + h
 		if err := source.ValidateHostname(name, false); err != nil {
-			n.problems = append(n.problems, &source.Problem{Object: p.pod, Reason: ReasonInvalidHostname, Field: "spec.hostname",
+			n.Problems = append(n.Problems, &source.Problem{Object: p.pod, Reason: ReasonInvalidHostname, Field: "spec.hostname",
 				Err: fmt.Errorf("per-Pod name of headless Service %s: %w", n.svc.Name, err)})
 			continue
 		}
@@ -107,7 +72,7 @@ func (n *serviceNames) add(h string, tt *typeTargets) {
 	for _, port := range tt.srv {
 		name := "_" + n.svc.Name + "._" + port.protocol + "." + h
 		if err := source.ValidateHostname(name, false); err != nil {
-			n.problem(ReasonInvalidHostname, "SRV record", err)
+			n.Problem(ReasonInvalidHostname, "SRV record", err)
 			continue
 		}
 		n.set.AddRecord(name, events.RecordTypeSRV, fmt.Sprintf("0 50 %d %s", port.nodePort, events.NormalizeName(h)))
@@ -127,7 +92,7 @@ func (n *serviceNames) addAnnotated() {
 		}
 		for _, h := range source.SplitList(v) {
 			if err := source.ValidateHostname(h, true); err != nil {
-				n.problem(ReasonInvalidAnnotation, k, err)
+				n.Problem(ReasonInvalidAnnotation, k, err)
 				continue
 			}
 			n.add(h, n.targets(a.useClusterIP))
@@ -139,11 +104,11 @@ func (n *serviceNames) addAnnotated() {
 func (n *serviceNames) addTemplated() {
 	names, err := source.ExecFQDNTemplate(n.s.opts.FQDNTemplate, n.svc)
 	if err != nil {
-		n.problem(ReasonFQDNTemplateFailed, "--fqdn-template", err)
+		n.Problem(ReasonFQDNTemplateFailed, "--fqdn-template", err)
 	}
 	for _, h := range names {
 		if err := source.ValidateHostname(h, true); err != nil {
-			n.problem(ReasonFQDNTemplateFailed, "--fqdn-template", err)
+			n.Problem(ReasonFQDNTemplateFailed, "--fqdn-template", err)
 			continue
 		}
 		n.add(h, n.targets(false))

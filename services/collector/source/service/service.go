@@ -170,16 +170,16 @@ func (s *Source) ServiceEndpoints(svc *corev1.Service) ([]events.Endpoint, []err
 	if !s.selects(svc) {
 		return nil, nil
 	}
-	n := &serviceNames{s: s, svc: svc}
-	ttl := n.ttl()
-	n.override = n.targetAnnotation()
+	n := &serviceNames{Inputs: source.NewInputs(svc), s: s, svc: svc}
+	ttl := n.TTL()
+	n.override = n.Targets()
 	if !s.opts.IgnoreHostnameAnnotation {
 		n.addAnnotated()
 	}
 	if s.opts.FQDNTemplate != nil && (n.set.Len() == 0 || s.opts.CombineFQDNAnnotation) {
 		n.addTemplated()
 	}
-	return n.set.Endpoints(ttl), n.problems
+	return n.set.Endpoints(ttl), n.Problems
 }
 
 // selects reports whether svc is this source's: its controller, through
