@@ -63,7 +63,7 @@ func TestRuleMapCheckCatchesWrongNames(t *testing.T) {
 	for _, cell := range []string{
 		"dedup `run.apply`",                    // no method apply on dedup's run
 		"planner `nosuch.plan`",                // no type nosuch in planner
-		"dedup `state.plan`",                   // planner's, not dedup's
+		"dedup `run.plan`",                     // planner's, not dedup's
 		"`events.NoSuchName`",                  // not in package events
 		"collector `run.runOnce`",              // a method of Collector, not of run
 		"planner `nosuchfile.go`",              // no such file in planner
@@ -74,7 +74,7 @@ func TestRuleMapCheckCatchesWrongNames(t *testing.T) {
 		}
 	}
 	for _, cell := range []string{
-		"planner `state.plan` (`desiredEntry.live`)",
+		"planner `run.plan` (`desiredEntry.live`)",
 		"collector `Collector.runOnce`, `marks.go` (`announce`, `heartbeat`)",
 		"`events.Received.Live`, `events/marks.go`",
 		"collector `kubestatus.ReadyCondition`, `Status.report`",

@@ -54,7 +54,7 @@ func TestReplayGivesTheSamePlans(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newState(p)
+		s := newRun(p)
 		s.js = js
 		s.zones["p"] = []string{zone}
 		for i, in := range order {

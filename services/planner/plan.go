@@ -42,7 +42,7 @@ func compareZoneKeys(a, b zoneKey) int {
 }
 
 // plan plans every dirty name whose zone is free, and publishes the plans.
-func (s *state) plan(ctx context.Context) {
+func (s *run) plan(ctx context.Context) {
 	start := time.Now()
 	// A lapsed lease is seen here too, not only when the alarm rings: no
 	// delete may outlive it by a timer's lag.
@@ -106,7 +106,7 @@ func (s *state) plan(ctx context.Context) {
 	planSeconds.Observe(time.Since(start).Seconds())
 }
 
-func (s *state) nameInput(provider, zone, name string) nameInput {
+func (s *run) nameInput(provider, zone, name string) nameInput {
 	d := s.desired[name].state
 	resource := ""
 	if len(d.Contributors) == 1 {

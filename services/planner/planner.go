@@ -208,7 +208,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 		return err
 	}
 
-	s := newState(p)
+	s := newRun(p)
 	s.js = js
 	batch := time.NewTimer(time.Hour)
 	batch.Stop()

@@ -11,7 +11,7 @@ import "time"
 
 // wakeAt is when the loop must look again without a message: the earliest
 // deadline, back-off end or completeness lease still ahead. Zero: never.
-func (s *state) wakeAt() time.Time {
+func (s *run) wakeAt() time.Time {
 	var at time.Time
 	earlier := func(t time.Time) {
 		if !t.IsZero() && (at.IsZero() || t.Before(at)) {
