@@ -2,8 +2,6 @@ package kubestatus
 
 import "github.com/zonestream/zonestream/events/registry"
 
-import ()
-
 // registryNames are the names of the ownership TXT records that may cover
 // a record of recordType at name: ExternalDNS' new format, then the old
 // one (one TXT for every type).
