@@ -155,58 +155,15 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	p.caughtUp.Store(false)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// Plans queued by an earlier run were computed by a run that is gone:
-	// nobody waits for their results, and this run plans afresh.
-	// On a clustered NATS the request may time out while the stream's
-	// leader is elected (just created, or a node lost): that is retried;
-	// any other refusal ends the run as before.
-	n, err := purgeEarlierPlans(ctx, js)
-	for attempt := 1; isTransient(err) && ctx.Err() == nil; attempt++ {
-		p.log.Warn("purging plans of earlier runs failed; retrying", "err", err, "attempt", attempt)
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-		n, err = purgeEarlierPlans(ctx, js)
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err != nil {
+	if err := p.dropEarlierPlans(ctx, js); err != nil {
 		return err
-	} else if n > 0 {
-		p.log.Info("dropped plans queued by an earlier run", "plans", n)
 	}
 	in := make(chan events.Received, 1024)
-	watch := func(stream string, filters ...string) (<-chan struct{}, error) {
-		return events.Watch(ctx, js, stream, filters, func(m events.Received) {
-			select {
-			case in <- m:
-			case <-ctx.Done():
-			}
-		})
-	}
-	desiredDone, err := watch(events.StreamDesired, events.SubjectDesired+".>")
+	replays, err := p.watch(ctx, js, in)
 	if err != nil {
 		return err
 	}
-	// Only a completeness mark published since the watch began counts:
-	// ask dedup for one now rather than wait up to its heartbeat, for
-	// deletes and for the names read back from the stream.
-	if err := events.RequestRenewal(js, events.RenewCompleteSubject()); err != nil {
-		p.log.Warn("asking dedup to renew its completeness mark failed; waiting for its heartbeat", "err", err)
-	}
-	observedDone, err := watch(events.StreamObserved, events.SubjectObserved+".>", events.SubjectZones+".>")
-	if err != nil {
-		return err
-	}
-	heldDone, err := watch(events.StreamHeld, events.SubjectHeld+".>", events.SubjectApprovals+".>")
-	if err != nil {
-		return err
-	}
-	if _, err := watch(events.StreamResults, events.SubjectResults+".>"); err != nil {
-		return err
-	}
+	desiredDone, observedDone, heldDone := replays[0], replays[1], replays[2]
 
 	s := newRun(p)
 	s.js = js
@@ -254,6 +211,66 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 		}
 		wake.set(s.wakeAt())
 	}
+}
+
+// dropEarlierPlans purges the plans queued by an earlier run: they were
+// computed by a run that is gone, nobody waits for their results, and this
+// run plans afresh. On a clustered NATS the request may time out while the
+// stream's leader is elected (just created, or a node lost): that is
+// retried; any other refusal ends the run.
+func (p *Planner) dropEarlierPlans(ctx context.Context, js jetstream.JetStream) error {
+	n, err := purgeEarlierPlans(ctx, js)
+	for attempt := 1; isTransient(err) && ctx.Err() == nil; attempt++ {
+		p.log.Warn("purging plans of earlier runs failed; retrying", "err", err, "attempt", attempt)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+		n, err = purgeEarlierPlans(ctx, js)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		p.log.Info("dropped plans queued by an earlier run", "plans", n)
+	}
+	return nil
+}
+
+// watch feeds in with the desired, observed, held and results streams;
+// the channels it returns close once the replays of the first three are
+// done.
+func (p *Planner) watch(ctx context.Context, js jetstream.JetStream, in chan<- events.Received) ([3]<-chan struct{}, error) {
+	var replays [3]<-chan struct{}
+	watch := func(stream string, filters ...string) (<-chan struct{}, error) {
+		return events.Watch(ctx, js, stream, filters, func(m events.Received) {
+			select {
+			case in <- m:
+			case <-ctx.Done():
+			}
+		})
+	}
+	var err error
+	if replays[0], err = watch(events.StreamDesired, events.SubjectDesired+".>"); err != nil {
+		return replays, err
+	}
+	// Only a completeness mark published since the watch began counts:
+	// ask dedup for one now rather than wait up to its heartbeat, for
+	// deletes and for the names read back from the stream.
+	if err := events.RequestRenewal(js, events.RenewCompleteSubject()); err != nil {
+		p.log.Warn("asking dedup to renew its completeness mark failed; waiting for its heartbeat", "err", err)
+	}
+	if replays[1], err = watch(events.StreamObserved, events.SubjectObserved+".>", events.SubjectZones+".>"); err != nil {
+		return replays, err
+	}
+	if replays[2], err = watch(events.StreamHeld, events.SubjectHeld+".>", events.SubjectApprovals+".>"); err != nil {
+		return replays, err
+	}
+	_, err = watch(events.StreamResults, events.SubjectResults+".>")
+	return replays, err
 }
 
 // planID makes plan ids; a var so tests can make them predictable.
