@@ -28,7 +28,7 @@ func aaaaTargets(n int) []string {
 // back no other name.
 func TestPlansAreBoundedInBytes(t *testing.T) {
 	nc, js := startBus(t)
-	s := freshState(t, js, Config{})
+	s := freshRun(t, js, Config{})
 	maxPayload := int(nc.MaxPayload())
 	var names []string
 	for i := range 6 { // ~250 kB each, 1.5 MB together
@@ -94,7 +94,7 @@ func TestFailedPublishBacksOffPerZone(t *testing.T) {
 	if err := js.DeleteStream(context.Background(), events.StreamPlans); err != nil {
 		t.Fatal(err)
 	}
-	s := freshState(t, js, Config{})
+	s := freshRun(t, js, Config{})
 	www := "www." + zone
 	feed(t, s, events.DesiredSubject(www), &events.DesiredState{DNSName: www,
 		Endpoints: []events.Endpoint{rr(www, "A", 0, "192.0.2.1")}})
