@@ -1,5 +1,7 @@
 package events
 
+import "slices"
+
 // The permission model of the bus: what each identity may publish and
 // subscribe to, derived from the subjects and streams of the contract so
 // that the two cannot drift apart. zonestream nats-config renders it as a
@@ -88,14 +90,29 @@ func (p *Permissions) publish(subjects ...string) { p.Publish = append(p.Publish
 // then not part of the request's subject).
 func (p *Permissions) read(stream, filter string) {
 	create := jsAPI + "CONSUMER.CREATE." + stream + ".*"
-	if filter == "" {
+	switch {
+	case filter == "":
 		p.publish(create, create+".>")
-	} else {
+	case slices.Equal(streamSubjects(stream), []string{filter}):
+		// A watch of the whole stream asks for it unfiltered
+		// (narrowFilters): the request's subject then has no filter.
+		p.publish(create, create+"."+filter)
+	default:
 		p.publish(create + "." + filter)
 	}
 	for _, op := range []string{"MSG.NEXT", "INFO", "DELETE"} {
 		p.publish(jsAPI + "CONSUMER." + op + "." + stream + ".*")
 	}
+}
+
+// streamSubjects returns the subjects stream stores.
+func streamSubjects(stream string) []string {
+	for _, c := range Streams() {
+		if c.Name == stream {
+			return c.Subjects
+		}
+	}
+	return nil
 }
 
 // directGet allows reading the last message of the subjects matching

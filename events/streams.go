@@ -51,9 +51,18 @@ const statePerSubject = 1
 // letters are records of the past: the oldest go first (DiscardOld).
 // The sum stays under the 1.5 GiB a nats-server gives JetStream on a 2 GiB
 // volume (deploy/kubernetes), since a stream reserves its MaxBytes.
+//
+// A deleted key keeps its tombstone for TombstoneTTL, about 390 bytes
+// stored, so a state stream must hold its live keys plus a day of deletes:
+// 256 MiB is some 680,000 keys. ZS_OBSERVED gets twice that, since every
+// name a provider holds comes with its ownership record's name.
 const (
 	stateMaxBytes      = 256 << 20
 	stateMaxMsgs       = 1 << 20
+	observedMaxBytes   = 2 * stateMaxBytes
+	observedMaxMsgs    = 2 * stateMaxMsgs
+	heldMaxBytes       = 32 << 20
+	heldMaxMsgs        = 64 << 10
 	plansMaxBytes      = 64 << 20
 	plansMaxMsgs       = 64 << 10
 	resultsMaxBytes    = 64 << 20
@@ -64,21 +73,23 @@ const (
 
 // Streams returns the definitions of every zonestream stream.
 func Streams(opts ...StreamOption) []jetstream.StreamConfig {
-	state := func(name, desc string, subjects ...string) jetstream.StreamConfig {
+	state := func(name, desc string, maxBytes, maxMsgs int64, subjects ...string) jetstream.StreamConfig {
 		return jetstream.StreamConfig{
 			Name: name, Description: desc, Subjects: subjects,
 			Retention: jetstream.LimitsPolicy, MaxMsgsPerSubject: statePerSubject,
-			MaxMsgs: stateMaxMsgs, MaxBytes: stateMaxBytes, Discard: jetstream.DiscardNew,
+			MaxMsgs: maxMsgs, MaxBytes: maxBytes, Discard: jetstream.DiscardNew,
 			Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute, AllowDirect: true,
 			// Tombstones expire (codec.go).
 			AllowMsgTTL: true,
 		}
 	}
 	streams := []jetstream.StreamConfig{
-		state(StreamSources, "what each Kubernetes object wants (collector)", SubjectSources+".>"),
-		state(StreamDesired, "what is wanted at each DNS name (dedup)", SubjectDesired+".>"),
-		state(StreamObserved, "what each provider holds, and its zones (applier)", SubjectObserved+".>", SubjectZones+".>"),
-		state(StreamHeld, "deletes held by the mass-delete guard (planner), and approvals (operator)", SubjectHeld+".>", SubjectApprovals+".>"),
+		state(StreamSources, "what each Kubernetes object wants (collector)", stateMaxBytes, stateMaxMsgs, SubjectSources+".>"),
+		state(StreamDesired, "what is wanted at each DNS name (dedup)", stateMaxBytes, stateMaxMsgs, SubjectDesired+".>"),
+		state(StreamObserved, "what each provider holds, and its zones (applier)", observedMaxBytes, observedMaxMsgs,
+			SubjectObserved+".>", SubjectZones+".>"),
+		state(StreamHeld, "deletes held by the mass-delete guard (planner), and approvals (operator)", heldMaxBytes, heldMaxMsgs,
+			SubjectHeld+".>", SubjectApprovals+".>"),
 		{
 			Name: StreamPlans, Description: "change plans per zone (planner -> applier)",
 			Subjects: []string{SubjectPlans + ".>"}, Retention: jetstream.WorkQueuePolicy,

@@ -6,7 +6,8 @@ import (
 	"strings"
 )
 
-// Subject prefixes of the streams in design.md. A DNS name appears in a
+// Subject prefixes of the streams (README: How it works; each stream in
+// streams.go). A DNS name appears in a
 // subject as its labels in reverse order, so that NATS wildcards select DNS
 // subtrees: zs.desired.com.example.> is everything under example.com.
 const (

@@ -26,7 +26,7 @@ func HeadersOnly() WatchOption {
 // that has just restarted is replaced within seconds (TestChaos, NATS
 // killed). Then it follows at rest's pace: a pull request every
 // atRest.expiry and a heartbeat every atRest.heartbeat, two wake-ups a
-// minute per watch instead of twelve (issue 11). A reconnect brings the
+// minute per watch instead of twelve. A reconnect brings the
 // short pace back.
 var atRest = restPace{after: 2 * time.Minute, expiry: 2 * time.Minute, heartbeat: 30 * time.Second}
 

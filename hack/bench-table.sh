@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prints issue 11's cost table: zonestream at rest (1k/5k/20k Services),
+# Prints the cost table (README: Tests): zonestream at rest (1k/5k/20k Services),
 # per 1000 changes, latency, 100k names, pipeline throughput, providers
 # against a bare client, beside ExternalDNS measured in the same run on the
 # same kube-apiserver and BIND.

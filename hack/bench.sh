@@ -7,7 +7,7 @@ KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
 export KUBEBUILDER_ASSETS
 go test -run '^$' -bench 'BenchmarkStatusToRecord' -benchtime=20x ./cmd/zonestream/
 go test -run '^$' -bench 'BenchmarkConverge' -benchtime=1x ./cmd/zonestream/
-# Planner with 100k names in place (issue 4's figures).
+# Planner with 100k names in place.
 go test -run '^$' -bench 'BenchmarkPlanOneNameChange|BenchmarkPlanBusyZoneFlood' -benchtime=2000x ./services/planner/
 go test -run '^$' -bench 'BenchmarkFirstPlan|BenchmarkMemoryPerName' -benchtime=1x ./services/planner/
 # Dedup with 100k names in place: one changed object recomputed and published; heap per name.
@@ -27,7 +27,7 @@ go test -run '^$' -bench 'BenchmarkCollectorServices|BenchmarkCollectorGatewayRo
 go test -run '^$' -bench 'BenchmarkExplain$' -benchtime=20x -timeout 30m ./cmd/zonestream/
 go test -run '^$' -bench 'BenchmarkMemoryPerName' -benchtime=1x ./services/portal/projection/
 go test -run '^$' -bench 'BenchmarkListPage10k|BenchmarkPageLoadInChromium' -benchtime=10x ./services/portal/web/
-# At rest (issue 11): the all-in-one with 1000 Services in BIND, nothing
+# At rest: the all-in-one with 1000 Services in BIND, nothing
 # changing, --interval=1m: its own CPU-seconds per idle minute (twice, from
 # /proc), RSS, and a CPU profile of the second minute in $ZS_IDLE_PROFILE_DIR.
 ZS_IDLE_PROFILE_DIR=${ZS_IDLE_PROFILE_DIR:-$(mktemp -d)} go test -run '^$' -bench 'BenchmarkIdle' -benchtime=1x -timeout 20m -v ./cmd/zonestream/

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The chaos command (issue 9): kill -9 a random stage or the NATS server
+# The chaos command: kill -9 a random stage or the NATS server
 # during bursts of changes, and check that nothing wanted is deleted or
 # lost. It is TestChaos, set up as hack/test.sh sets up every test; extra
 # arguments go to `go test` and to the test, e.g. the full run:

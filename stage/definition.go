@@ -16,15 +16,15 @@ type Definition struct {
 	// RegisterFlags defines the stage's own flags.
 	RegisterFlags func(fs *flag.FlagSet)
 	// New builds the stage once the flags are parsed.
-	New func(shared *Shared, logger *slog.Logger) (Service, error)
+	New func(shared *Shared, logger *slog.Logger) (Runner, error)
 }
 
 // Standalone registers on fs what a process running this stage alone
 // takes beyond the process' own flags: the shared flags the stage reads and
 // its own. The constructor it returns is to be called once fs is parsed.
-func (d Definition) Standalone(fs *flag.FlagSet) func(*slog.Logger) (Service, error) {
+func (d Definition) Standalone(fs *flag.FlagSet) func(*slog.Logger) (Runner, error) {
 	shared := new(Shared)
 	shared.RegisterFlags(fs, d.Shared)
 	d.RegisterFlags(fs)
-	return func(logger *slog.Logger) (Service, error) { return d.New(shared, logger) }
+	return func(logger *slog.Logger) (Runner, error) { return d.New(shared, logger) }
 }

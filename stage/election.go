@@ -45,7 +45,7 @@ func (e *Election) RegisterFlags(fs *flag.FlagSet) {
 
 // Elected returns svc to run only while it holds its lease, if svc is
 // Leased and the election is on; svc as it is otherwise.
-func (e Election) Elected(svc Service, logger *slog.Logger) (Service, error) {
+func (e Election) Elected(svc Runner, logger *slog.Logger) (Runner, error) {
 	l, ok := svc.(Leased)
 	if !e.Enabled || !ok {
 		return svc, nil
@@ -58,7 +58,7 @@ func (e Election) Elected(svc Service, logger *slog.Logger) (Service, error) {
 
 // elected runs a stage while it holds its lease.
 type elected struct {
-	svc Service
+	svc Runner
 	key string
 	cfg leader.Config
 	log *slog.Logger

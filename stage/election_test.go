@@ -51,7 +51,7 @@ func TestElectedRunsOneReplicaAndTheStandbyIsReady(t *testing.T) {
 	election := Election{Enabled: true, Config: leader.Config{Identity: "t", LeaseDuration: 1500 * time.Millisecond,
 		RenewDeadline: time.Second, RetryPeriod: 200 * time.Millisecond}}
 	stub := &stageStub{}
-	var replicas []Service
+	var replicas []Runner
 	for range 2 {
 		svc, err := election.Elected(stub, quiet)
 		if err != nil {
@@ -82,11 +82,11 @@ func TestElectedRunsOneReplicaAndTheStandbyIsReady(t *testing.T) {
 
 	// Off, without a lease or with a timing that cannot keep leaders apart:
 	// the stage as it is, or an error.
-	if svc, _ := (Election{}).Elected(stub, quiet); svc != Service(stub) {
+	if svc, _ := (Election{}).Elected(stub, quiet); svc != Runner(stub) {
 		t.Error("--leader-elect=false still wraps the stage")
 	}
 	u := &unleased{}
-	if svc, _ := election.Elected(u, quiet); svc != Service(u) {
+	if svc, _ := election.Elected(u, quiet); svc != Runner(u) {
 		t.Error("a stage without a lease was wrapped")
 	}
 	bad := election

@@ -25,8 +25,8 @@ import (
 	"github.com/zonestream/zonestream/events"
 )
 
-// Service is one stage of the pipeline.
-type Service interface {
+// Runner is one stage of the pipeline, as a process runs it.
+type Runner interface {
 	// Run works until ctx ends; an error means it cannot go on.
 	Run(ctx context.Context, js jetstream.JetStream) error
 	// Ready returns nil once the service has caught up and is healthy.
@@ -194,7 +194,7 @@ func MainArgs(def Definition, args []string) error {
 	return run(def.Name, opts, construct, logger.With("service", def.Name))
 }
 
-func run(name string, opts Options, construct func(*slog.Logger) (Service, error), logger *slog.Logger) error {
+func run(name string, opts Options, construct func(*slog.Logger) (Runner, error), logger *slog.Logger) error {
 	svc, err := construct(logger)
 	if err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/domains"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // Shared holds the flags that mean one thing in several stages. Each is
@@ -20,26 +22,10 @@ type Shared struct {
 	Heartbeat time.Duration
 	// Ownership is the TXT registry the planner writes and the collector
 	// and the portal read to tell a name another owner holds.
-	Ownership Ownership
+	Ownership registry.Settings
 	// Domains is the planner's domain filter, which the portal reads to
 	// tell a name zonestream leaves alone.
-	Domains Domains
-}
-
-// Ownership is the TXT ownership registry's naming: ExternalDNS' flags.
-type Ownership struct {
-	OwnerID             string
-	Prefix              string
-	Suffix              string
-	WildcardReplacement string
-}
-
-// Domains is the domain filter: ExternalDNS' flags.
-type Domains struct {
-	Include        StringList
-	Exclude        StringList
-	Regex          string
-	RegexExclusion string
+	Domains domains.Settings
 }
 
 // SharedGroups says which groups of shared flags a stage reads.
@@ -68,8 +54,8 @@ func (s *Shared) RegisterFlags(fs *flag.FlagSet, groups SharedGroups) {
 		fs.StringVar(&s.Ownership.WildcardReplacement, "txt-wildcard-replacement", "", "label written instead of a leading '*' in ownership TXT names")
 	}
 	if groups&DomainFlags != 0 {
-		fs.Var(&s.Domains.Include, "domain-filter", "limit to names in these domains (repeatable); intersected with the zones providers manage")
-		fs.Var(&s.Domains.Exclude, "exclude-domains", "leave names in these domains alone (repeatable)")
+		fs.Var((*StringList)(&s.Domains.Include), "domain-filter", "limit to names in these domains (repeatable); intersected with the zones providers manage")
+		fs.Var((*StringList)(&s.Domains.Exclude), "exclude-domains", "leave names in these domains alone (repeatable)")
 		fs.StringVar(&s.Domains.Regex, "regex-domain-filter", "", "limit to names matching this regular expression; when set (or --regex-domain-exclusion is), replaces --domain-filter and --exclude-domains")
 		fs.StringVar(&s.Domains.RegexExclusion, "regex-domain-exclusion", "", "leave names matching this regular expression alone (with --regex-domain-filter)")
 	}

@@ -23,7 +23,7 @@ import (
 	"github.com/zonestream/zonestream/testenv/kube"
 )
 
-// The chaos command (issue 9): during a burst of changes, kill -9 one
+// The chaos command: during a burst of changes, kill -9 one
 // stage or the NATS server at a random moment, start it again, and check
 // that nothing wanted was deleted, nothing was lost, and DNS converged.
 // The defaults are CI-sized; hack/chaos.sh passes the full run's flags:

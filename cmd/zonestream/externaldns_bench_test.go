@@ -13,7 +13,7 @@ import (
 )
 
 // externalDNSVersion is the ExternalDNS release zonestream's cost is
-// compared with (issue 11); hack/bench-table.sh builds it from the module
+// compared with in the cost table; hack/bench-table.sh builds it from the module
 // proxy into the tools cache.
 const externalDNSVersion = "v0.21.0"
 

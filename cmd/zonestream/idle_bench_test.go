@@ -22,7 +22,7 @@ import (
 	"github.com/zonestream/zonestream/testenv/loopback"
 )
 
-// BenchmarkIdle measures the all-in-one at rest (issue 11): N Services in
+// BenchmarkIdle measures the all-in-one at rest (the cost table's idle row): N Services in
 // BIND, nothing changing, --interval=1m. It reports the process's own
 // CPU-seconds per minute (utime+stime from /proc, not wall time: the
 // machine is shared), the mean of two idle minutes, the RSS after them and

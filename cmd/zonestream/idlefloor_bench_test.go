@@ -12,7 +12,7 @@ import (
 	"github.com/zonestream/zonestream/events"
 )
 
-// BenchmarkIdleFloor is the floor under issue 11's idle goal: the
+// BenchmarkIdleFloor is the floor under the cost table's idle goal: the
 // all-in-one's embedded JetStream (startEmbeddedNATS) holding the
 // pipeline's streams and lease bucket, with no client connected and
 // nothing else running, measured like BenchmarkIdle (CPU-seconds of the

@@ -88,7 +88,7 @@ func runAll(args []string) error {
 // run runs every stage until ctx ends. started, if not nil, is told the
 // NATS URL once everything runs (the demo uses it).
 func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, started func(natsURL string)) error {
-	var svcs []stage.Service
+	var svcs []stage.Runner
 	for _, d := range a.stages {
 		svc, err := d.New(&a.shared, logger.With("service", d.Name))
 		if err != nil {

@@ -33,7 +33,7 @@ const endpointsPerObject = 100
 // back on every object (Events, Ready conditions) is not the change.
 const scaleSettle = 30 * time.Second
 
-// BenchmarkScale is issue 11's "at scale" goal: N names (default 100000,
+// BenchmarkScale is the cost table's "at scale" goal: N names (default 100000,
 // $ZS_SCALE_NAMES for a quicker try), a fifth of them Services and the
 // rest DNSEndpoints of 100 endpoints each, on a real kube-apiserver and
 // BIND, with the all-in-one binary (--source=service --source=crd).

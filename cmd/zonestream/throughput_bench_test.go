@@ -20,7 +20,7 @@ import (
 	"github.com/zonestream/zonestream/testenv/loopback"
 )
 
-// BenchmarkThroughput is issue 11's pipeline throughput: endpoint events
+// BenchmarkThroughput is the cost table's pipeline throughput: endpoint events
 // per second through the pipeline's stages on the all-in-one's embedded
 // JetStream, beside the floor of that JetStream alone.
 //

@@ -126,7 +126,7 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context, start time.Time) error 
 // replica saw is its own write: the compare-and-set on that revision
 // succeeds only if nobody wrote the lease since, which is all a read
 // first would have learned. Half the requests of a read and a write, four
-// times a second across the all-in-one's stages (issue 11). Any failure
+// times a second across the all-in-one's stages. Any failure
 // leaves the decision to the read.
 func (e *Elector) renewOwn(ctx context.Context, start time.Time) bool {
 	e.mu.Lock()

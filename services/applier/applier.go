@@ -71,8 +71,9 @@ func built[P provider.Provider](p P, err error) (provider.Provider, error) {
 // providerNames lists --provider's values, for help and errors.
 var providerNames = strings.Join(slices.Sorted(maps.Keys(constructors)), ", ")
 
-// Service is the name the applier uses for dead letters and logs.
-const Service = "applier"
+// Name is the applier stage's name: its command, its identity for dead
+// letters and its log attribute.
+const Name = "applier"
 
 // maxFailures is how many consecutive provider failures make the applier
 // report itself not ready.
@@ -239,7 +240,7 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 // Provider returns the provider the applier drives, as built.
 func (a *Applier) Provider() provider.Provider { return a.raw }
 
-var _ stage.Service = (*Applier)(nil)
+var _ stage.Runner = (*Applier)(nil)
 
 // LeaseKey names the lease of which the holder is the one applier of this
 // provider at work; appliers of other providers have their own.

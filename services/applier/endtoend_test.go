@@ -114,7 +114,7 @@ func endToEnd(t *testing.T, prov string, s providertest.Server, apexNS bool, con
 		t.Fatal(err)
 	}
 	waitFor(t, "dead letter", func() bool {
-		return lastMsg(t, js, events.StreamDeadLetter, events.DeadLetterSubject(applier.Service)) != nil
+		return lastMsg(t, js, events.StreamDeadLetter, events.DeadLetterSubject(applier.Name)) != nil
 	})
 
 	// An update with the observed state as Old, and a delete.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -26,20 +27,8 @@ type outcome struct {
 // handlePlan applies one plan, publishes the zone's observed state after
 // it and the result, then acks. Undecodable plans are dead-lettered.
 func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg jetstream.Msg) {
-	r := events.Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data()}
-	if meta, err := msg.Metadata(); err == nil {
-		r.Seq, r.Pending = meta.Sequence.Stream, meta.NumPending
-	}
-	var plan events.Plan
-	if err := events.Decode(r, &plan); err != nil {
-		a.log.Error("undecodable plan, parking it on the dead-letter subject", "subject", r.Subject, "seq", r.Seq, "err", err)
-		if derr := events.DeadLetter(ctx, js, Service, r, err); derr != nil {
-			a.log.Error("dead-lettering failed; will retry", "err", derr)
-			_ = msg.NakWithDelay(2 * time.Second)
-			return
-		}
-		deadLettersTotal.Inc()
-		a.ack(ctx, msg)
+	r, plan, ok := a.decodePlan(ctx, js, msg)
+	if !ok {
 		return
 	}
 	causation := r.EventID()
@@ -49,75 +38,122 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 		a.dropExpired(ctx, js, msg, &plan, zone, causation)
 		return
 	}
+	defer keepInProgress(msg, max(a.cfg.AckWait/3, time.Second))()
 
-	// Keep the plan from being redelivered while the provider works.
-	stop := make(chan struct{})
-	go func() {
-		t := time.NewTicker(max(a.cfg.AckWait/3, time.Second))
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				_ = msg.InProgress()
-			}
-		}
-	}()
-	defer close(stop)
-
-	managed := slices.Contains(a.zones, zone)
-	if !managed {
-		if zs, err := a.prov.Zones(ctx); err == nil {
-			for _, z := range zs {
-				if events.NormalizeName(z) == zone {
-					managed = true
-				}
-			}
-		}
-	}
+	managed := a.manages(ctx, zone)
 	start := time.Now()
-	var out outcome
-	switch {
-	case plan.Provider != "" && plan.Provider != a.name:
-		out = outcome{status: events.ResultFailed, err: fmt.Errorf("plan is for provider %q, this applier drives %q", plan.Provider, a.name)}
-	case zone == "":
-		out = outcome{status: events.ResultFailed, err: errors.New("plan names no zone")}
-	case !managed:
-		out = outcome{status: events.ResultFailed, err: fmt.Errorf("zone %q is not managed by provider %s", zone, a.name)}
-	default:
-		out = a.apply(ctx, zone, plan.Changes)
-	}
+	out := a.applyPlan(ctx, &plan, zone, managed)
 	applySeconds.WithLabelValues(a.name).Observe(time.Since(start).Seconds())
 	if ctx.Err() != nil {
 		return // not acked: redelivered to the next applier; re-applying is idempotent
 	}
-
 	if managed {
 		_ = a.syncNames(ctx, js, zone, plan.Changes, causation)
 	}
-	res := &events.Result{PlanID: plan.ID, Provider: a.name, Zone: zone, Status: out.status,
-		Failed: out.failed, Applied: len(out.applied)}
-	if out.err != nil {
-		res.Error = out.err.Error()
-	}
-	stream, err := js.Stream(ctx, events.StreamObserved)
-	if err == nil {
-		var info *jetstream.StreamInfo
-		if info, err = stream.Info(ctx); err == nil {
-			res.ObservedSeq = info.State.LastSeq
-		}
-	}
-	if err == nil {
-		_, _, err = events.Publish(ctx, js, events.ResultSubject(a.name, zone), res, causation)
-	}
+	res, err := a.publishResult(ctx, js, &plan, zone, out, causation)
 	if err != nil {
 		log.Error("publishing the plan's result failed; the plan will be redelivered", "err", err)
 		_ = msg.NakWithDelay(2 * time.Second)
 		return
 	}
 	a.ack(ctx, msg)
+	a.report(log, out, res, start)
+}
 
+// decodePlan reads the plan msg carries; false when it cannot be read,
+// after parking it on the dead-letter subject (or asking for it again
+// when that fails).
+func (a *Applier) decodePlan(ctx context.Context, js jetstream.JetStream, msg jetstream.Msg) (events.Received, events.Plan, bool) {
+	r := events.Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data()}
+	if meta, err := msg.Metadata(); err == nil {
+		r.Seq, r.Pending = meta.Sequence.Stream, meta.NumPending
+	}
+	var plan events.Plan
+	err := events.Decode(r, &plan)
+	if err == nil {
+		return r, plan, true
+	}
+	a.log.Error("undecodable plan, parking it on the dead-letter subject", "subject", r.Subject, "seq", r.Seq, "err", err)
+	if derr := events.DeadLetter(ctx, js, Name, r, err); derr != nil {
+		a.log.Error("dead-lettering failed; will retry", "err", derr)
+		_ = msg.NakWithDelay(2 * time.Second)
+		return r, plan, false
+	}
+	deadLettersTotal.Inc()
+	a.ack(ctx, msg)
+	return r, plan, false
+}
+
+// keepInProgress keeps msg from being redelivered while the provider
+// works, telling the server every interval; the function it returns stops.
+func keepInProgress(msg jetstream.Msg, interval time.Duration) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+// manages reports whether the provider manages zone, asking it when the
+// zone is not among those it listed last.
+func (a *Applier) manages(ctx context.Context, zone string) bool {
+	if slices.Contains(a.zones, zone) {
+		return true
+	}
+	zs, err := a.prov.Zones(ctx)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(zs, func(z string) bool { return events.NormalizeName(z) == zone })
+}
+
+// applyPlan applies a plan meant for this applier and a zone it manages;
+// any other fails whole.
+func (a *Applier) applyPlan(ctx context.Context, plan *events.Plan, zone string, managed bool) outcome {
+	switch {
+	case plan.Provider != "" && plan.Provider != a.name:
+		return outcome{status: events.ResultFailed, err: fmt.Errorf("plan is for provider %q, this applier drives %q", plan.Provider, a.name)}
+	case zone == "":
+		return outcome{status: events.ResultFailed, err: errors.New("plan names no zone")}
+	case !managed:
+		return outcome{status: events.ResultFailed, err: fmt.Errorf("zone %q is not managed by provider %s", zone, a.name)}
+	}
+	return a.apply(ctx, zone, plan.Changes)
+}
+
+// publishResult publishes the plan's result, with the observed stream's
+// last sequence: what the provider held once the plan was applied is
+// published by then.
+func (a *Applier) publishResult(ctx context.Context, js jetstream.JetStream, plan *events.Plan, zone string, out outcome, causation string) (*events.Result, error) {
+	res := &events.Result{PlanID: plan.ID, Provider: a.name, Zone: zone, Status: out.status,
+		Failed: out.failed, Applied: len(out.applied)}
+	if out.err != nil {
+		res.Error = out.err.Error()
+	}
+	stream, err := js.Stream(ctx, events.StreamObserved)
+	if err != nil {
+		return res, err
+	}
+	info, err := stream.Info(ctx)
+	if err != nil {
+		return res, err
+	}
+	res.ObservedSeq = info.State.LastSeq
+	_, _, err = events.Publish(ctx, js, events.ResultSubject(a.name, zone), res, causation)
+	return res, err
+}
+
+// report counts and logs what became of a plan.
+func (a *Applier) report(log *slog.Logger, out outcome, res *events.Result, start time.Time) {
 	plansTotal.WithLabelValues(a.name, string(out.status)).Inc()
 	for _, c := range out.applied {
 		changesTotal.WithLabelValues(a.name, c.Action(), "applied").Inc()

@@ -11,9 +11,9 @@ import (
 func Stage() stage.Definition {
 	var cfg Config
 	return stage.Definition{
-		Name:          Service,
+		Name:          Name,
 		RegisterFlags: cfg.RegisterFlags,
-		New: func(_ *stage.Shared, logger *slog.Logger) (stage.Service, error) {
+		New: func(_ *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			return New(cfg, logger)
 		},
 	}

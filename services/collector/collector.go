@@ -27,7 +27,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/services/collector/kubestatus"
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/collector/source"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
@@ -98,7 +98,7 @@ type Config struct {
 	KubeStatus bool
 	// Ownership is the planner's TXT registry configuration, read to tell
 	// names another owner holds (stage.Shared).
-	Ownership kubestatus.Ownership
+	Ownership registry.Settings
 
 	// Workers is how many objects are processed concurrently (default 4).
 	Workers int
@@ -205,7 +205,7 @@ func KnownSources() []string {
 }
 
 // Collector runs the configured sources and publishes their objects'
-// endpoints. It satisfies stage.Service (package stage).
+// endpoints. It satisfies stage.Runner (package stage).
 type Collector struct {
 	cfg        Config
 	logger     *slog.Logger
@@ -219,7 +219,7 @@ type Collector struct {
 	ready   error
 }
 
-var _ stage.Service = (*Collector)(nil)
+var _ stage.Runner = (*Collector)(nil)
 
 // LeaseKey names the lease of which the holder is the one collector of
 // this cluster and set of sources at work: two would publish runs, marks

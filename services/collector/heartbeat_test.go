@@ -18,7 +18,7 @@ import (
 // TestSyncedHeartbeatReadsNothing: a synced collector renews its mark
 // without reading it back; the renewal itself is conditional on the mark
 // being its own. A read of the mark loads the stream's last block, which at
-// rest with thousands of objects was most of the server's work (issue 11).
+// rest with thousands of objects was most of the server's work.
 func TestSyncedHeartbeatReadsNothing(t *testing.T) {
 	bus := ownBus(t)
 	ns := collectortest.NewNamespace(t)

@@ -142,7 +142,7 @@ func (r *run) heartbeat(ctx context.Context, stop context.CancelCauseFunc) {
 // renew publishes the synced mark again in one request, on the condition
 // that the subject's last message is the mark this run published last
 // (seq): what reading the mark back first would have checked, in one
-// request instead of two (issue 11). The server still loads the subject's
+// request instead of two, since at rest requests are most of the bus' work. The server still loads the subject's
 // last message to check the condition, but once, inside the write. false:
 // the mark is not ours any more, or the request failed; the caller reads
 // the mark to learn which.

@@ -76,55 +76,31 @@ func (c *Collector) Run(ctx context.Context, js jetstream.JetStream) error {
 	}
 }
 
+// runOnce is one run: it says so on the bus, watches the cluster until
+// the informers are synced, then publishes every object (and a tombstone
+// for each one gone since the last run) until ctx ends or the run's state
+// is lost.
 func (c *Collector) runOnce(parent context.Context, js jetstream.JetStream) error {
 	c.setReady(errors.New("reading back published state"))
 	sources, err := c.buildSources()
 	if err != nil {
 		return err
 	}
-	r := &run{
-		c: c, js: js, logger: c.logger.With("cluster", c.cfg.ClusterName), sources: sources,
-		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
-			workqueue.NewTypedItemExponentialFailureRateLimiter[item](retryBase, retryMax),
-			workqueue.TypedRateLimitingQueueConfig[item]{}),
-		problems: make(map[string]string),
-		pending:  make(map[item]bool),
-	}
+	r := c.newRun(js, sources)
 	defer r.queue.ShutDown()
-	r.mark = r.newMark()
 
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
-	// This cluster's name must be ours, and dedup must hear that this run
-	// is syncing before it sees any object of it: until it says "synced",
-	// nothing may be deleted for want of this collector's objects.
-	if err := r.claimClusterName(ctx); err != nil {
+	if err := r.begin(ctx); err != nil {
 		return err
 	}
-	if err := r.announce(ctx, events.PhaseSyncing); err != nil {
-		return err
-	}
-	if err := r.retireOverlapping(ctx); err != nil {
-		return fmt.Errorf("retiring superseded collector marks: %w", err)
-	}
-	// What this cluster's collector published before: the baseline for
-	// hash-skipping and the candidates for tombstones.
-	r.reconnects = events.Reconnects(js)
-	if r.hashes, err = r.readBack(ctx); err != nil {
-		return err
-	}
-	r.logger.Info("read back published state", "subjects", len(r.hashes), "run", r.mark.state.Run)
 
 	factory := informers.NewSharedInformerFactoryWithOptions(c.client, 0,
 		informers.WithNamespace(c.cfg.Namespace),
 		informers.WithTransform(source.Transform(c.filters.AnnotationKeys()...)))
-	var syncs []cache.InformerSynced
-	for name, s := range sources {
-		synced, err := s.Register(factory, func(k source.Key) { r.enqueue(item{source: name, key: k}) })
-		if err != nil {
-			return fmt.Errorf("source %s: %w", name, err)
-		}
-		syncs = append(syncs, synced)
+	syncs, err := r.register(factory)
+	if err != nil {
+		return err
 	}
 
 	broadcaster := record.NewBroadcaster(record.WithContext(ctx))
@@ -143,29 +119,98 @@ func (c *Collector) runOnce(parent context.Context, js jetstream.JetStream) erro
 
 	c.setReady(errors.New("waiting for informers to sync"))
 	factory.Start(ctx.Done())
-	for name, s := range sources {
-		runner, ok := s.(source.Runner)
-		if !ok {
-			continue
-		}
-		rt := source.Runtime{
-			JS:      js,
-			Enqueue: func(k source.Key) { r.enqueue(item{source: name, key: k}) },
-			Resync:  func() { r.resync(name) },
-			Logger:  r.logger.With("source", name),
-		}
-		workers.Go(func() { runner.Run(ctx, rt) })
-	}
+	r.startRunners(ctx, &workers)
 	if c.cfg.KubeStatus {
 		workers.Go(func() { r.followOutcomes(ctx) })
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), syncs...) {
 		return r.ended(ctx)
 	}
+	r.startFirstPass(ctx)
+	for range c.cfg.Workers {
+		workers.Go(func() {
+			for r.processNext(ctx) {
+			}
+		})
+	}
+	<-ctx.Done()
+	return r.ended(ctx)
+}
 
-	// Synced: from now on tombstones are allowed. The first pass is every
-	// object in the caches plus every subject published before, so that
-	// objects deleted while no collector ran get their tombstone.
+func (c *Collector) newRun(js jetstream.JetStream, sources map[string]source.Source) *run {
+	r := &run{
+		c: c, js: js, logger: c.logger.With("cluster", c.cfg.ClusterName), sources: sources,
+		queue: workqueue.NewTypedRateLimitingQueueWithConfig(
+			workqueue.NewTypedItemExponentialFailureRateLimiter[item](retryBase, retryMax),
+			workqueue.TypedRateLimitingQueueConfig[item]{}),
+		problems: make(map[string]string),
+		pending:  make(map[item]bool),
+	}
+	r.mark = r.newMark()
+	return r
+}
+
+// begin makes the run known before it reads any object. This cluster's
+// name must be ours, and dedup must hear that this run is syncing before
+// it sees any object of it: until it says "synced", nothing may be
+// deleted for want of this collector's objects. Then it reads back what
+// this cluster's collector published before: the baseline for
+// hash-skipping and the candidates for tombstones.
+func (r *run) begin(ctx context.Context) error {
+	if err := r.claimClusterName(ctx); err != nil {
+		return err
+	}
+	if err := r.announce(ctx, events.PhaseSyncing); err != nil {
+		return err
+	}
+	if err := r.retireOverlapping(ctx); err != nil {
+		return fmt.Errorf("retiring superseded collector marks: %w", err)
+	}
+	r.reconnects = events.Reconnects(r.js)
+	var err error
+	if r.hashes, err = r.readBack(ctx); err != nil {
+		return err
+	}
+	r.logger.Info("read back published state", "subjects", len(r.hashes), "run", r.mark.state.Run)
+	return nil
+}
+
+// register has every source watch its objects through factory, queueing
+// each change; it returns what tells that the caches are synced.
+func (r *run) register(factory informers.SharedInformerFactory) ([]cache.InformerSynced, error) {
+	var syncs []cache.InformerSynced
+	for name, s := range r.sources {
+		synced, err := s.Register(factory, func(k source.Key) { r.enqueue(item{source: name, key: k}) })
+		if err != nil {
+			return nil, fmt.Errorf("source %s: %w", name, err)
+		}
+		syncs = append(syncs, synced)
+	}
+	return syncs, nil
+}
+
+// startRunners starts the sources that also watch something other than
+// informers (source.Runner).
+func (r *run) startRunners(ctx context.Context, workers *sync.WaitGroup) {
+	for name, s := range r.sources {
+		runner, ok := s.(source.Runner)
+		if !ok {
+			continue
+		}
+		rt := source.Runtime{
+			JS:      r.js,
+			Enqueue: func(k source.Key) { r.enqueue(item{source: name, key: k}) },
+			Resync:  func() { r.resync(name) },
+			Logger:  r.logger.With("source", name),
+		}
+		workers.Go(func() { runner.Run(ctx, rt) })
+	}
+}
+
+// startFirstPass: synced, from now on tombstones are allowed. The first
+// pass is every object in the caches plus every subject published before,
+// so that objects deleted while no collector ran get their tombstone.
+func (r *run) startFirstPass(ctx context.Context) {
 	r.mu.Lock()
 	r.synced = true
 	for subject := range r.hashes {
@@ -185,17 +230,8 @@ func (c *Collector) runOnce(parent context.Context, js jetstream.JetStream) erro
 	if n == 0 {
 		r.firstPassDone(ctx)
 	} else {
-		c.setReady(fmt.Errorf("first publish pass: %d objects to go", n))
+		r.c.setReady(fmt.Errorf("first publish pass: %d objects to go", n))
 	}
-
-	for range c.cfg.Workers {
-		workers.Go(func() {
-			for r.processNext(ctx) {
-			}
-		})
-	}
-	<-ctx.Done()
-	return r.ended(ctx)
 }
 
 // resync enqueues every object of source name that was published before

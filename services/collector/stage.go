@@ -3,7 +3,6 @@ package collector
 import (
 	"log/slog"
 
-	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/stage"
 )
 
@@ -16,9 +15,9 @@ func Stage() stage.Definition {
 		Name:          "collector",
 		Shared:        stage.RecordTypes | stage.Heartbeat | stage.OwnershipFlags,
 		RegisterFlags: cfg.RegisterFlags,
-		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Service, error) {
+		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.ManagedRecordTypes, cfg.Heartbeat = shared.ManagedRecordTypes, shared.Heartbeat
-			cfg.Ownership = kubestatus.Ownership(shared.Ownership)
+			cfg.Ownership = shared.Ownership
 			return New(cfg, logger)
 		},
 	}

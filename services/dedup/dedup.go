@@ -105,22 +105,9 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 	d.caughtUp.Store(false)
 	caughtUpGauge.Set(0)
 	r := d.newRun(js)
-	// Who had to be synced before still has to be, whatever the sources
-	// stream holds now: read before the first mark of this run replaces
-	// the last one.
-	if err := r.inheritCollectors(ctx); err != nil {
-		return fmt.Errorf("read the last completeness mark: %w", err)
+	if err := r.begin(ctx); err != nil {
+		return err
 	}
-	// First of all, before any desired state of this run: whatever a
-	// planner believed of the last run's completeness no longer holds.
-	if err := r.publishComplete(ctx, false, "dedup restarted"); err != nil {
-		return fmt.Errorf("withdraw completeness: %w", err)
-	}
-	published, err := readBack(ctx, js, d.log)
-	if err != nil {
-		return fmt.Errorf("read back desired state: %w", err)
-	}
-	r.published, r.reconnects = published, events.Reconnects(js)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -190,6 +177,28 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 		}
 		backoff.Reset()
 	}
+}
+
+// begin readies the run before it reads a source: who must be synced, no
+// completeness claimed, and what was published before.
+func (r *run) begin(ctx context.Context) error {
+	// Who had to be synced before still has to be, whatever the sources
+	// stream holds now: read before the first mark of this run replaces
+	// the last one.
+	if err := r.inheritCollectors(ctx); err != nil {
+		return fmt.Errorf("read the last completeness mark: %w", err)
+	}
+	// First of all, before any desired state of this run: whatever a
+	// planner believed of the last run's completeness no longer holds.
+	if err := r.publishComplete(ctx, false, "dedup restarted"); err != nil {
+		return fmt.Errorf("withdraw completeness: %w", err)
+	}
+	published, err := readBack(ctx, r.js, r.log)
+	if err != nil {
+		return fmt.Errorf("read back desired state: %w", err)
+	}
+	r.published, r.reconnects = published, events.Reconnects(r.js)
+	return nil
 }
 
 // run is the state of one Run.

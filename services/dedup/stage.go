@@ -14,7 +14,7 @@ func Stage() stage.Definition {
 		Name:          "dedup",
 		Shared:        stage.Heartbeat,
 		RegisterFlags: cfg.RegisterFlags,
-		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Service, error) {
+		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.Heartbeat = shared.Heartbeat
 			return New(cfg, logger)
 		},

@@ -17,7 +17,7 @@ const (
 
 // backOff holds the zone back after a failed publish and returns for how
 // long.
-func (s *state) backOff(k zoneKey) time.Duration {
+func (s *run) backOff(k zoneKey) time.Duration {
 	f := s.flight(k)
 	f.publishFailures++
 	wait := retry.Jitter(retry.Delay(publishBackoffBase, publishBackoffMax, f.publishFailures-1))

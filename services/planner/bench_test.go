@@ -9,26 +9,27 @@ import (
 	"testing"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
 const benchZone = "bench.test"
 
-// benchState is a caught-up planner state holding n names, each wanted and
+// benchRun is a caught-up planner state holding n names, each wanted and
 // already held (with its ownership) by provider "p": nothing to do.
-func benchState(b *testing.B, n int) *state {
+func benchRun(b *testing.B, n int) *run {
 	b.Helper()
 	srv := natsenv.StartT(b)
 	_, js := natsenv.Connect(b, srv.ClientURL())
 	if err := events.EnsureStreams(context.Background(), js); err != nil {
 		b.Fatal(err)
 	}
-	p, err := New(Config{TXTOwnerID: "bench", Policy: "sync", Registry: "txt", BatchChangeSize: 1000},
+	p, err := New(Config{Ownership: registry.Settings{OwnerID: "bench"}, Policy: "sync", Registry: "txt", BatchChangeSize: 1000},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := newState(p)
+	s := newRun(p)
 	s.js = js
 	s.zones["p"] = []string{benchZone}
 	for i := range n {
@@ -39,7 +40,7 @@ func benchState(b *testing.B, n int) *state {
 			Contributors: []events.ObjectRef{{Cluster: "c", Source: "service", Namespace: "ns", Name: fmt.Sprint("svc-", i)}}})
 		feed(b, s, events.ObservedSubject("p", name), &events.ObservedState{Provider: "p", Zone: benchZone,
 			DNSName: name, Records: []events.Endpoint{events.NewEndpoint(name, "A", 300, ip)}})
-		owner := ownership{owner: "bench", resource: fmt.Sprint("service/ns/svc-", i)}.format()
+		owner := registry.Labels{Owner: "bench", Resource: fmt.Sprint("service/ns/svc-", i)}.Format()
 		feed(b, s, events.ObservedSubject("p", "a-"+name), &events.ObservedState{Provider: "p", Zone: benchZone,
 			DNSName: "a-" + name, Records: []events.Endpoint{events.NewEndpoint("a-"+name, "TXT", 300, owner)}})
 	}
@@ -49,7 +50,7 @@ func benchState(b *testing.B, n int) *state {
 // BenchmarkPlanOneNameChange: one name's desired state changes among 100k
 // names in place; the time to plan it and publish the plan.
 func BenchmarkPlanOneNameChange(b *testing.B) {
-	s := benchState(b, 100_000)
+	s := benchRun(b, 100_000)
 	s.plan(context.Background()) // the start-up pass: nothing to do
 	if len(s.flights) != 0 {
 		b.Fatal("a zone in step planned changes")
@@ -78,7 +79,7 @@ func BenchmarkPlanOneNameChange(b *testing.B) {
 // 100k of its names arrive; deciding after each whether to plan must not
 // scan every dirty name.
 func BenchmarkPlanBusyZoneFlood(b *testing.B) {
-	s := benchState(b, 100_000)
+	s := benchRun(b, 100_000)
 	s.flights[zoneKey{"p", benchZone}] = &flight{plans: map[string]planned{"out": {}}}
 	s.plannable() // take in the names loaded so far
 	b.ResetTimer()
@@ -94,7 +95,7 @@ func BenchmarkPlanBusyZoneFlood(b *testing.B) {
 func BenchmarkFirstPlan(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
-		s := benchState(b, 0)
+		s := benchRun(b, 0)
 		for i := range 100_000 {
 			name := fmt.Sprintf("svc-%d.%s", i, benchZone)
 			feed(b, s, events.DesiredSubject(name), &events.DesiredState{DNSName: name,
@@ -116,7 +117,7 @@ func BenchmarkMemoryPerName(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		s := benchState(b, 20_000)
+		s := benchRun(b, 20_000)
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/20_000, "heap-bytes/name")

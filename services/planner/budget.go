@@ -15,7 +15,7 @@ const defaultMaxPayload = 1 << 20
 
 // planBudget is the most bytes of changes one plan carries: half the
 // connection's max payload.
-func (s *state) planBudget() int {
+func (s *run) planBudget() int {
 	limit := int64(defaultMaxPayload)
 	if s.js != nil && s.js.Conn() != nil {
 		if mp := s.js.Conn().MaxPayload(); mp > 0 {

@@ -28,7 +28,7 @@ func aaaaTargets(n int) []string {
 // back no other name.
 func TestPlansAreBoundedInBytes(t *testing.T) {
 	nc, js := startBus(t)
-	s := freshState(t, js, Config{})
+	s := freshRun(t, js, Config{})
 	maxPayload := int(nc.MaxPayload())
 	var names []string
 	for i := range 6 { // ~250 kB each, 1.5 MB together
@@ -37,9 +37,16 @@ func TestPlansAreBoundedInBytes(t *testing.T) {
 		feed(t, s, events.DesiredSubject(name), &events.DesiredState{DNSName: name,
 			Endpoints: []events.Endpoint{rr(name, "AAAA", 0, aaaaTargets(maxPayload/(6*20))...)}})
 	}
+	// One endpoint holds at most events.MaxTargets targets, so the name too
+	// large for any plan holds several record sets (set identifiers).
 	big := "big." + zone
-	feed(t, s, events.DesiredSubject(big), &events.DesiredState{DNSName: big,
-		Endpoints: []events.Endpoint{rr(big, "AAAA", 0, aaaaTargets(maxPayload/10)...)}})
+	var bigSets []events.Endpoint
+	for i := range 10 {
+		e := rr(big, "AAAA", 0, aaaaTargets(events.MaxTargets)...)
+		e.SetIdentifier = fmt.Sprintf("set-%d", i)
+		bigSets = append(bigSets, e)
+	}
+	feed(t, s, events.DesiredSubject(big), &events.DesiredState{DNSName: big, Endpoints: bigSets})
 	before := testutil.ToFloat64(refused.WithLabelValues(refusedSize))
 	sub := planSub(t, nc)
 
@@ -87,7 +94,7 @@ func TestFailedPublishBacksOffPerZone(t *testing.T) {
 	if err := js.DeleteStream(context.Background(), events.StreamPlans); err != nil {
 		t.Fatal(err)
 	}
-	s := freshState(t, js, Config{})
+	s := freshRun(t, js, Config{})
 	www := "www." + zone
 	feed(t, s, events.DesiredSubject(www), &events.DesiredState{DNSName: www,
 		Endpoints: []events.Endpoint{rr(www, "A", 0, "192.0.2.1")}})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
@@ -48,12 +49,12 @@ func TestReplayGivesTheSamePlans(t *testing.T) {
 
 	planOnce := func(order []input) []string {
 		t.Helper()
-		p, err := New(Config{TXTOwnerID: "me", Policy: "sync", Registry: "txt", BatchChangeSize: 50},
+		p, err := New(Config{Ownership: registry.Settings{OwnerID: "me"}, Policy: "sync", Registry: "txt", BatchChangeSize: 50},
 			slog.New(slog.NewTextHandler(io.Discard, nil)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		s := newState(p)
+		s := newRun(p)
 		s.js = js
 		s.zones["p"] = []string{zone}
 		for i, in := range order {

@@ -80,7 +80,7 @@ func (l limits) exceeded(deletes int, owned func() int) bool {
 // countDeletes counts the owned record sets changes delete at name: an
 // ownership record (elsewhere, or a TXT of registry strings only at the
 // name) goes with its record and is not counted.
-func (reg *registry) countDeletes(name string, changes []events.Change) int {
+func (reg *txtRegistry) countDeletes(name string, changes []events.Change) int {
 	n := 0
 	for _, c := range changes {
 		if c.New != nil || c.Old.DNSName != name {
@@ -120,11 +120,11 @@ func covered(approved, changes []events.Change) bool {
 
 // ownedIn counts the record sets of ours that zone k holds: what planning
 // every name of it with nothing wanted would delete.
-func (s *state) ownedIn(k zoneKey) int {
+func (s *run) ownedIn(k zoneKey) int {
 	n := 0
 	zones := []string{k.zone}
 	for name := range s.observed[k.provider] {
-		if _, ok := zoneOf(name, zones); !ok || !s.filter.match(name) || !s.known(k.provider, name) {
+		if _, ok := zoneOf(name, zones); !ok || !s.filter.Match(name) || !s.known(k.provider, name) {
 			continue
 		}
 		in := s.nameInput(k.provider, k.zone, name)
@@ -137,7 +137,7 @@ func (s *state) ownedIn(k zoneKey) int {
 // forgetHeld takes a name being planned again out of its zone's hold: the
 // pass decides about it afresh. While deletes are not allowed at all, a
 // pass says nothing about them, and the hold stays as it is.
-func (s *state) forgetHeld(k zoneKey, name string) bool {
+func (s *run) forgetHeld(k zoneKey, name string) bool {
 	h := s.holds[k]
 	if h == nil || !s.effectivePolicy().allows("delete") {
 		return false
@@ -148,7 +148,7 @@ func (s *state) forgetHeld(k zoneKey, name string) bool {
 
 // guard applies the mass-delete guard to a zone's pass, before its plans
 // are published: it holds the pass' deletes, or releases what was held.
-func (s *state) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
+func (s *run) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
 	if !s.effectivePolicy().allows("delete") {
 		return
 	}
@@ -209,7 +209,7 @@ func (s *state) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
 
 // release plans a zone's held names as they are now, in this pass: the
 // zone's deletes are within the limits.
-func (s *state) release(ctx context.Context, k zoneKey, h *hold, zc *zoneChanges) {
+func (s *run) release(ctx context.Context, k zoneKey, h *hold, zc *zoneChanges) {
 	for _, name := range slices.Sorted(maps.Keys(h.names)) {
 		if !s.known(k.provider, name) {
 			continue
@@ -226,7 +226,7 @@ func (s *state) release(ctx context.Context, k zoneKey, h *hold, zc *zoneChanges
 }
 
 // publishHold says on the bus what the zone holds, when that changed.
-func (s *state) publishHold(ctx context.Context, k zoneKey, h *hold) {
+func (s *run) publishHold(ctx context.Context, k zoneKey, h *hold) {
 	ev := &events.HeldDeletes{Provider: k.provider, Zone: k.zone, MaxDeletes: s.limits.max, MaxDeletesPercent: s.limits.percent}
 	if h != nil {
 		changes := h.changes()
@@ -265,7 +265,7 @@ func (s *state) publishHold(ctx context.Context, k zoneKey, h *hold) {
 // fitting is how many of changes fit in a message of held deletes: a
 // zone's wipe may be larger than a NATS message, and the hold must be
 // seen whatever its size (its ID covers every change).
-func (s *state) fitting(changes []events.Change) int {
+func (s *run) fitting(changes []events.Change) int {
 	budget := s.planBudget()
 	for i, c := range changes {
 		if budget -= unitBytes(c.Key().DNSName, []events.Change{c}); budget < 0 {
@@ -278,7 +278,7 @@ func (s *state) fitting(changes []events.Change) int {
 // foldHeld takes in what the bus says a zone holds: at start, what an
 // earlier run left there, which is cleared once this run has planned
 // everything and holds nothing in the zone (clearStaleHolds).
-func (s *state) foldHeld(m events.Received) error {
+func (s *run) foldHeld(m events.Received) error {
 	var h events.HeldDeletes
 	if err := events.Decode(m, &h); err != nil {
 		return err
@@ -295,7 +295,7 @@ func (s *state) foldHeld(m events.Received) error {
 // foldApproval takes in an operator's approval. Only one published while
 // this run watches counts (an old one may be for deletes long since
 // replanned), and only for the hold the zone has now.
-func (s *state) foldApproval(m events.Received) error {
+func (s *run) foldApproval(m events.Received) error {
 	var a events.Approval
 	if err := events.Decode(m, &a); err != nil {
 		return err
@@ -330,7 +330,7 @@ func (s *state) foldApproval(m events.Received) error {
 // clearStaleHolds takes back what an earlier run said a zone held, once
 // everything has been planned with deletes allowed and this run holds
 // nothing there.
-func (s *state) clearStaleHolds(ctx context.Context) {
+func (s *run) clearStaleHolds(ctx context.Context) {
 	if len(s.dirty) > 0 || !s.effectivePolicy().allows("delete") {
 		return
 	}

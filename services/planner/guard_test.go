@@ -20,13 +20,13 @@ import (
 // more than 50% of the zone's owned records.
 type guarded struct {
 	t  *testing.T
-	s  *state
+	s  *run
 	js jetstream.JetStream
 }
 
 func newGuarded(t *testing.T, n int) *guarded {
 	_, js := startBus(t)
-	g := &guarded{t: t, s: freshState(t, js, Config{MaxDeletes: 5, MaxDeletesPercent: 50}), js: js}
+	g := &guarded{t: t, s: freshRun(t, js, Config{MaxDeletes: 5, MaxDeletesPercent: 50}), js: js}
 	for i := range n {
 		g.observe(i, svcIP(i))
 		g.want(i, svcIP(i))

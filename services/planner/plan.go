@@ -42,7 +42,7 @@ func compareZoneKeys(a, b zoneKey) int {
 }
 
 // plan plans every dirty name whose zone is free, and publishes the plans.
-func (s *state) plan(ctx context.Context) {
+func (s *run) plan(ctx context.Context) {
 	start := time.Now()
 	// A lapsed lease is seen here too, not only when the alarm rings: no
 	// delete may outlive it by a timer's lag.
@@ -60,7 +60,7 @@ func (s *state) plan(ctx context.Context) {
 		done := true
 		for _, provider := range providers {
 			zone, ok := zoneOf(name, s.zones[provider])
-			if !ok || !s.filter.match(name) {
+			if !ok || !s.filter.Match(name) {
 				continue
 			}
 			k := zoneKey{provider, zone}
@@ -106,7 +106,7 @@ func (s *state) plan(ctx context.Context) {
 	planSeconds.Observe(time.Since(start).Seconds())
 }
 
-func (s *state) nameInput(provider, zone, name string) nameInput {
+func (s *run) nameInput(provider, zone, name string) nameInput {
 	d := s.desired[name].state
 	resource := ""
 	if len(d.Contributors) == 1 {
@@ -124,7 +124,7 @@ type nameInput struct {
 	resource string            // the one object that wants the name, if one
 	observed func(name string) []events.Endpoint
 	policy   Policy
-	reg      *registry // ownership rules and managed record types
+	reg      *txtRegistry // ownership rules and managed record types
 }
 
 // namePlan is what planName decided.
@@ -189,7 +189,7 @@ func managedKeys(in nameInput, have, want map[rrKey]*events.Endpoint) []rrKey {
 	add(want, "")
 	if !in.reg.noop {
 		for _, t := range in.reg.managed {
-			if n := in.reg.names.txtName(in.name, t); n != in.name {
+			if n := in.reg.names.TXTName(in.name, t); n != in.name {
 				add(rrsetsByKey(in.observed(n)), events.RecordTypeTXT)
 			}
 		}

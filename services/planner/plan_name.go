@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // planName decides the changes at one name. It is a pure function of its
@@ -29,7 +30,7 @@ func planName(in nameInput) namePlan {
 // nameWork is planName's working state at one name.
 type nameWork struct {
 	in         nameInput
-	reg        *registry
+	reg        *txtRegistry
 	have, want map[rrKey]*events.Endpoint
 	// registries are the registry RRsets by name and set identifier:
 	// ExternalDNS gives the ownership record of an RRset with a set
@@ -50,7 +51,7 @@ type nameWork struct {
 func newNameWork(in nameInput, have, want map[rrKey]*events.Endpoint) *nameWork {
 	w := &nameWork{in: in, reg: in.reg, have: have, want: want, registries: map[string]*registryRRset{},
 		oldRRs: map[string]*registryRRset{}, newRRs: map[*registryRRset]bool{}}
-	w.oldName = w.reg.names.oldTXTName(in.name)
+	w.oldName = w.reg.names.OldTXTName(in.name)
 	w.hasOld = w.inZone(w.oldName) && !w.reg.newFormatOfAnother(w.oldName, in.name)
 	w.oldRRFor("")
 	return w
@@ -89,59 +90,98 @@ func (w *nameWork) oldRRFor(setID string) *registryRRset {
 }
 
 // planRRset decides the change of one RRset (type and set identifier) and
-// what becomes of its ownership.
+// what becomes of its ownership: whether it may be written at all, whose
+// it is, and what the policy does with it.
 func (w *nameWork) planRRset(k rrKey) {
-	in, reg := w.in, w.reg
-	t := k.recordType
-	want, h := w.want[k], w.have[k]
+	// Read first even when nothing is planned: the old-format RRset is
+	// retired or kept by what every type found there (retireOldFormat).
 	oldRR := w.oldRRFor(k.setID)
-	newName := reg.names.txtName(in.name, t)
+	newName, ok := w.writable(k)
+	if !ok {
+		return
+	}
+	h := w.have[k]
+	if k.recordType == events.RecordTypeTXT {
+		h = w.reg.userPart(h)
+	}
+	o, ok := w.owned(k, newName, oldRR, h)
+	if !ok {
+		return
+	}
+	w.decide(k, h, o)
+}
+
+// writable returns the name of the ownership record of k; false, with the
+// refusal reported, when the record or its ownership record cannot be
+// written (touch nothing of this type rather than leave a record that
+// nobody owns) or a wanted TXT holds a registry string.
+func (w *nameWork) writable(k rrKey) (string, bool) {
+	in, t := w.in, k.recordType
+	want := w.want[k]
+	newName := w.reg.names.TXTName(in.name, t)
 	if !w.inZone(newName) {
 		newName = in.name
 	}
 	if p := cmp.Or(nameProblem(in.name), nameProblem(newName)); p != "" {
-		// The record, or its ownership record, cannot be written:
-		// touch nothing of this type rather than leave a record
-		// that nobody owns.
-		if want != nil || h != nil {
+		if want != nil || w.have[k] != nil {
 			w.out.refused = append(w.out.refused, refusal{refusedName, fmt.Sprintf("%s %s: %s", in.name, t, p)})
 		}
-		return
+		return "", false
 	}
-	if t == events.RecordTypeTXT {
-		if want != nil {
-			if p := reg.registryStringIn(*want); p != "" {
-				w.out.refused = append(w.out.refused, refusal{refusedRegistryString, fmt.Sprintf("%s TXT: %s", in.name, p)})
-				return
-			}
+	if t == events.RecordTypeTXT && want != nil {
+		if p := w.reg.registryStringIn(*want); p != "" {
+			w.out.refused = append(w.out.refused, refusal{refusedRegistryString, fmt.Sprintf("%s TXT: %s", in.name, p)})
+			return "", false
 		}
-		h = reg.userPart(h)
 	}
-	newRR := w.rrset(newName, k.setID)
-	w.newRRs[newRR] = true
+	return newName, true
+}
+
+// rrsetOwnership is where the ownership of one RRset is read and kept.
+type rrsetOwnership struct {
+	newRR, oldRR *registryRRset
+	// viaOld: ours only through an old-format string, where it stays.
+	viaOld bool
+}
+
+// owned reads whose k (held as h) is: from its new-format ownership
+// record, else from the old-format one ExternalDNS may have left. false,
+// with a conflict reported when k is wanted, when it is not ours to change.
+func (w *nameWork) owned(k rrKey, newName string, oldRR *registryRRset, h *events.Endpoint) (rrsetOwnership, bool) {
+	in, reg, t := w.in, w.reg, k.recordType
+	want := w.want[k]
+	o := rrsetOwnership{newRR: w.rrset(newName, k.setID), oldRR: oldRR}
+	w.newRRs[o.newRR] = true
 	// The user's TXT and its ownership in one RRset (the apex): only an
 	// explicit record-type/TXT field covers it (txt.go).
 	shared := t == events.RecordTypeTXT && newName == in.name
-	newRR.shared = newRR.shared || shared
-	own := reg.owners(newRR.current, t, shared)
-	viaOld := false
-	if !own.ours && !own.foreign && oldRR != nil && oldRR != newRR {
+	o.newRR.shared = o.newRR.shared || shared
+	own := reg.owners(o.newRR.current, t, shared)
+	if !own.ours && !own.foreign && oldRR != nil && oldRR != o.newRR {
 		// Records ExternalDNS wrote in the old format only.
 		own = reg.owners(oldRR.current, t, true)
-		viaOld = own.ours
+		o.viaOld = own.ours
 	}
 	switch {
 	case h != nil && !own.ours:
 		if want != nil {
-			w.out.conflicts = append(w.out.conflicts, fmt.Sprintf("%s %s exists and is not owned by %q", in.name, t, reg.ownerID))
+			w.out.conflicts = append(w.out.conflicts, fmt.Sprintf("%s %s exists and is not owned by %q", in.name, t, reg.OwnerID))
 		}
-		return
+		return o, false
 	case h == nil && own.foreign:
 		if want != nil {
 			w.out.conflicts = append(w.out.conflicts, fmt.Sprintf("%s %s is claimed by another owner", in.name, t))
 		}
-		return
+		return o, false
 	}
+	return o, true
+}
+
+// decide plans an RRset of ours, k held as h, by the policy: its change,
+// and which ownership record keeps or drops its type.
+func (w *nameWork) decide(k rrKey, h *events.Endpoint, o rrsetOwnership) {
+	in, t := w.in, k.recordType
+	want, newRR, oldRR := w.want[k], o.newRR, o.oldRR
 	// put queues a change of the RRset; the user's TXT goes through the
 	// TXT RRset at the name, which may hold registry strings too.
 	put := func(c events.Change) {
@@ -160,7 +200,7 @@ func (w *nameWork) planRRset(k rrKey) {
 	}
 	// keep: our ownership of t stays where it is read from.
 	keep := func() {
-		if viaOld {
+		if o.viaOld {
 			oldRR.keep, oldRR.kept[t] = true, true
 		} else {
 			newRR.keep, newRR.kept[t] = true, true
@@ -170,7 +210,7 @@ func (w *nameWork) planRRset(k rrKey) {
 	case want != nil && h == nil:
 		if in.policy.allows("create") {
 			newRR.claim(t, want.RecordTTL)
-			if viaOld {
+			if o.viaOld {
 				keep()
 			}
 			put(events.Change{New: want})
@@ -178,7 +218,7 @@ func (w *nameWork) planRRset(k rrKey) {
 	case want != nil && !events.SameRecords(*want, *h):
 		if in.policy.allows("update") {
 			newRR.claim(t, want.RecordTTL)
-			if viaOld {
+			if o.viaOld {
 				keep()
 			}
 			put(events.Change{Old: h, New: want})
@@ -187,7 +227,7 @@ func (w *nameWork) planRRset(k rrKey) {
 		}
 	case want != nil:
 		keep()
-		if !viaOld && in.policy.allows("update") {
+		if !o.viaOld && in.policy.allows("update") {
 			newRR.claim(t, want.RecordTTL)
 		}
 	case h != nil && in.policy.allows("delete"):
@@ -241,7 +281,7 @@ func (w *nameWork) ordered(oldTouched map[*registryRRset]bool) []events.Change {
 		if r.data && r.userTTL != 0 {
 			ttl = r.userTTL
 		}
-		c, ok := r.change(w.reg, ownership{owner: w.reg.ownerID, resource: w.in.resource}, ttl)
+		c, ok := r.change(w.reg, registry.Labels{Owner: w.reg.OwnerID, Resource: w.in.resource}, ttl)
 		switch {
 		case !ok:
 		case r.data && (r.adds || r.claimed):

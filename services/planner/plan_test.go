@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 const zone = "example.test"
@@ -14,7 +15,7 @@ func rr(name, typ string, ttl int64, targets ...string) events.Endpoint {
 }
 
 func owned(owner, resource string) string {
-	return ownership{owner: owner, resource: resource}.format()
+	return registry.Labels{Owner: owner, Resource: resource}.Format()
 }
 
 // describe renders changes as "create A www" lines, for readable tables.
@@ -179,7 +180,7 @@ func TestPlanName(t *testing.T) {
 			}
 			got := planName(nameInput{name: name, zone: zone, desired: tc.desired, resource: res,
 				observed: func(n string) []events.Endpoint { return byName[n] },
-				policy:   policy, reg: testRegistry(registry{})})
+				policy:   policy, reg: testRegistry(txtRegistry{})})
 			if d := describe(got.changes); d != tc.want {
 				t.Errorf("changes:\n%s\nwant:\n%s", d, tc.want)
 			}
@@ -187,32 +188,7 @@ func TestPlanName(t *testing.T) {
 	}
 }
 
-func TestRegistryFormatIsExternalDNS(t *testing.T) {
-	got := owned("cluster-a", "service/default/nginx")
-	want := "heritage=external-dns,external-dns/owner=cluster-a,external-dns/resource=service/default/nginx"
-	if got != want {
-		t.Fatalf("ownership string %q, want ExternalDNS' %q", got, want)
-	}
-	o, ok := parseOwnership(`"` + want + `"`)
-	if !ok || o.owner != "cluster-a" || o.resource != "service/default/nginx" {
-		t.Fatalf("parse: %+v %v", o, ok)
-	}
-	if _, ok := parseOwnership("v=spf1 include:example.net -all"); ok {
-		t.Fatal("an SPF record parsed as ownership")
-	}
-}
-
-func TestDomainFilter(t *testing.T) {
-	f := newPlainDomainFilter([]string{"example.com", ".sub.example.org"}, []string{"private.example.com"})
-	for name, want := range map[string]bool{
-		"example.com": true, "www.example.com": true, "badexample.com": false,
-		"sub.example.org": false, "a.sub.example.org": true,
-		"private.example.com": false, "x.private.example.com": false,
-	} {
-		if got := f.match(name); got != want {
-			t.Errorf("match(%q) = %v, want %v", name, got, want)
-		}
-	}
+func TestZoneOfPicksTheLongest(t *testing.T) {
 	if z, _ := zoneOf("a.b.example.com", []string{"example.com", "b.example.com"}); z != "b.example.com" {
 		t.Errorf("zoneOf picked %q, want the longest match", z)
 	}

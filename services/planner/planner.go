@@ -19,30 +19,26 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/domains"
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/stage"
 )
 
 // Config is the planner's configuration; flag names are ExternalDNS'.
 type Config struct {
-	DomainFilter         stage.StringList
-	ExcludeDomains       stage.StringList
-	RegexDomainFilter    string
-	RegexDomainExclusion string
-	TXTOwnerID           string
-	TXTPrefix            string
-	TXTSuffix            string
-	TXTWildcardReplace   string
-	TXTEncryptEnabled    bool
-	TXTEncryptAESKey     string
-	MigrateFromTXTOwner  string
-	TXTAdoptOwners       stage.StringList
-	Policy               string
-	Registry             string
-	ManagedRecordTypes   stage.StringList
-	ExcludeRecordTypes   stage.StringList
-	BatchChangeSize      int
-	BatchWindow          time.Duration
-	PlanTimeout          time.Duration
+	Domains             domains.Settings
+	Ownership           registry.Settings
+	TXTEncryptEnabled   bool
+	TXTEncryptAESKey    string
+	MigrateFromTXTOwner string
+	TXTAdoptOwners      stage.StringList
+	Policy              string
+	Registry            string
+	ManagedRecordTypes  stage.StringList
+	ExcludeRecordTypes  stage.StringList
+	BatchChangeSize     int
+	BatchWindow         time.Duration
+	PlanTimeout         time.Duration
 	// MaxDeletes and MaxDeletesPercent are the mass-delete guard's limits
 	// (guard.go); 0 turns either off.
 	MaxDeletes        int
@@ -71,8 +67,8 @@ type Planner struct {
 	policy   Policy
 	limits   limits
 	managed  []string
-	reg      *registry
-	filter   domainFilter
+	reg      *txtRegistry
+	filter   domains.Filter
 	log      *slog.Logger
 	caughtUp atomic.Bool
 }
@@ -81,7 +77,7 @@ type Planner struct {
 func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	p := &Planner{cfg: cfg, policy: Policy(cfg.Policy), log: logger}
 	var err error
-	if p.filter, err = newDomainFilter(cfg.DomainFilter, cfg.ExcludeDomains, cfg.RegexDomainFilter, cfg.RegexDomainExclusion); err != nil {
+	if p.filter, err = domains.New(cfg.Domains); err != nil {
 		return nil, err
 	}
 	if !p.policy.valid() {
@@ -90,7 +86,7 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	if cfg.Registry != "txt" && cfg.Registry != "noop" {
 		return nil, fmt.Errorf("--registry=%q: want txt or noop", cfg.Registry)
 	}
-	for flag, id := range map[string]string{"txt-owner-id": cfg.TXTOwnerID, "migrate-from-txt-owner": cfg.MigrateFromTXTOwner} {
+	for flag, id := range map[string]string{"txt-owner-id": cfg.Ownership.OwnerID, "migrate-from-txt-owner": cfg.MigrateFromTXTOwner} {
 		if (id == "" && flag == "txt-owner-id") || strings.ContainsAny(id, ",= \"") {
 			return nil, fmt.Errorf("--%s=%q: must be non-empty, without commas, '=', quotes or spaces", flag, id)
 		}
@@ -100,10 +96,10 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 			return nil, fmt.Errorf("--txt-adopt-owner=%q: must be non-empty, without commas, '=', quotes or spaces", id)
 		}
 	}
-	if cfg.TXTPrefix != "" && cfg.TXTSuffix != "" {
+	if cfg.Ownership.Prefix != "" && cfg.Ownership.Suffix != "" {
 		return nil, errors.New("--txt-prefix and --txt-suffix are mutually exclusive")
 	}
-	key, err := parseAESKey(cfg.TXTEncryptAESKey)
+	key, err := registry.ParseAESKey(cfg.TXTEncryptAESKey)
 	if err != nil {
 		return nil, fmt.Errorf("--txt-encrypt-aes-key: %w", err)
 	}
@@ -136,8 +132,8 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	p.managed = slices.DeleteFunc(p.managed, func(t string) bool { return excluded[t] })
 	adopt := slices.Clone([]string(cfg.TXTAdoptOwners))
 	slices.Sort(adopt)
-	p.reg = &registry{noop: cfg.Registry == "noop", ownerID: cfg.TXTOwnerID, migrate: cfg.MigrateFromTXTOwner,
-		adopt: slices.Compact(adopt), names: newNameMapper(cfg.TXTPrefix, cfg.TXTSuffix, cfg.TXTWildcardReplace),
+	p.reg = &txtRegistry{noop: cfg.Registry == "noop", Settings: cfg.Ownership, migrate: cfg.MigrateFromTXTOwner,
+		adopt: slices.Compact(adopt), names: cfg.Ownership.Names(),
 		aesKey: key, encrypt: cfg.TXTEncryptEnabled, managed: p.managed}
 	return p, nil
 }
@@ -159,60 +155,17 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	p.caughtUp.Store(false)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	// Plans queued by an earlier run were computed by a run that is gone:
-	// nobody waits for their results, and this run plans afresh.
-	// On a clustered NATS the request may time out while the stream's
-	// leader is elected (just created, or a node lost): that is retried;
-	// any other refusal ends the run as before.
-	n, err := purgeEarlierPlans(ctx, js)
-	for attempt := 1; isTransient(err) && ctx.Err() == nil; attempt++ {
-		p.log.Warn("purging plans of earlier runs failed; retrying", "err", err, "attempt", attempt)
-		select {
-		case <-ctx.Done():
-		case <-time.After(time.Second):
-		}
-		n, err = purgeEarlierPlans(ctx, js)
-	}
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	if err != nil {
+	if err := p.dropEarlierPlans(ctx, js); err != nil {
 		return err
-	} else if n > 0 {
-		p.log.Info("dropped plans queued by an earlier run", "plans", n)
 	}
 	in := make(chan events.Received, 1024)
-	watch := func(stream string, filters ...string) (<-chan struct{}, error) {
-		return events.Watch(ctx, js, stream, filters, func(m events.Received) {
-			select {
-			case in <- m:
-			case <-ctx.Done():
-			}
-		})
-	}
-	desiredDone, err := watch(events.StreamDesired, events.SubjectDesired+".>")
+	replays, err := p.watch(ctx, js, in)
 	if err != nil {
 		return err
 	}
-	// Only a completeness mark published since the watch began counts:
-	// ask dedup for one now rather than wait up to its heartbeat, for
-	// deletes and for the names read back from the stream.
-	if err := events.RequestRenewal(js, events.RenewCompleteSubject()); err != nil {
-		p.log.Warn("asking dedup to renew its completeness mark failed; waiting for its heartbeat", "err", err)
-	}
-	observedDone, err := watch(events.StreamObserved, events.SubjectObserved+".>", events.SubjectZones+".>")
-	if err != nil {
-		return err
-	}
-	heldDone, err := watch(events.StreamHeld, events.SubjectHeld+".>", events.SubjectApprovals+".>")
-	if err != nil {
-		return err
-	}
-	if _, err := watch(events.StreamResults, events.SubjectResults+".>"); err != nil {
-		return err
-	}
+	desiredDone, observedDone, heldDone := replays[0], replays[1], replays[2]
 
-	s := newState(p)
+	s := newRun(p)
 	s.js = js
 	batch := time.NewTimer(time.Hour)
 	batch.Stop()
@@ -258,6 +211,66 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 		}
 		wake.set(s.wakeAt())
 	}
+}
+
+// dropEarlierPlans purges the plans queued by an earlier run: they were
+// computed by a run that is gone, nobody waits for their results, and this
+// run plans afresh. On a clustered NATS the request may time out while the
+// stream's leader is elected (just created, or a node lost): that is
+// retried; any other refusal ends the run.
+func (p *Planner) dropEarlierPlans(ctx context.Context, js jetstream.JetStream) error {
+	n, err := purgeEarlierPlans(ctx, js)
+	for attempt := 1; isTransient(err) && ctx.Err() == nil; attempt++ {
+		p.log.Warn("purging plans of earlier runs failed; retrying", "err", err, "attempt", attempt)
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+		n, err = purgeEarlierPlans(ctx, js)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		p.log.Info("dropped plans queued by an earlier run", "plans", n)
+	}
+	return nil
+}
+
+// watch feeds in with the desired, observed, held and results streams;
+// the channels it returns close once the replays of the first three are
+// done.
+func (p *Planner) watch(ctx context.Context, js jetstream.JetStream, in chan<- events.Received) ([3]<-chan struct{}, error) {
+	var replays [3]<-chan struct{}
+	watch := func(stream string, filters ...string) (<-chan struct{}, error) {
+		return events.Watch(ctx, js, stream, filters, func(m events.Received) {
+			select {
+			case in <- m:
+			case <-ctx.Done():
+			}
+		})
+	}
+	var err error
+	if replays[0], err = watch(events.StreamDesired, events.SubjectDesired+".>"); err != nil {
+		return replays, err
+	}
+	// Only a completeness mark published since the watch began counts:
+	// ask dedup for one now rather than wait up to its heartbeat, for
+	// deletes and for the names read back from the stream.
+	if err := events.RequestRenewal(js, events.RenewCompleteSubject()); err != nil {
+		p.log.Warn("asking dedup to renew its completeness mark failed; waiting for its heartbeat", "err", err)
+	}
+	if replays[1], err = watch(events.StreamObserved, events.SubjectObserved+".>", events.SubjectZones+".>"); err != nil {
+		return replays, err
+	}
+	if replays[2], err = watch(events.StreamHeld, events.SubjectHeld+".>", events.SubjectApprovals+".>"); err != nil {
+		return replays, err
+	}
+	_, err = watch(events.StreamResults, events.SubjectResults+".>")
+	return replays, err
 }
 
 // planID makes plan ids; a var so tests can make them predictable.

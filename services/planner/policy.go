@@ -25,7 +25,7 @@ func (p Policy) allows(action string) bool {
 
 // effectivePolicy is the configured policy, without deletes until the
 // desired stream is complete.
-func (s *state) effectivePolicy() Policy {
+func (s *run) effectivePolicy() Policy {
 	if !s.complete && s.policy == PolicySync {
 		return PolicyUpsertOnly
 	}

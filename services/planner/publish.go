@@ -12,7 +12,7 @@ import (
 // zone's applier. A name's changes that alone exceed the budget are
 // refused (they can never be sent); a plan that cannot be published backs
 // the zone off (backoff.go) instead of being planned again at once.
-func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
+func (s *run) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 	budget := s.planBudget()
 	var batches [][]events.Change
 	var batchNames [][]string
@@ -73,7 +73,7 @@ func (s *state) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 }
 
 // flight returns the zone's flight, made on first use.
-func (s *state) flight(k zoneKey) *flight {
+func (s *run) flight(k zoneKey) *flight {
 	f := s.flights[k]
 	if f == nil {
 		f = &flight{plans: map[string]planned{}}

@@ -6,22 +6,23 @@ import (
 	"testing"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // externalDNSZone is a zone as ExternalDNS, owner x, left it, in one of its
 // formats: the records, and what the sources want (the same).
 type externalDNSZone struct {
 	name    string
-	reg     registry // the flags it ran with (owner aside)
+	reg     txtRegistry // the flags it ran with (owner aside)
 	records []events.Endpoint
 }
 
 func externalDNSZones(t *testing.T) []externalDNSZone {
 	n := func(s string) string { return s + "." + zone }
 	x := owned("x", "service/default/web")
-	key, _ := parseAESKey("ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY=")
+	key, _ := registry.ParseAESKey("ZPitL0NGVQBZbTD6DwXJzD8RiStSazzYXQsdUowLURY=")
 	enc := func(plain string, nonce byte) string {
-		s, err := encryptText(plain, key, slices.Repeat([]byte{nonce}, 12)) // ExternalDNS: a random nonce
+		s, err := registry.Encrypt(plain, key, slices.Repeat([]byte{nonce}, 12)) // ExternalDNS: a random nonce
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,22 +42,22 @@ func externalDNSZones(t *testing.T) []externalDNSZone {
 			rr(n("cn"), "CNAME", 300, "lb.example.net"), rr(n("cname-cn"), "TXT", 300, x),
 			rr(n("*"), "A", 300, "192.0.2.3"), rr(n("a-*"), "TXT", 300, x),
 		}},
-		{name: "prefixed, old and new", reg: registry{names: newNameMapper("txt.", "", "")}, records: []events.Endpoint{
+		{name: "prefixed, old and new", reg: txtRegistry{names: registry.NewNames("txt.", "", "")}, records: []events.Endpoint{
 			rr(n("p"), "A", 300, "192.0.2.1"), rr(n("txt.p"), "TXT", 300, x), rr(n("txt.a-p"), "TXT", 300, x),
 			rr(n("pc"), "CNAME", 300, "lb.example.net"), rr(n("txt.pc"), "TXT", 300, x), rr(n("txt.cname-pc"), "TXT", 300, x),
 		}},
-		{name: "prefixed with %{record_type}, wildcard replaced", reg: registry{names: newNameMapper("%{record_type}.", "", "wild")}, records: []events.Endpoint{
+		{name: "prefixed with %{record_type}, wildcard replaced", reg: txtRegistry{names: registry.NewNames("%{record_type}.", "", "wild")}, records: []events.Endpoint{
 			rr(n("p"), "A", 300, "192.0.2.1"), rr(n("a.p"), "TXT", 300, x),
 			rr(n("*.w"), "CNAME", 300, "lb.example.net"), rr(n("cname.wild.w"), "TXT", 300, x),
 		}},
-		{name: "suffixed", reg: registry{names: newNameMapper("", "-reg", "")}, records: []events.Endpoint{
+		{name: "suffixed", reg: txtRegistry{names: registry.NewNames("", "-reg", "")}, records: []events.Endpoint{
 			rr(n("s"), "A", 300, "192.0.2.1"), rr(n("s-reg"), "TXT", 300, x), rr(n("a-s-reg"), "TXT", 300, x),
 			rr(n("sc.deep"), "CNAME", 300, "lb.example.net"), rr(n("cname-sc-reg.deep"), "TXT", 300, x),
 		}},
-		{name: "suffixed with %{record_type}", reg: registry{names: newNameMapper("", ".%{record_type}", "")}, records: []events.Endpoint{
+		{name: "suffixed with %{record_type}", reg: txtRegistry{names: registry.NewNames("", ".%{record_type}", "")}, records: []events.Endpoint{
 			rr(n("s"), "A", 300, "192.0.2.1"), rr(n("s.a"), "TXT", 300, x),
 		}},
-		{name: "encrypted", reg: registry{aesKey: key, encrypt: true}, records: []events.Endpoint{
+		{name: "encrypted", reg: txtRegistry{aesKey: key, encrypt: true}, records: []events.Endpoint{
 			rr(n("e"), "A", 300, "192.0.2.1"), rr(n("a-e"), "TXT", 300, enc(x, 1)),
 			rr(n("e6"), "AAAA", 300, "2001:db8::1"), rr(n("aaaa-e6"), "TXT", 300, enc(x, 2)),
 			rr(n("ec"), "CNAME", 300, "lb.example.net"), rr(n("cname-ec"), "TXT", 300, enc(x, 3)),
@@ -97,7 +98,7 @@ func compareStrings(a, b string) int {
 }
 
 // planZone plans every data name of the zone with desired = what is there.
-func planZone(z fakeZone, reg *registry, desired func(name string) []events.Endpoint) []events.Change {
+func planZone(z fakeZone, reg *txtRegistry, desired func(name string) []events.Endpoint) []events.Change {
 	names := map[string]bool{}
 	for k := range z {
 		if k.RecordType != events.RecordTypeTXT {
@@ -132,13 +133,13 @@ func TestExternalDNSZonesForOwnerX(t *testing.T) {
 
 			// The same owner and flags: nothing to do.
 			r := ez.reg
-			r.ownerID = "x"
+			r.OwnerID = "x"
 			if cs := planZone(z, testRegistry(r), dataOf(z)); len(cs) > 0 {
 				t.Errorf("--txt-owner-id=x planned:\n%s", describe(cs))
 			}
 
 			// Another owner: nothing touched, whatever is wanted.
-			r.ownerID = "y"
+			r.OwnerID = "y"
 			other := func(name string) []events.Endpoint {
 				var out []events.Endpoint
 				for _, r := range dataOf(z)(name) {
@@ -187,8 +188,8 @@ func TestExternalDNSZonesForOwnerX(t *testing.T) {
 					if k.RecordType != t2 {
 						continue
 					}
-					ownX := ownsAny(z, testRegistry(registry{ownerID: "x", names: r.names, aesKey: r.aesKey}), k)
-					ownY := ownsAny(z, testRegistry(registry{ownerID: "y", names: r.names, aesKey: r.aesKey}), k)
+					ownX := ownsAny(z, testRegistry(txtRegistry{Settings: registry.Settings{OwnerID: "x"}, names: r.names, aesKey: r.aesKey}), k)
+					ownY := ownsAny(z, testRegistry(txtRegistry{Settings: registry.Settings{OwnerID: "y"}, names: r.names, aesKey: r.aesKey}), k)
 					if ownX || !ownY {
 						t.Errorf("%s %s: owned by x %v, by y %v", k.DNSName, k.RecordType, ownX, ownY)
 					}
@@ -200,7 +201,7 @@ func TestExternalDNSZonesForOwnerX(t *testing.T) {
 
 // ownsAny reports whether reg's owner would delete the record k if it were
 // no longer wanted.
-func ownsAny(z fakeZone, reg *registry, k events.RRsetKey) bool {
+func ownsAny(z fakeZone, reg *txtRegistry, k events.RRsetKey) bool {
 	np := planName(nameInput{name: k.DNSName, zone: zone, observed: z.at, policy: PolicySync, reg: reg})
 	for _, c := range np.changes {
 		if c.New == nil && c.Key() == k {

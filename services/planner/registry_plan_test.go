@@ -5,9 +5,10 @@ import (
 	"testing"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
-func planWith(reg *registry, policy Policy, name string, desired, observed []events.Endpoint) namePlan {
+func planWith(reg *txtRegistry, policy Policy, name string, desired, observed []events.Endpoint) namePlan {
 	byName := map[string][]events.Endpoint{}
 	for _, ep := range observed {
 		byName[ep.DNSName] = append(byName[ep.DNSName], ep)
@@ -20,11 +21,11 @@ func TestPlanNameRegistryRules(t *testing.T) {
 	www := "www." + zone
 	res := "service/default/web"
 	fields := func(owner string, types ...string) string {
-		return ownership{owner: owner, types: types}.format()
+		return registry.Labels{Owner: owner, Types: types}.Format()
 	}
 	cases := []struct {
 		name     string
-		reg      registry
+		reg      txtRegistry
 		policy   Policy
 		desired  []events.Endpoint
 		observed []events.Endpoint
@@ -32,38 +33,38 @@ func TestPlanNameRegistryRules(t *testing.T) {
 	}{
 		{
 			name:    "--txt-prefix: ownership written at the prefixed name",
-			reg:     registry{names: newNameMapper("txt.", "", "")},
+			reg:     txtRegistry{names: registry.NewNames("txt.", "", "")},
 			desired: []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
 			want:    "create TXT txt.a-www " + owned("me", res) + "\ncreate A www 192.0.2.1",
 		},
 		{
 			name:    "--txt-suffix with %{record_type}",
-			reg:     registry{names: newNameMapper("", "-%{record_type}", "")},
+			reg:     txtRegistry{names: registry.NewNames("", "-%{record_type}", "")},
 			desired: []events.Endpoint{rr(www, "CNAME", 0, "lb.example.net")},
 			want:    "create TXT www-cname " + owned("me", res) + "\ncreate CNAME www lb.example.net",
 		},
 		{
 			name:    "--txt-wildcard-replacement",
-			reg:     registry{names: newNameMapper("", "", "any")},
+			reg:     txtRegistry{names: registry.NewNames("", "", "any")},
 			desired: []events.Endpoint{rr("*."+zone, "A", 0, "192.0.2.1")},
 			want:    "create TXT a-any " + owned("me", res) + "\ncreate A * 192.0.2.1",
 		},
 		{
 			name:     "old format with a prefix is read",
-			reg:      registry{names: newNameMapper("txt.", "", "")},
+			reg:      txtRegistry{names: registry.NewNames("txt.", "", "")},
 			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr("txt."+www, "TXT", 300, owned("me", ""))},
 			want:     "delete A www\ndelete TXT txt.www",
 		},
 		{
 			name:     "--migrate-from-txt-owner: the old owner's records are ours, ownership rewritten",
-			reg:      registry{migrate: "old"},
+			reg:      txtRegistry{migrate: "old"},
 			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
 			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr("a-"+www, "TXT", 300, owned("old", res))},
 			want:     "update TXT a-www " + owned("me", res),
 		},
 		{
 			name:     "--migrate-from-txt-owner: and may be deleted",
-			reg:      registry{migrate: "old"},
+			reg:      txtRegistry{migrate: "old"},
 			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr("a-"+www, "TXT", 300, owned("old", res))},
 			want:     "delete A www\ndelete TXT a-www",
 		},
@@ -75,21 +76,21 @@ func TestPlanNameRegistryRules(t *testing.T) {
 		},
 		{
 			name:     "--txt-adopt-owner: an adoptable owner's record is taken over",
-			reg:      registry{adopt: []string{"x"}},
+			reg:      txtRegistry{adopt: []string{"x"}},
 			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.2")},
 			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr("a-"+www, "TXT", 300, owned("x", "ingress/a/b"))},
 			want:     "update TXT a-www " + owned("me", res) + "\nupdate A www 192.0.2.2",
 		},
 		{
 			name:     "--txt-adopt-owner: an old-format string of an adoptable owner is rewritten, not duplicated",
-			reg:      registry{adopt: []string{"x"}},
+			reg:      txtRegistry{adopt: []string{"x"}},
 			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
 			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "TXT", 300, owned("x", ""), "v=spf1 -all")},
 			want:     "update TXT www " + owned("me", res) + "|v=spf1 -all",
 		},
 		{
 			name:     "--txt-adopt-owner leaves owners not listed alone",
-			reg:      registry{adopt: []string{"x"}},
+			reg:      txtRegistry{adopt: []string{"x"}},
 			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.2")},
 			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr("a-"+www, "TXT", 300, owned("y", ""))},
 			want:     "",
@@ -125,27 +126,27 @@ func TestPlanNameRegistryRules(t *testing.T) {
 		},
 		{
 			name:    "--registry=noop: creates without ownership",
-			reg:     registry{noop: true},
+			reg:     txtRegistry{noop: true},
 			desired: []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
 			want:    "create A www 192.0.2.1",
 		},
 		{
 			name:     "--registry=noop: everything of a managed type is ours (ExternalDNS): update and delete",
-			reg:      registry{noop: true},
+			reg:      txtRegistry{noop: true},
 			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.2")},
 			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "CNAME", 300, "x.example.net"), rr("a-"+www, "TXT", 300, owned("other", "")), rr(www, "TXT", 300, "v=spf1 -all")},
 			want:     "update A www 192.0.2.2\ndelete CNAME www",
 		},
 		{
 			name:     "--registry=noop with upsert-only never deletes",
-			reg:      registry{noop: true},
+			reg:      txtRegistry{noop: true},
 			policy:   PolicyUpsertOnly,
 			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1")},
 			want:     "",
 		},
 		{
 			name:     "--exclude-record-types: an excluded type is not touched",
-			reg:      registry{managed: []string{"A"}},
+			reg:      txtRegistry{managed: []string{"A"}},
 			desired:  []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
 			observed: []events.Endpoint{rr(www, "CNAME", 300, "x.example.net"), rr("cname-"+www, "TXT", 300, owned("me", ""))},
 			want:     "create TXT a-www " + owned("me", res) + "\ncreate A www 192.0.2.1",
@@ -176,18 +177,18 @@ func TestPlanNameRegistryRules(t *testing.T) {
 // the real host's rewrite of the same RRset, and BIND refuses both.
 func TestRegistryNameIsNoHostOfItsOwn(t *testing.T) {
 	www := "www." + zone
-	xs := ownership{owner: "x", resource: "service/default/web"}.format()
+	xs := registry.Labels{Owner: "x", Resource: "service/default/web"}.Format()
 	for _, tc := range []struct {
 		name    string
-		names   nameMapper
+		names   registry.Names
 		regName string
 	}{
-		{"new format", newNameMapper("", "", ""), "a-" + www},
-		{"prefixed", newNameMapper("xdns-", "", ""), "xdns-a-" + www},
-		{"suffixed", newNameMapper("", "-xdns", ""), "a-www-xdns." + zone},
+		{"new format", registry.NewNames("", "", ""), "a-" + www},
+		{"prefixed", registry.NewNames("xdns-", "", ""), "xdns-a-" + www},
+		{"suffixed", registry.NewNames("", "-xdns", ""), "a-www-xdns." + zone},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			reg := testRegistry(registry{ownerID: "y", adopt: []string{"x"}, names: tc.names})
+			reg := testRegistry(txtRegistry{Settings: registry.Settings{OwnerID: "y"}, adopt: []string{"x"}, names: tc.names})
 			observed := []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(tc.regName, "TXT", 300, xs)}
 			for _, phantom := range []string{tc.regName, "a-" + www, "www-xdns." + zone} {
 				if got := planWith(reg, PolicySync, phantom, nil, observed); len(got.changes) > 0 {
@@ -196,7 +197,7 @@ func TestRegistryNameIsNoHostOfItsOwn(t *testing.T) {
 			}
 			got := planWith(reg, PolicySync, www, []events.Endpoint{rr(www, "A", 0, "192.0.2.1")}, observed)
 			want := "update TXT " + strings.TrimSuffix(tc.regName, "."+zone) + " " +
-				ownership{owner: "y", resource: "service/default/web"}.format()
+				registry.Labels{Owner: "y", Resource: "service/default/web"}.Format()
 			if d := describe(got.changes); d != want {
 				t.Errorf("www's takeover:\n%s\nwant\n%s", d, want)
 			}

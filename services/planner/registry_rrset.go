@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // registryRRset is a TXT RRset holding ownership strings: the new-format
@@ -38,8 +39,8 @@ type registryRRset struct {
 // old-format claim of a host called "a-web", or planning that phantom host
 // would "clean up" web's ownership. (A real host named like that, owned in
 // the old format, is left alone: seen as unowned, never deleted.)
-func (reg *registry) newFormatOfAnother(txt, name string) bool {
-	owner, recordType := reg.names.endpointName(txt)
+func (reg *txtRegistry) newFormatOfAnother(txt, name string) bool {
+	owner, recordType := reg.names.EndpointName(txt)
 	return recordType != "" && owner != "" && owner != name
 }
 
@@ -78,10 +79,10 @@ func (r *registryRRset) claim(t string, ttl int64) {
 // kept byte for byte unless its content must change (claimed: resource
 // refreshed; record-type fields changed), so encrypted and quoted strings
 // are not rewritten for nothing.
-func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events.Change, bool) {
+func (r *registryRRset) change(reg *txtRegistry, want registry.Labels, ttl int64) (events.Change, bool) {
 	var targets []string
 	var mine string
-	var mineO ownership
+	var mineO registry.Labels
 	var fields []string
 	hadFields, takeover := false, false
 	if r.current != nil {
@@ -97,21 +98,21 @@ func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events
 				targets = append(targets, t)
 				continue
 			}
-			switch reg.role(o.owner) {
+			switch reg.role(o.Owner) {
 			case roleMine:
 				mine, mineO = t, o
 			case roleTakeover:
 				takeover = true
-				if want.resource == "" {
-					want.resource = o.resource
+				if want.Resource == "" {
+					want.Resource = o.Resource
 				}
 			default:
 				targets = append(targets, t) // never ours to drop
 				continue
 			}
-			if o.types != nil {
+			if o.Types != nil {
 				hadFields = true
-				fields = append(fields, o.types...)
+				fields = append(fields, o.Types...)
 			}
 		}
 	}
@@ -131,20 +132,20 @@ func (r *registryRRset) change(reg *registry, want ownership, ttl int64) (events
 		for t := range r.kept {
 			set[t] = true
 		}
-		want.types = slices.Sorted(maps.Keys(set))
-		if len(want.types) == 0 {
+		want.Types = slices.Sorted(maps.Keys(set))
+		if len(want.Types) == 0 {
 			keep = false
 		}
 	}
 	if keep {
 		switch {
-		case mine != "" && mineO.same(want):
+		case mine != "" && mineO.Same(want):
 		case mine != "" && !r.claimed && !takeover && !hadFields:
 		default:
 			if mine != "" && !r.claimed && !takeover {
-				want.resource = mineO.resource
+				want.Resource = mineO.Resource
 			}
-			if mine == "" || !mineO.same(want) {
+			if mine == "" || !mineO.Same(want) {
 				mine = reg.render(want, r.name)
 			}
 		}
@@ -174,17 +175,17 @@ type ownedBy struct {
 }
 
 // owners reads a registry RRset for recordType.
-func (reg *registry) owners(txt *events.Endpoint, recordType string, oldFormat bool) ownedBy {
+func (reg *txtRegistry) owners(txt *events.Endpoint, recordType string, oldFormat bool) ownedBy {
 	var o ownedBy
 	if txt == nil {
 		return o
 	}
 	for _, t := range txt.Targets {
 		s, ok := reg.parse(t)
-		if !ok || !s.covers(recordType, oldFormat) {
+		if !ok || !s.Covers(recordType, oldFormat) {
 			continue
 		}
-		switch reg.role(s.owner) {
+		switch reg.role(s.Owner) {
 		case roleMine:
 			o.ours = true
 		case roleTakeover:
@@ -198,13 +199,13 @@ func (reg *registry) owners(txt *events.Endpoint, recordType string, oldFormat b
 
 // ours reports whether an RRset holds a string of ours, one we take over,
 // or another owner's.
-func (reg *registry) ours(txt *events.Endpoint) (mine, takeover, foreign bool) {
+func (reg *txtRegistry) ours(txt *events.Endpoint) (mine, takeover, foreign bool) {
 	if txt == nil {
 		return
 	}
 	for _, t := range txt.Targets {
 		if s, ok := reg.parse(t); ok {
-			switch reg.role(s.owner) {
+			switch reg.role(s.Owner) {
 			case roleMine:
 				mine = true
 			case roleTakeover:

@@ -12,7 +12,7 @@ import (
 // at start, or by the last complete mark trusted, is refused (deletes
 // stay held) unless it lists that collector, or its cluster, as retired.
 func TestCompleteMarkThatDropsACollectorIsRefused(t *testing.T) {
-	s := freshState(t, nil, Config{})
+	s := freshRun(t, nil, Config{})
 	ref := func(cluster, id string) events.CollectorRef {
 		return events.CollectorRef{Cluster: cluster, Collector: id, Sources: []string{id}}
 	}

@@ -41,8 +41,8 @@ func startBus(t *testing.T) (*nats.Conn, jetstream.JetStream) {
 // replayed the streams.
 func runPlanner(t *testing.T, js jetstream.JetStream, cfg Config) *Planner {
 	t.Helper()
-	if cfg.TXTOwnerID == "" {
-		cfg.TXTOwnerID = "me"
+	if cfg.Ownership.OwnerID == "" {
+		cfg.Ownership.OwnerID = "me"
 	}
 	cfg.Policy = string(cmpOr(Policy(cfg.Policy), PolicySync))
 	cfg.Registry = cmpOr(cfg.Registry, "txt")
@@ -61,12 +61,12 @@ func runPlanner(t *testing.T, js jetstream.JetStream, cfg Config) *Planner {
 	return p
 }
 
-// freshState is a caught-up planner state on a real JetStream, planning
+// freshRun is a caught-up planner state on a real JetStream, planning
 // zone for provider "p": for tests that drive fold and plan themselves,
 // without Run.
-func freshState(t *testing.T, js jetstream.JetStream, cfg Config) *state {
+func freshRun(t *testing.T, js jetstream.JetStream, cfg Config) *run {
 	t.Helper()
-	cfg.TXTOwnerID, cfg.Policy, cfg.Registry = "me", "sync", "txt"
+	cfg.Ownership.OwnerID, cfg.Policy, cfg.Registry = "me", "sync", "txt"
 	cfg.BatchChangeSize = cmpOr(cfg.BatchChangeSize, 1000)
 	cfg.PlanTimeout = cmpOr(cfg.PlanTimeout, time.Minute)
 	p, err := New(cfg, testLogger())
@@ -74,7 +74,7 @@ func freshState(t *testing.T, js jetstream.JetStream, cfg Config) *state {
 		t.Fatal(err)
 	}
 	p.caughtUp.Store(true)
-	s := newState(p)
+	s := newRun(p)
 	s.js = js
 	s.zones["p"] = []string{zone}
 	return s
@@ -83,10 +83,10 @@ func freshState(t *testing.T, js jetstream.JetStream, cfg Config) *state {
 // feed folds ev into s as a live message: published while the planner
 // watches. Until the desired state is complete, only such names are
 // planned (README, Safety).
-func feed(tb testing.TB, s *state, subject string, ev events.Event) { feedAt(tb, s, subject, ev, 1) }
+func feed(tb testing.TB, s *run, subject string, ev events.Event) { feedAt(tb, s, subject, ev, 1) }
 
 // feedAt is feed with the message's stream sequence.
-func feedAt(tb testing.TB, s *state, subject string, ev events.Event, seq uint64) {
+func feedAt(tb testing.TB, s *run, subject string, ev events.Event, seq uint64) {
 	tb.Helper()
 	msg, err := events.Message(subject, ev, "")
 	if err != nil {

@@ -51,7 +51,7 @@ func TestSetIdentifiersAreSeparateRRsets(t *testing.T) {
 // get a record and an ownership record each.
 func TestSetIdentifiersAreCreatedApart(t *testing.T) {
 	www := "www." + zone
-	np := planWith(testRegistry(registry{}), PolicySync, www,
+	np := planWith(testRegistry(txtRegistry{}), PolicySync, www,
 		[]events.Endpoint{withSet(rr(www, "A", 0, "192.0.2.1"), "us"), withSet(rr(www, "A", 0, "192.0.2.2"), "eu")}, nil)
 	got := setLines(np.changes)
 	res := owned("me", "service/default/web")

@@ -15,11 +15,9 @@ func Stage() stage.Definition {
 		Name:          "planner",
 		Shared:        stage.RecordTypes | stage.OwnershipFlags | stage.DomainFlags,
 		RegisterFlags: cfg.RegisterFlags,
-		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Service, error) {
+		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.ManagedRecordTypes = shared.ManagedRecordTypes
-			o, d := shared.Ownership, shared.Domains
-			cfg.TXTOwnerID, cfg.TXTPrefix, cfg.TXTSuffix, cfg.TXTWildcardReplace = o.OwnerID, o.Prefix, o.Suffix, o.WildcardReplacement
-			cfg.DomainFilter, cfg.ExcludeDomains, cfg.RegexDomainFilter, cfg.RegexDomainExclusion = d.Include, d.Exclude, d.Regex, d.RegexExclusion
+			cfg.Ownership, cfg.Domains = shared.Ownership, shared.Domains
 			return New(cfg, logger)
 		},
 	}

@@ -29,7 +29,7 @@ import (
 // withdraw deletes a zone's outstanding plans from the plans stream. A plan
 // already taken (applied and acked) is no longer there, which is fine; one
 // being applied right now is protected by its preconditions and NotAfter.
-func (s *state) withdraw(ctx context.Context, k zoneKey, f *flight) {
+func (s *run) withdraw(ctx context.Context, k zoneKey, f *flight) {
 	if s.js == nil || len(f.plans) == 0 {
 		return
 	}

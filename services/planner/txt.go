@@ -15,7 +15,7 @@ import (
 
 // userPart is the user's part of a TXT RRset: its strings that are not
 // registry strings; nil when there are none.
-func (reg *registry) userPart(txt *events.Endpoint) *events.Endpoint {
+func (reg *txtRegistry) userPart(txt *events.Endpoint) *events.Endpoint {
 	if txt == nil {
 		return nil
 	}
@@ -35,7 +35,7 @@ func (reg *registry) userPart(txt *events.Endpoint) *events.Endpoint {
 
 // registryStringIn returns a string of a wanted TXT that reads as an
 // ownership record, or "".
-func (reg *registry) registryStringIn(ep events.Endpoint) string {
+func (reg *txtRegistry) registryStringIn(ep events.Endpoint) string {
 	for _, t := range ep.Targets {
 		if _, ok := reg.parse(t); ok {
 			return t

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // TestUserTXTRecordsArePublished: a TXT a DNSEndpoint wants (an SPF
@@ -36,8 +37,10 @@ func TestUserTXTAndOwnershipStringsKeepApart(t *testing.T) {
 	res := "service/default/web"
 	spf := "v=spf1 -all"
 	oldOurs := owned("me", "")
-	reg := testRegistry(registry{managed: []string{"A", "TXT"}})
-	typed := func(types ...string) string { return ownership{owner: "me", resource: res, types: types}.format() }
+	reg := testRegistry(txtRegistry{managed: []string{"A", "TXT"}})
+	typed := func(types ...string) string {
+		return registry.Labels{Owner: "me", Resource: res, Types: types}.Format()
+	}
 	cases := []struct {
 		name              string
 		desired, observed []events.Endpoint

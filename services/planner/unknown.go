@@ -53,7 +53,7 @@ func observedName(subject string) (provider, name string, ok bool) {
 // markUnknown records that the message m, which could not be decoded, left
 // its name's state unknown, and returns that name ("" when the subject
 // names none: then there is no state it could have replaced).
-func (s *state) markUnknown(m events.Received) string {
+func (s *run) markUnknown(m events.Received) string {
 	switch {
 	case on(m.Subject, events.SubjectDesired):
 		name, ok := desiredName(m.Subject)
@@ -84,7 +84,7 @@ func (s *state) markUnknown(m events.Received) string {
 // known reports whether everything planName would read to plan name for
 // provider is known: the desired state at the name, and the observed state
 // at the name and at every name its ownership records may live at.
-func (s *state) known(provider, name string) bool {
+func (s *run) known(provider, name string) bool {
 	if s.unknown.desired[name] {
 		return false
 	}
@@ -98,11 +98,11 @@ func (s *state) known(provider, name string) bool {
 	if s.reg.noop {
 		return true
 	}
-	if unknownObs[s.reg.names.oldTXTName(name)] {
+	if unknownObs[s.reg.names.OldTXTName(name)] {
 		return false
 	}
 	for _, t := range s.managed {
-		if unknownObs[s.reg.names.txtName(name, t)] {
+		if unknownObs[s.reg.names.TXTName(name, t)] {
 			return false
 		}
 	}

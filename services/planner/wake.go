@@ -6,11 +6,12 @@ import "time"
 // alone: a plan's deadline passes (expireFlights), a zone's back-off ends
 // (notBefore), the completeness mark's lease lapses (expireCompleteness).
 // Its loop sleeps until the earliest of them rather than ticking every
-// second, so a planner at rest wakes for nothing but messages (issue 11).
+// second, so a planner at rest wakes for nothing but messages: at rest the pipeline should cost
+// next to nothing.
 
 // wakeAt is when the loop must look again without a message: the earliest
 // deadline, back-off end or completeness lease still ahead. Zero: never.
-func (s *state) wakeAt() time.Time {
+func (s *run) wakeAt() time.Time {
 	var at time.Time
 	earlier := func(t time.Time) {
 		if !t.IsZero() && (at.IsZero() || t.Before(at)) {

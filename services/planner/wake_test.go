@@ -33,7 +33,7 @@ func TestWakeAt(t *testing.T) {
 		{name: "a back-off that ended", flights: []*flight{{notBefore: in(-time.Second)}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := newState(&Planner{})
+			s := newRun(&Planner{})
 			s.complete, s.completeUntil = c.complete, c.until
 			for i, f := range c.flights {
 				s.flights[zoneKey{"p", string(rune('a'+i)) + ".test"}] = f
@@ -68,7 +68,7 @@ func TestLapsedCompletenessHoldsDeletesAtRest(t *testing.T) {
 // (a loop busy with a burst) holds deletes all the same.
 func TestPlanChecksTheLeaseItself(t *testing.T) {
 	nc, js := startBus(t)
-	s := freshState(t, js, Config{BatchChangeSize: 10})
+	s := freshRun(t, js, Config{BatchChangeSize: 10})
 	www := "www." + zone
 	s.observed["p"] = map[string]observedEntry{
 		www:        {records: []events.Endpoint{rr(www, "A", 300, "192.0.2.1")}},
@@ -90,7 +90,7 @@ func TestPlanChecksTheLeaseItself(t *testing.T) {
 // ownership records behind without this).
 func TestZoneFreedByItsObservationIsPlanned(t *testing.T) {
 	_, js := startBus(t)
-	s := freshState(t, js, Config{})
+	s := freshRun(t, js, Config{})
 	www := "www." + zone
 	s.flights[zoneKey{"p", zone}] = &flight{plans: map[string]planned{"p1": {names: []string{www}, hash: "h1"}}}
 	feedAt(t, s, events.ResultSubject("p", zone), &events.Result{PlanID: "p1", Provider: "p", Zone: zone,

@@ -30,8 +30,14 @@ func TestListAPI(t *testing.T) {
 		publish(t, js, events.DesiredSubject(d.DNSName), d, "")
 	}
 	waitFor(t, "three names", func() bool { return p.Projection().Len() == 3 })
-
 	base := "http://" + p.Addr()
+	// The zone list comes on another stream than the names: wait for it too.
+	waitFor(t, "the zone list", func() bool {
+		var l web.List
+		getJSON(t, base+"/api/names?zone=other.test", &l)
+		return l.Total == 1
+	})
+
 	cases := []struct {
 		query string
 		want  []string

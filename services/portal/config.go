@@ -6,6 +6,9 @@ package portal
 import (
 	"flag"
 	"time"
+
+	"github.com/zonestream/zonestream/events/domains"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // Config is the portal's configuration.
@@ -22,11 +25,13 @@ type Config struct {
 	// Grace is how long a name may differ from what is wanted and still
 	// be pending rather than not in sync.
 	Grace time.Duration
-	// OwnerID is the TXT registry owner id, to tell records another owner
-	// holds (--txt-owner-id, stage.Shared).
-	OwnerID string
-	// Filters are the planner's domain filters (stage.Shared).
-	Filters Filters
+	// Ownership are the planner's ownership settings, to tell records
+	// another owner holds (--txt-owner-id and the registry names,
+	// stage.Shared).
+	Ownership registry.Settings
+	// Domains are the planner's domain filters (stage.Shared): a name they
+	// leave out is wanted but never planned, and the portal says so.
+	Domains domains.Settings
 }
 
 // RegisterFlags adds the portal's flags.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/portal"
 	"github.com/zonestream/zonestream/services/portal/projection"
 )
@@ -18,7 +19,7 @@ import (
 // the name's status follows its records again.
 func TestHeldDeletesAreShown(t *testing.T) {
 	js := bus(t)
-	p := start(t, js, portal.Config{Listen: "127.0.0.1:0", Grace: time.Minute, OwnerID: "us"})
+	p := start(t, js, portal.Config{Listen: "127.0.0.1:0", Grace: time.Minute, Ownership: registry.Settings{OwnerID: "us"}})
 	publish(t, js, events.ZonesSubject("bind"), &events.ZoneList{Provider: "bind", Zones: []string{zone}}, "")
 	name := "gone." + zone
 	rec, own := a(name, "192.0.2.9"), ownership(name, "us")

@@ -14,14 +14,16 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/domains"
 	"github.com/zonestream/zonestream/services/portal/history"
 	"github.com/zonestream/zonestream/services/portal/probe"
 	"github.com/zonestream/zonestream/services/portal/projection"
 	"github.com/zonestream/zonestream/services/portal/web"
 )
 
-// Service is the name of the portal on the bus and in logs.
-const Service = "portal"
+// Name is the portal stage's name: its command, its identity on the bus
+// and its log attribute.
+const Name = "portal"
 
 // Portal keeps the projection current and serves it.
 type Portal struct {
@@ -43,12 +45,12 @@ func New(cfg Config, logger *slog.Logger) (*Portal, error) {
 	if cfg.Grace <= 0 {
 		cfg.Grace = 2 * time.Minute
 	}
-	filtered, err := cfg.Filters.reasoner()
+	filter, err := domains.New(cfg.Domains)
 	if err != nil {
 		return nil, err
 	}
-	proj := projection.New(projection.Options{Grace: cfg.Grace, OwnerID: cfg.OwnerID, Checking: cfg.Resolver != "",
-		Filtered: filtered})
+	proj := projection.New(projection.Options{Grace: cfg.Grace, Ownership: cfg.Ownership, Checking: cfg.Resolver != "",
+		Filtered: filter.Reason})
 	return &Portal{cfg: cfg, log: logger, proj: proj}, nil
 }
 

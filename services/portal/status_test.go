@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/domains"
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/portal"
 	"github.com/zonestream/zonestream/services/portal/projection"
 	"github.com/zonestream/zonestream/testenv/bind"
@@ -23,7 +25,7 @@ func TestStatusRules(t *testing.T) {
 	js := bus(t)
 	ns := bind.StartT(t, zone)
 	p := start(t, js, portal.Config{Resolver: ns.Addr, DNSWorkers: 2, DNSTimeout: time.Second,
-		DNSInterval: time.Second, Grace: time.Second, OwnerID: "us", Filters: portal.Filters{Exclude: []string{"internal." + zone}}})
+		DNSInterval: time.Second, Grace: time.Second, Ownership: registry.Settings{OwnerID: "us"}, Domains: domains.Settings{Exclude: []string{"internal." + zone}}})
 	publish(t, js, events.ZonesSubject("bind"), &events.ZoneList{Provider: "bind", Zones: []string{zone}}, "")
 
 	t.Run("wanted, not held: pending, then in sync once held and answered", func(t *testing.T) {

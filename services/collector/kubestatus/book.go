@@ -7,6 +7,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // rrsetKey names an RRset at a name.
@@ -68,8 +69,9 @@ type tracked struct {
 // what providers hold is kept as digests.
 type book struct {
 	owns      func(events.ObjectRef) bool
-	ownership Ownership
-	cluster   string // the cluster name of this collector's objects
+	ownership registry.Settings
+	names     registry.Names // where ownership's records live
+	cluster   string         // the cluster name of this collector's objects
 
 	desired  map[string]*wanted
 	observed map[string]held
@@ -89,8 +91,8 @@ type objectAt struct {
 	tracked
 }
 
-func newBook(owns func(events.ObjectRef) bool, o Ownership) *book {
-	return &book{owns: owns, ownership: o, desired: map[string]*wanted{}, observed: map[string]held{},
+func newBook(owns func(events.ObjectRef) bool, o registry.Settings) *book {
+	return &book{owns: owns, ownership: o, names: o.Names(), desired: map[string]*wanted{}, observed: map[string]held{},
 		zones: map[string][]string{}, failures: map[string]failure{}, registry: map[string][]string{},
 		byName: map[string][]objectAt{}, objects: map[events.ObjectRef][]string{}}
 }
@@ -152,7 +154,7 @@ func (b *book) setDesired(d *events.DesiredState) []Transition {
 
 func (b *book) index(name string, w *wanted) {
 	for _, r := range w.rrsets {
-		for _, txt := range b.ownership.registryNames(name, r.key.recordType) {
+		for _, txt := range b.registryNames(name, r.key.recordType) {
 			if !slices.Contains(b.registry[txt], name) {
 				b.registry[txt] = append(b.registry[txt], name)
 			}
@@ -166,7 +168,7 @@ func (b *book) unindex(name string) {
 		return
 	}
 	for _, r := range w.rrsets {
-		for _, txt := range b.ownership.registryNames(name, r.key.recordType) {
+		for _, txt := range b.registryNames(name, r.key.recordType) {
 			b.registry[txt] = slices.DeleteFunc(b.registry[txt], func(n string) bool { return n == name })
 			if len(b.registry[txt]) == 0 {
 				delete(b.registry, txt)
@@ -181,7 +183,7 @@ func (b *book) setObserved(o *events.ObservedState) []Transition {
 	by := heldBy{provider: o.Provider}
 	for _, r := range o.Records {
 		if r.RecordType == events.RecordTypeTXT {
-			if owner := ownerOf(r); owner != "" {
+			if owner, ok := ownerOf(r); ok {
 				by.owners = append(by.owners, owner)
 				continue // an ownership record: only its owner matters
 			}
@@ -204,15 +206,15 @@ func (b *book) setObserved(o *events.ObservedState) []Transition {
 	return out
 }
 
-// ownerOf returns the owner an ownership TXT record names ("" when it is
-// no ownership record).
-func ownerOf(r events.Endpoint) string {
+// ownerOf returns the owner an ownership TXT record names (registry.Owner);
+// ok is false when it is no ownership record.
+func ownerOf(r events.Endpoint) (owner string, ok bool) {
 	for _, t := range r.Targets {
-		if owner := registryOwner(t); owner != "" {
-			return owner
+		if owner, ok := registry.Owner(t); ok {
+			return owner, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // setZones records the zones a provider manages.

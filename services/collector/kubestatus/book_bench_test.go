@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // BenchmarkBookMemory measures what the collector keeps per name: one
@@ -18,7 +19,7 @@ func BenchmarkBookMemory(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		bk := newBook(ownsEU, Ownership{OwnerID: "me"})
+		bk := newBook(ownsEU, registry.Settings{OwnerID: "me"})
 		for i := range names {
 			name := fmt.Sprintf("host-%d.example.org", i)
 			obj := events.ObjectRef{Cluster: "eu", Source: "service", Namespace: "default", Name: fmt.Sprintf("svc-%d", i)}

@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // TestHeldDeletesTellTheirObjects: a hold of the mass-delete guard makes
 // one DeleteHeld Warning on each object of this cluster whose ownership
 // records are among the held deletes, and none on another collector's.
 func TestHeldDeletesTellTheirObjects(t *testing.T) {
-	b := newBook(func(o events.ObjectRef) bool { return o.Cluster == "eu" && o.Source == "crd" }, Ownership{OwnerID: "me"})
+	b := newBook(func(o events.ObjectRef) bool { return o.Cluster == "eu" && o.Source == "crd" }, registry.Settings{OwnerID: "me"})
 	b.cluster = "eu"
 	del := func(ep events.Endpoint) events.Change { return events.Change{Old: &ep} }
 	h := &events.HeldDeletes{ID: "abc", Provider: "bind", Zone: "example.org", Deletes: 2, Owned: 2, MaxDeletes: 1,

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // judgeName works out the outcome at name of every object of this
@@ -204,12 +205,12 @@ func (b *book) notOwned(name string, want []digest) string {
 			continue
 		}
 		var owners []string
-		for _, reg := range b.ownership.registryNames(name, d.key.recordType) {
+		for _, reg := range b.registryNames(name, d.key.recordType) {
 			for _, by := range b.observed[reg] {
 				owners = append(owners, by.owners...)
 			}
 		}
-		if slices.Contains(owners, b.ownership.OwnerID) || slices.Contains(owners, unparsable) {
+		if slices.Contains(owners, b.ownership.OwnerID) || slices.Contains(owners, registry.Unreadable) {
 			continue
 		}
 		if len(owners) == 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 var (
@@ -76,19 +77,19 @@ func TestOutcomeFollowsTheStreams(t *testing.T) {
 		Losers:       []events.Loser{{Object: web, Reason: `source "service" outranks "crd"`}}}
 	tests := []struct {
 		name      string
-		ownership Ownership
+		ownership registry.Settings
 		steps     []step
 	}{
-		{"wanted, then held: published", Ownership{}, []step{
+		{"wanted, then held: published", registry.Settings{}, []step{
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
 			{apply: setO(observed("bind", www, a(www, "192.0.2.9"))), want: Pending},
 			{apply: setO(observed("bind", www, a(www, "192.0.2.1"))), want: Published, reason: ReasonProgrammed},
 		}},
-		{"held before it was wanted: published at once", Ownership{}, []step{
+		{"held before it was wanted: published at once", registry.Settings{}, []step{
 			{apply: setO(observed("bind", www, a(www, "192.0.2.1"))), scene: true},
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Published},
 		}},
-		{"failures counted until held", Ownership{}, []step{
+		{"failures counted until held", registry.Settings{}, []step{
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
 			{apply: fail("connection refused"), want: Failed, reason: ReasonFailed, detail: "connection refused", failures: 1},
 			{apply: fail("connection refused"), want: Failed, failures: 2},
@@ -96,46 +97,46 @@ func TestOutcomeFollowsTheStreams(t *testing.T) {
 			{apply: setO(observed("bind", www, a(www, "192.0.2.1"))), want: Published},
 			{apply: setO(observed("bind", www)), want: Failed, failures: 3},
 		}},
-		{"outranked", Ownership{}, []step{
+		{"outranked", registry.Settings{}, []step{
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
 			{apply: setD(lost), want: Rejected, reason: ReasonOutranked, detail: "outranks"},
 		}},
-		{"no zone for the name", Ownership{}, []step{
+		{"no zone for the name", registry.Settings{}, []step{
 			{apply: zones("example.com"), scene: true},
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Rejected, reason: ReasonNoZone},
 			{apply: zones("example.com", "example.org"), want: Pending},
 		}},
-		{"held by another owner", Ownership{OwnerID: "me"}, []step{
+		{"held by another owner", registry.Settings{OwnerID: "me"}, []step{
 			{apply: setO(observed("bind", www, a(www, "192.0.2.9"))), scene: true},
 			{apply: setO(observed("bind", "a-"+www, txt("a-"+www, "heritage=external-dns,external-dns/owner=them"))), scene: true},
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Rejected, reason: ReasonNotOwned, detail: `owned by "them"`},
 			{apply: setO(observed("bind", "a-"+www, txt("a-"+www, "heritage=external-dns,external-dns/owner=me"))), want: Pending},
 		}},
-		{"held without ownership record", Ownership{OwnerID: "me"}, []step{
+		{"held without ownership record", registry.Settings{OwnerID: "me"}, []step{
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
 			{apply: setO(observed("bind", www, a(www, "192.0.2.9"))), want: Rejected, reason: ReasonNotOwned, detail: "without an ownership record"},
 		}},
-		{"owner unknown: another's records read as pending", Ownership{}, []step{
+		{"owner unknown: another's records read as pending", registry.Settings{}, []step{
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
 			{apply: setO(observed("bind", www, a(www, "192.0.2.9"))), want: Pending},
 		}},
-		{"encrypted ownership may be ours", Ownership{OwnerID: "me"}, []step{
+		{"encrypted ownership may be ours", registry.Settings{OwnerID: "me"}, []step{
 			{apply: setO(observed("bind", "a-"+www, txt("a-"+www, "SGVsbG8gd29ybGQgZW5jcnlwdGVkIHRleHQ="))), scene: true},
 			{apply: setO(observed("bind", www, a(www, "192.0.2.9"))), scene: true},
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
 		}},
-		{"withdrawn for another cluster's object: deleted at once", Ownership{}, []step{
+		{"withdrawn for another cluster's object: deleted at once", registry.Settings{}, []step{
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
 			{apply: setO(observed("bind", www, a(www, "192.0.2.1"))), want: Published},
 			{apply: setD(desired(www, far, a(www, "192.0.2.5"))), want: Deleted},
 		}},
-		{"lost, then gone: no deletion of records that were not its own", Ownership{}, []step{
+		{"lost, then gone: no deletion of records that were not its own", registry.Settings{}, []step{
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
 			{apply: setO(observed("bind", www, a(www, "192.0.2.1"))), want: Published},
 			{apply: setD(lost), want: Rejected, reason: ReasonOutranked},
 			{apply: setD(desired(www, rival, a(www, "192.0.2.7"))), want: Deleted, silent: true},
 		}},
-		{"withdrawn: deleted once the provider lets go", Ownership{}, []step{
+		{"withdrawn: deleted once the provider lets go", registry.Settings{}, []step{
 			{apply: setD(desired(www, web, a(www, "192.0.2.1"))), want: Pending},
 			{apply: setO(observed("bind", www, a(www, "192.0.2.1"))), want: Published},
 			{apply: setD(&events.DesiredState{DNSName: www}), want: Pending, detail: "deletion not yet applied"},
@@ -177,7 +178,7 @@ func TestOutcomeFollowsTheStreams(t *testing.T) {
 }
 
 func TestOnlyThisClustersObjectsAreTracked(t *testing.T) {
-	b := newBook(ownsEU, Ownership{})
+	b := newBook(ownsEU, registry.Settings{})
 	d := desired("www.example.org", far, a("www.example.org", "192.0.2.1"))
 	if ts := b.setDesired(d); len(ts) != 0 || len(b.desired) != 0 {
 		t.Fatalf("another cluster's object tracked: %v, %d names kept", ts, len(b.desired))
@@ -189,7 +190,7 @@ func TestOnlyThisClustersObjectsAreTracked(t *testing.T) {
 }
 
 func TestTransitionsAreReportedOnce(t *testing.T) {
-	b := newBook(ownsEU, Ownership{})
+	b := newBook(ownsEU, registry.Settings{})
 	d := desired("www.example.org", web, a("www.example.org", "192.0.2.1"))
 	if ts := b.setDesired(d); len(ts) != 1 || ts[0].To.State != Pending {
 		t.Fatalf("first desired state: %+v", ts)
@@ -259,18 +260,18 @@ func TestReadyCondition(t *testing.T) {
 
 func TestRegistryNames(t *testing.T) {
 	tests := []struct {
-		o    Ownership
+		o    registry.Settings
 		name string
 		want [2]string
 	}{
-		{Ownership{}, "www.example.org", [2]string{"a-www.example.org", "www.example.org"}},
-		{Ownership{Prefix: "txt."}, "www.example.org", [2]string{"txt.a-www.example.org", "txt.www.example.org"}},
-		{Ownership{Suffix: "-txt"}, "www.example.org", [2]string{"a-www-txt.example.org", "www-txt.example.org"}},
-		{Ownership{Prefix: "%{record_type}."}, "www.example.org", [2]string{"a.www.example.org", ".www.example.org"}},
-		{Ownership{WildcardReplacement: "any"}, "*.example.org", [2]string{"a-any.example.org", "any.example.org"}},
+		{registry.Settings{}, "www.example.org", [2]string{"a-www.example.org", "www.example.org"}},
+		{registry.Settings{Prefix: "txt."}, "www.example.org", [2]string{"txt.a-www.example.org", "txt.www.example.org"}},
+		{registry.Settings{Suffix: "-txt"}, "www.example.org", [2]string{"a-www-txt.example.org", "www-txt.example.org"}},
+		{registry.Settings{Prefix: "%{record_type}."}, "www.example.org", [2]string{"a.www.example.org", ".www.example.org"}},
+		{registry.Settings{WildcardReplacement: "any"}, "*.example.org", [2]string{"a-any.example.org", "any.example.org"}},
 	}
 	for _, tt := range tests {
-		if got := tt.o.registryNames(tt.name, "A"); got != tt.want {
+		if got := newBook(ownsEU, tt.o).registryNames(tt.name, "A"); got != tt.want {
 			t.Errorf("%+v %s: %v, want %v", tt.o, tt.name, got, tt.want)
 		}
 	}

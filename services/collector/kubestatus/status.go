@@ -19,6 +19,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // RepeatedFailures is how many consecutive failures at a name make a new
@@ -56,7 +57,7 @@ type Option func(*Status)
 func WithCluster(name string) Option { return func(s *Status) { s.book.cluster = name } }
 
 // New returns a Status for the objects owns accepts.
-func New(owns, conditions func(events.ObjectRef) bool, ownership Ownership, sink Sink, logger *slog.Logger, opts ...Option) *Status {
+func New(owns, conditions func(events.ObjectRef) bool, ownership registry.Settings, sink Sink, logger *slog.Logger, opts ...Option) *Status {
 	if logger == nil {
 		logger = slog.Default()
 	}

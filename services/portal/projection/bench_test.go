@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/portal/projection"
 	"github.com/zonestream/zonestream/services/portal/projection/projectiontest"
 )
@@ -19,7 +20,7 @@ func BenchmarkMemoryPerName(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		p := projection.New(projection.Options{Grace: time.Minute, OwnerID: "default"})
+		p := projection.New(projection.Options{Grace: time.Minute, Ownership: registry.Settings{OwnerID: "default"}})
 		projectiontest.Fill(p, names)
 		runtime.GC()
 		runtime.ReadMemStats(&after)
@@ -34,7 +35,7 @@ func BenchmarkMemoryPerName(b *testing.B) {
 // BenchmarkLookAtRest is the portal's periodic look (every 10 s at most)
 // and the counts it exports, on 20,000 names at rest.
 func BenchmarkLookAtRest(b *testing.B) {
-	p := projection.New(projection.Options{Grace: time.Minute, OwnerID: "default"})
+	p := projection.New(projection.Options{Grace: time.Minute, Ownership: registry.Settings{OwnerID: "default"}})
 	projectiontest.Fill(p, 20000)
 	for b.Loop() {
 		p.Reevaluate()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // evaluate applies the status rules to v. Callers hold p.mu.
@@ -90,7 +91,7 @@ func (v *View) held() []events.Endpoint {
 	}
 	var out []events.Endpoint
 	for _, r := range o.Records {
-		if r.RecordType == events.RecordTypeTXT && isOwnership(r) {
+		if len(recordOwners(r)) > 0 {
 			continue
 		}
 		out = append(out, r)
@@ -102,20 +103,19 @@ func (v *View) held() []events.Endpoint {
 // are not: an ownership record names another owner, or the provider holds
 // records of a wanted type with no ownership record at all.
 func (p *Projection) foreign(v *View) string {
-	var ownership []string
-	for _, n := range []string{v.Name, "a-" + v.Name, "aaaa-" + v.Name, "cname-" + v.Name, "txt-" + v.Name} {
+	var owners []string
+	for _, n := range p.registryNames(v.Name) {
 		for _, r := range p.held[n].get(v.Provider).records() {
-			if r.RecordType == events.RecordTypeTXT && isOwnership(r) {
-				ownership = append(ownership, r.Targets...)
-			}
+			owners = append(owners, recordOwners(r)...)
 		}
 	}
-	for _, t := range ownership {
-		if owner := txtOwner(t); owner != "" && p.opts.OwnerID != "" && owner != p.opts.OwnerID {
+	me := p.opts.Ownership.OwnerID
+	for _, owner := range owners {
+		if owner != registry.Unreadable && me != "" && owner != me {
 			return fmt.Sprintf("owned by another owner %q (TXT registry)", owner)
 		}
 	}
-	if len(ownership) > 0 {
+	if len(owners) > 0 {
 		return ""
 	}
 	wanted := recordSets(v.Desired.Endpoints)
@@ -127,6 +127,17 @@ func (p *Projection) foreign(v *View) string {
 	return ""
 }
 
+// registryNames are where the ownership records of name's records may
+// be: the old format's name, and the new format's of each type the
+// planner manages by default or a user's TXT.
+func (p *Projection) registryNames(name string) []string {
+	out := []string{p.names.OldTXTName(name)}
+	for _, t := range []string{events.RecordTypeA, events.RecordTypeAAAA, events.RecordTypeCNAME, events.RecordTypeTXT} {
+		out = append(out, p.names.TXTName(name, t))
+	}
+	return out
+}
+
 func (o *Observed) records() []events.Endpoint {
 	if o == nil {
 		return nil
@@ -134,23 +145,19 @@ func (o *Observed) records() []events.Endpoint {
 	return o.Records
 }
 
-func isOwnership(r events.Endpoint) bool {
+// recordOwners are the owners r's strings name, if r is a TXT record
+// (registry.Owner: encrypted ones are Unreadable).
+func recordOwners(r events.Endpoint) []string {
+	if r.RecordType != events.RecordTypeTXT {
+		return nil
+	}
+	var out []string
 	for _, t := range r.Targets {
-		if strings.Contains(t, "heritage=external-dns") {
-			return true
+		if owner, ok := registry.Owner(t); ok {
+			out = append(out, owner)
 		}
 	}
-	return false
-}
-
-// txtOwner is the owner id in an ExternalDNS ownership TXT value.
-func txtOwner(txt string) string {
-	for kv := range strings.SplitSeq(strings.Trim(txt, `"`), ",") {
-		if v, ok := strings.CutPrefix(kv, "external-dns/owner="); ok {
-			return v
-		}
-	}
-	return ""
+	return out
 }
 
 // recordSets maps each record type to its sorted targets.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // TestIndexFollowsEveryView: the counts and the periodic look come from
@@ -15,7 +16,7 @@ import (
 func TestIndexFollowsEveryView(t *testing.T) {
 	const zone = "t.example"
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	p := New(Options{Grace: time.Minute, OwnerID: "us"})
+	p := New(Options{Grace: time.Minute, Ownership: registry.Settings{OwnerID: "us"}})
 	p.now = func() time.Time { return now }
 	seq := uint64(0)
 	take := func(apply func(events.Received) error, subject string, ev events.Event) {

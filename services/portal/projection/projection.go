@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 // Options tune the status rules.
@@ -17,9 +18,9 @@ type Options struct {
 	// Grace is how long a difference between what is wanted and what is
 	// held or answered counts as pending before it is not in sync.
 	Grace time.Duration
-	// OwnerID is the TXT registry owner id of this deployment; records
+	// Ownership are the ownership settings of this deployment; records
 	// whose ownership record names another owner are someone else's.
-	OwnerID string
+	Ownership registry.Settings
 	// Checking says DNS is checked; without it, in sync means the
 	// provider holds what is wanted.
 	Checking bool
@@ -34,8 +35,9 @@ const recentLimit = 4096
 
 // Projection is the read model: every view, kept current by Apply*.
 type Projection struct {
-	opts Options
-	now  func() time.Time
+	opts  Options
+	names registry.Names // where opts.Ownership puts ownership records
+	now   func() time.Time
 
 	mu    sync.RWMutex
 	views map[string]*View
@@ -60,7 +62,7 @@ type Projection struct {
 
 // New returns an empty projection.
 func New(opts Options) *Projection {
-	return &Projection{opts: opts, now: time.Now,
+	return &Projection{opts: opts, names: opts.Ownership.Names(), now: time.Now,
 		views: map[string]*View{}, held: map[string]holders{}, zones: map[string][]string{},
 		planNames: newRecent[[]string](recentLimit), results: newRecent[events.Result](recentLimit),
 		observedBy: newRecent[[]string](recentLimit),

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/portal/history"
 	"github.com/zonestream/zonestream/services/portal/projection"
 	"github.com/zonestream/zonestream/services/portal/projection/projectiontest"
@@ -19,7 +20,7 @@ import (
 // the server's side of a page load (rendering and transfer on loopback).
 func BenchmarkListPage10k(b *testing.B) {
 	const names = 10000
-	p := projection.New(projection.Options{Grace: time.Minute, OwnerID: "default"})
+	p := projection.New(projection.Options{Grace: time.Minute, Ownership: registry.Settings{OwnerID: "default"}})
 	projectiontest.Fill(p, names)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

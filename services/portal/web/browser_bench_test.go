@@ -11,6 +11,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/portal/history"
 	"github.com/zonestream/zonestream/services/portal/projection"
 	"github.com/zonestream/zonestream/services/portal/projection/projectiontest"
@@ -30,7 +31,7 @@ func BenchmarkPageLoadInChromium(b *testing.B) {
 	if err != nil {
 		b.Fatal("no chromium on PATH: apt-get install chromium (hack/test.sh does)")
 	}
-	p := projection.New(projection.Options{Grace: time.Minute, OwnerID: "default"})
+	p := projection.New(projection.Options{Grace: time.Minute, Ownership: registry.Settings{OwnerID: "default"}})
 	projectiontest.Fill(p, 10000)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -20,10 +20,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"mime"
-	"regexp"
-	"strings"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/domains"
 )
 
 // MediaType is the protocol's media type and version, sent as Accept and
@@ -69,14 +68,16 @@ func (c Changes) Len() int {
 
 // DomainFilter is ExternalDNS' endpoint.DomainFilter as it is serialized
 // in negotiation: either include/exclude lists of domains or two regular
-// expressions (which take precedence, as in ExternalDNS).
+// expressions (which take precedence, as in ExternalDNS). What it admits
+// is events/domains' rule, the planner's and the portal's.
 type DomainFilter struct {
 	Include      []string `json:"include,omitempty"`
 	Exclude      []string `json:"exclude,omitempty"`
 	RegexInclude string   `json:"regexInclude,omitempty"`
 	RegexExclude string   `json:"regexExclude,omitempty"`
 
-	regexInclude, regexExclude *regexp.Regexp
+	filter   domains.Filter
+	compiled bool
 }
 
 // UnmarshalJSON decodes the filter and compiles its expressions.
@@ -91,18 +92,14 @@ func (f *DomainFilter) UnmarshalJSON(b []byte) error {
 }
 
 func (f *DomainFilter) compile() (err error) {
-	f.regexInclude, f.regexExclude = nil, nil
-	if f.RegexInclude != "" {
-		if f.regexInclude, err = regexp.Compile(f.RegexInclude); err != nil {
-			return err
-		}
-	}
-	if f.RegexExclude != "" {
-		if f.regexExclude, err = regexp.Compile(f.RegexExclude); err != nil {
-			return err
-		}
-	}
-	return nil
+	f.filter, err = f.build()
+	f.compiled = err == nil
+	return err
+}
+
+func (f *DomainFilter) build() (domains.Filter, error) {
+	return domains.New(domains.Settings{Include: f.Include, Exclude: f.Exclude,
+		Regex: f.RegexInclude, RegexExclusion: f.RegexExclude})
 }
 
 // IsEmpty reports whether the filter matches every domain.
@@ -110,47 +107,19 @@ func (f *DomainFilter) IsEmpty() bool {
 	return len(f.Include) == 0 && len(f.Exclude) == 0 && f.RegexInclude == "" && f.RegexExclude == ""
 }
 
-// Match reports whether the filter admits name, with ExternalDNS'
-// semantics: with a regular expression set, regexInclude must match (when
-// set) and regexExclude must not; otherwise name must be (below) an
-// include entry (an entry starting with "." admits only names below it)
-// when there are any, and must not be (below) an exclude entry.
+// Match reports whether the filter admits name (domains.Filter.Match); a
+// filter whose expressions do not compile admits nothing. A filter built
+// as a literal is compiled here, for this call only, so that concurrent
+// calls never write to it.
 func (f *DomainFilter) Match(name string) bool {
-	name = events.NormalizeName(name)
-	if f.RegexInclude != "" || f.RegexExclude != "" {
-		if f.regexInclude == nil && f.regexExclude == nil {
-			if f.compile() != nil {
-				return false
-			}
-		}
-		if f.regexInclude != nil && !f.regexInclude.MatchString(name) {
+	filter := f.filter
+	if !f.compiled {
+		var err error
+		if filter, err = f.build(); err != nil {
 			return false
 		}
-		return f.regexExclude == nil || !f.regexExclude.MatchString(name)
 	}
-	return matchDomains(f.Include, name, true) && !matchDomains(f.Exclude, name, false)
-}
-
-func matchDomains(filters []string, name string, empty bool) bool {
-	n := 0
-	for _, fl := range filters {
-		fl = strings.ToLower(strings.TrimSuffix(strings.TrimSpace(fl), "."))
-		if fl == "" {
-			continue
-		}
-		n++
-		if strings.HasPrefix(fl, ".") {
-			if strings.HasSuffix(name, fl) {
-				return true
-			}
-		} else if name == fl || strings.HasSuffix(name, "."+fl) {
-			return true
-		}
-	}
-	if n == 0 {
-		return empty
-	}
-	return false
+	return filter.Match(name)
 }
 
 // errorBody is the JSON body of an error answer of NewServer. Reason is

@@ -8,7 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"slices"
-	"strings"
 
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/client-go/informers"
@@ -153,120 +152,41 @@ func (s *Source) matchesClass(ing *networkingv1.Ingress) bool {
 	return ok && slices.Contains(s.opts.IngressClasses, v)
 }
 
-// IngressEndpoints computes the endpoints of one Ingress.
+// IngressEndpoints computes the endpoints of one Ingress: its names
+// (spec.rules, spec.tls, the hostname annotation, as the
+// ingress-hostname-source annotation narrows them, then --fqdn-template)
+// with its targets.
 func (s *Source) IngressEndpoints(ing *networkingv1.Ingress) ([]events.Endpoint, []error) {
-	if v, _, ok := source.Annotation(ing.Annotations, AnnotationController); ok && v != ControllerValue {
+	if !s.selects(ing) {
 		return nil, nil
 	}
-	if !s.opts.Filters.Matches(ing.Labels, ing.Annotations) || !s.matchesClass(ing) {
-		return nil, nil
+	n := &ingressNames{Inputs: source.NewInputs(ing), s: s, ing: ing}
+	ttl := n.TTL()
+	n.targets = n.readTargets()
+	defined, annotated := n.hostnameSources()
+	if defined {
+		n.addDefined()
 	}
-	var problems []error
-	problem := func(reason, field string, err error) {
-		problems = append(problems, &source.Problem{Object: ing, Reason: reason, Field: field, Err: err})
+	if annotated {
+		n.addAnnotated()
 	}
-
-	var ttl int64
-	if v, k, ok := source.Annotation(ing.Annotations, AnnotationTTL); ok {
-		if t, err := source.ParseTTL(v); err != nil {
-			problem(ReasonInvalidAnnotation, k, err)
-		} else {
-			ttl = t
-		}
+	if s.opts.FQDNTemplate != nil && (n.set.Len() == 0 || s.opts.CombineFQDNAnnotation) {
+		n.addTemplated()
 	}
-	setID, _, _ := source.Annotation(ing.Annotations, AnnotationSetIdentifier)
-	setID = strings.TrimSpace(setID)
-
-	// Targets: the target annotation's valid entries, else the load
-	// balancer status.
-	var targets []string
-	if v, k, ok := source.Annotation(ing.Annotations, AnnotationTarget); ok {
-		for _, t := range source.SplitList(v) {
-			if err := source.ValidateTarget(t); err != nil {
-				problem(ReasonInvalidAnnotation, k, err)
-				continue
-			}
-			targets = append(targets, t)
-		}
-	}
-	if len(targets) == 0 {
-		for _, lb := range ing.Status.LoadBalancer.Ingress {
-			for _, t := range []string{lb.IP, lb.Hostname} {
-				if t == "" {
-					continue
-				}
-				if err := source.ValidateTarget(t); err != nil {
-					problem(ReasonInvalidHostname, "status.loadBalancer.ingress", err)
-					continue
-				}
-				targets = append(targets, t)
-			}
-		}
-	}
-
-	// Which names: spec.rules and spec.tls ("defined hosts"), the hostname
-	// annotation, as narrowed by the ingress-hostname-source annotation.
-	definedHosts, annotationHosts := true, !s.opts.IgnoreHostnameAnnotation
-	if v, k, ok := source.Annotation(ing.Annotations, AnnotationHostnameSource); ok {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case HostnameSourceDefinedHostsOnly:
-			annotationHosts = false
-		case HostnameSourceAnnotationOnly:
-			definedHosts = false
-		default:
-			// ExternalDNS takes no defined-host nor annotation name then.
-			problem(ReasonInvalidAnnotation, k, fmt.Errorf("unknown value %q (known: %s, %s); no rule, tls or hostname annotation name is used",
-				v, HostnameSourceDefinedHostsOnly, HostnameSourceAnnotationOnly))
-			definedHosts, annotationHosts = false, false
-		}
-	}
-	var set source.EndpointSet
-	add := func(h, field, reason string) {
-		h = strings.TrimSuffix(strings.TrimSpace(h), ".")
-		if h == "" {
-			return
-		}
-		if err := source.ValidateHostname(h, true); err != nil {
-			problem(reason, field, err)
-			return
-		}
-		set.Add(h, targets...)
-	}
-	if definedHosts {
-		if !s.opts.IgnoreRulesSpec {
-			for _, r := range ing.Spec.Rules {
-				add(r.Host, "spec.rules.host", ReasonInvalidHostname)
-			}
-		}
-		if !s.opts.IgnoreTLSSpec {
-			for _, t := range ing.Spec.TLS {
-				for _, h := range t.Hosts {
-					add(h, "spec.tls.hosts", ReasonInvalidHostname)
-				}
-			}
-		}
-	}
-	if annotationHosts {
-		if v, k, ok := source.Annotation(ing.Annotations, AnnotationHostname); ok {
-			for _, h := range source.SplitList(v) {
-				add(h, k, ReasonInvalidAnnotation)
-			}
-		}
-	}
-	if s.opts.FQDNTemplate != nil && (set.Len() == 0 || s.opts.CombineFQDNAnnotation) {
-		hosts, err := source.ExecFQDNTemplate(s.opts.FQDNTemplate, ing)
-		if err != nil {
-			problem(ReasonFQDNTemplateFailed, "--fqdn-template", err)
-		}
-		for _, h := range hosts {
-			add(h, "--fqdn-template", ReasonFQDNTemplateFailed)
-		}
-	}
-	eps := set.Endpoints(ttl)
-	if setID != "" {
+	eps := n.set.Endpoints(ttl)
+	if setID := n.SetIdentifier(); setID != "" {
 		for i := range eps {
 			eps[i].SetIdentifier = setID
 		}
 	}
-	return eps, problems
+	return eps, n.Problems
+}
+
+// selects reports whether ing is this source's: its controller, through
+// the label and annotation filters and --ingress-class.
+func (s *Source) selects(ing *networkingv1.Ingress) bool {
+	if v, _, ok := source.Annotation(ing.Annotations, AnnotationController); ok && v != ControllerValue {
+		return false
+	}
+	return s.opts.Filters.Matches(ing.Labels, ing.Annotations) && s.matchesClass(ing)
 }

@@ -112,13 +112,49 @@ func (s *Source) wantsType(t corev1.ServiceType) bool {
 // Cluster, and the Services of indexDeps depNodesOfPods selecting a Pod on
 // that Node). Everything goes through indexes: nothing is ever relisted.
 func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
-	svcInf := factory.Core().V1().Services()
-	s.lister = svcInf.Lister()
 	headless := s.wantsType(corev1.ServiceTypeClusterIP)
 	nodePort := s.wantsType(corev1.ServiceTypeNodePort)
 	var synced []cache.InformerSynced
-
+	watch := func(register func(informers.SharedInformerFactory, func(source.Key)) (cache.InformerSynced, error)) error {
+		hasSynced, err := register(factory, enqueue)
+		synced = append(synced, hasSynced)
+		return err
+	}
+	services := func(factory informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
+		return s.registerServices(factory, enqueue, headless || nodePort)
+	}
+	if err := watch(services); err != nil {
+		return nil, err
+	}
+	if headless {
+		if err := watch(s.registerEndpointSlices); err != nil {
+			return nil, err
+		}
+	}
 	if headless || nodePort {
+		if err := watch(s.registerPods); err != nil {
+			return nil, err
+		}
+		if err := watch(s.registerNodes); err != nil {
+			return nil, err
+		}
+	}
+	return func() bool {
+		for _, f := range synced {
+			if !f() {
+				return false
+			}
+		}
+		return true
+	}, nil
+}
+
+// registerServices watches Services, indexed by what they depend on when
+// dependent (headless or NodePort Services pass the type filter).
+func (s *Source) registerServices(factory informers.SharedInformerFactory, enqueue func(source.Key), dependent bool) (cache.InformerSynced, error) {
+	svcInf := factory.Core().V1().Services()
+	s.lister = svcInf.Lister()
+	if dependent {
 		if err := svcInf.Informer().AddIndexers(cache.Indexers{indexDeps: serviceDeps}); err != nil {
 			return nil, fmt.Errorf("service informer: %w", err)
 		}
@@ -140,99 +176,97 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 	if err != nil {
 		return nil, fmt.Errorf("service informer: %w", err)
 	}
-	synced = append(synced, reg.HasSynced)
+	return reg.HasSynced, nil
+}
 
-	if headless {
-		inf := factory.Discovery().V1().EndpointSlices().Informer()
-		if err := inf.AddIndexers(cache.Indexers{indexByService: endpointSliceService}); err != nil {
-			return nil, fmt.Errorf("endpointslice informer: %w", err)
-		}
-		s.slices = inf.GetIndexer()
-		enqueueService := func(obj any) {
-			if es, ok := source.Unwrap(obj).(*discoveryv1.EndpointSlice); ok {
-				if name := es.Labels[discoveryv1.LabelServiceName]; name != "" {
-					enqueue(source.Key{Namespace: es.Namespace, Name: name})
-				}
+// registerEndpointSlices watches EndpointSlices: a change enqueues the
+// Service of the slice (both, when it moves to another).
+func (s *Source) registerEndpointSlices(factory informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
+	inf := factory.Discovery().V1().EndpointSlices().Informer()
+	if err := inf.AddIndexers(cache.Indexers{indexByService: endpointSliceService}); err != nil {
+		return nil, fmt.Errorf("endpointslice informer: %w", err)
+	}
+	s.slices = inf.GetIndexer()
+	enqueueService := func(obj any) {
+		if es, ok := source.Unwrap(obj).(*discoveryv1.EndpointSlice); ok {
+			if name := es.Labels[discoveryv1.LabelServiceName]; name != "" {
+				enqueue(source.Key{Namespace: es.Namespace, Name: name})
 			}
 		}
-		reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc: enqueueService,
-			UpdateFunc: func(old, cur any) {
-				o, _ := old.(*discoveryv1.EndpointSlice)
-				c, _ := cur.(*discoveryv1.EndpointSlice)
-				if o != nil && c != nil && o.Labels[discoveryv1.LabelServiceName] != c.Labels[discoveryv1.LabelServiceName] {
-					enqueueService(old)
-				}
-				enqueueService(cur)
-			},
-			DeleteFunc: enqueueService,
-		})
-		if err != nil {
-			return nil, fmt.Errorf("endpointslice informer: %w", err)
-		}
-		synced = append(synced, reg.HasSynced)
 	}
-
-	if headless || nodePort {
-		podInf := factory.Core().V1().Pods()
-		keep := s.opts.Filters.AnnotationKeys()
-		if err := podInf.Informer().SetTransform(source.TransformPod(keep...)); err != nil {
-			return nil, fmt.Errorf("pod informer: %w", err)
-		}
-		if err := source.AddIndexer(podInf.Informer(), source.IndexPodsByNode, source.PodNode); err != nil {
-			return nil, fmt.Errorf("pod informer: %w", err)
-		}
-		s.pods = podInf.Lister()
-		s.podIndex = podInf.Informer().GetIndexer()
-		reg, err := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc: func(obj any) { s.enqueueForPods(enqueue, obj) },
-			UpdateFunc: func(old, cur any) {
-				o, _ := old.(*corev1.Pod)
-				c, _ := cur.(*corev1.Pod)
-				if o != nil && c != nil && samePod(o, c) {
-					return
-				}
-				s.enqueueForPods(enqueue, old, cur)
-			},
-			DeleteFunc: func(obj any) { s.enqueueForPods(enqueue, obj) },
-		})
-		if err != nil {
-			return nil, fmt.Errorf("pod informer: %w", err)
-		}
-		synced = append(synced, reg.HasSynced)
-
-		// Nodes: NodePort targets, and headless endpoints-type NodeExternalIP.
-		nodeInf := factory.Core().V1().Nodes()
-		if err := nodeInf.Informer().SetTransform(source.TransformNode(keep...)); err != nil {
-			return nil, fmt.Errorf("node informer: %w", err)
-		}
-		s.nodes = nodeInf.Lister()
-		reg, err = nodeInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc: func(obj any) { s.enqueueForNode(enqueue, obj) },
-			UpdateFunc: func(old, cur any) {
-				o, _ := old.(*corev1.Node)
-				c, _ := cur.(*corev1.Node)
-				if o != nil && c != nil && slices.Equal(o.Status.Addresses, c.Status.Addresses) {
-					return
-				}
-				s.enqueueForNode(enqueue, cur)
-			},
-			DeleteFunc: func(obj any) { s.enqueueForNode(enqueue, obj) },
-		})
-		if err != nil {
-			return nil, fmt.Errorf("node informer: %w", err)
-		}
-		synced = append(synced, reg.HasSynced)
-	}
-
-	return func() bool {
-		for _, f := range synced {
-			if !f() {
-				return false
+	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: enqueueService,
+		UpdateFunc: func(old, cur any) {
+			o, _ := old.(*discoveryv1.EndpointSlice)
+			c, _ := cur.(*discoveryv1.EndpointSlice)
+			if o != nil && c != nil && o.Labels[discoveryv1.LabelServiceName] != c.Labels[discoveryv1.LabelServiceName] {
+				enqueueService(old)
 			}
-		}
-		return true
-	}, nil
+			enqueueService(cur)
+		},
+		DeleteFunc: enqueueService,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("endpointslice informer: %w", err)
+	}
+	return reg.HasSynced, nil
+}
+
+// registerPods watches Pods: a change enqueues the Services selecting the
+// Pod's old or new labels (enqueueForPods).
+func (s *Source) registerPods(factory informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
+	podInf := factory.Core().V1().Pods()
+	if err := podInf.Informer().SetTransform(source.TransformPod(s.opts.Filters.AnnotationKeys()...)); err != nil {
+		return nil, fmt.Errorf("pod informer: %w", err)
+	}
+	if err := source.AddIndexer(podInf.Informer(), source.IndexPodsByNode, source.PodNode); err != nil {
+		return nil, fmt.Errorf("pod informer: %w", err)
+	}
+	s.pods = podInf.Lister()
+	s.podIndex = podInf.Informer().GetIndexer()
+	reg, err := podInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { s.enqueueForPods(enqueue, obj) },
+		UpdateFunc: func(old, cur any) {
+			o, _ := old.(*corev1.Pod)
+			c, _ := cur.(*corev1.Pod)
+			if o != nil && c != nil && samePod(o, c) {
+				return
+			}
+			s.enqueueForPods(enqueue, old, cur)
+		},
+		DeleteFunc: func(obj any) { s.enqueueForPods(enqueue, obj) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pod informer: %w", err)
+	}
+	return reg.HasSynced, nil
+}
+
+// registerNodes watches Nodes, for NodePort targets and headless
+// endpoints-type NodeExternalIP: a change of addresses enqueues the
+// Services that use them (enqueueForNode).
+func (s *Source) registerNodes(factory informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
+	nodeInf := factory.Core().V1().Nodes()
+	if err := nodeInf.Informer().SetTransform(source.TransformNode(s.opts.Filters.AnnotationKeys()...)); err != nil {
+		return nil, fmt.Errorf("node informer: %w", err)
+	}
+	s.nodes = nodeInf.Lister()
+	reg, err := nodeInf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { s.enqueueForNode(enqueue, obj) },
+		UpdateFunc: func(old, cur any) {
+			o, _ := old.(*corev1.Node)
+			c, _ := cur.(*corev1.Node)
+			if o != nil && c != nil && slices.Equal(o.Status.Addresses, c.Status.Addresses) {
+				return
+			}
+			s.enqueueForNode(enqueue, cur)
+		},
+		DeleteFunc: func(obj any) { s.enqueueForNode(enqueue, obj) },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("node informer: %w", err)
+	}
+	return reg.HasSynced, nil
 }
 
 // enqueueForPods enqueues the Services of indexDeps depPods that select

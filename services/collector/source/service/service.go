@@ -163,130 +163,35 @@ func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
 	return source.ListerEndpoints(Name, s.lister != nil, get, s.ServiceEndpoints)
 }
 
-// ServiceEndpoints computes the endpoints of one Service.
+// ServiceEndpoints computes the endpoints of one Service: its names (from
+// the hostname annotations, then --fqdn-template) with the targets its
+// type gives, unless the target annotation replaces them.
 func (s *Source) ServiceEndpoints(svc *corev1.Service) ([]events.Endpoint, []error) {
-	if v, _, ok := source.Annotation(svc.Annotations, AnnotationController); ok && v != ControllerValue {
+	if !s.selects(svc) {
 		return nil, nil
+	}
+	n := &serviceNames{Inputs: source.NewInputs(svc), s: s, svc: svc}
+	ttl := n.TTL()
+	n.override = n.Targets()
+	if !s.opts.IgnoreHostnameAnnotation {
+		n.addAnnotated()
+	}
+	if s.opts.FQDNTemplate != nil && (n.set.Len() == 0 || s.opts.CombineFQDNAnnotation) {
+		n.addTemplated()
+	}
+	return n.set.Endpoints(ttl), n.Problems
+}
+
+// selects reports whether svc is this source's: its controller, through
+// the label and annotation filters and --service-type-filter.
+func (s *Source) selects(svc *corev1.Service) bool {
+	if v, _, ok := source.Annotation(svc.Annotations, AnnotationController); ok && v != ControllerValue {
+		return false
 	}
 	if !s.opts.Filters.Matches(svc.Labels, svc.Annotations) {
-		return nil, nil
+		return false
 	}
-	if len(s.opts.ServiceTypeFilter) > 0 && !slices.Contains(s.opts.ServiceTypeFilter, string(svc.Spec.Type)) {
-		return nil, nil
-	}
-	var problems []error
-	problem := func(reason, field string, err error) {
-		problems = append(problems, &source.Problem{Object: svc, Reason: reason, Field: field, Err: err})
-	}
-
-	var ttl int64
-	if v, k, ok := source.Annotation(svc.Annotations, AnnotationTTL); ok {
-		if t, err := source.ParseTTL(v); err != nil {
-			problem(ReasonInvalidAnnotation, k, err)
-		} else {
-			ttl = t
-		}
-	}
-
-	// The target annotation, when it holds at least one valid target,
-	// replaces the targets the Service's type would give.
-	var override []string
-	if v, k, ok := source.Annotation(svc.Annotations, AnnotationTarget); ok {
-		for _, t := range source.SplitList(v) {
-			if err := source.ValidateTarget(t); err != nil {
-				problem(ReasonInvalidAnnotation, k, err)
-				continue
-			}
-			override = append(override, t)
-		}
-	}
-	// The targets of the Service's names; those of a headless or NodePort
-	// Service (from Pods, EndpointSlices, Nodes) are computed once.
-	var dependent, lb *typeTargets
-	targets := func(useClusterIP bool) *typeTargets {
-		if len(override) > 0 {
-			return &typeTargets{targets: override}
-		}
-		switch {
-		case svc.Spec.Type == corev1.ServiceTypeLoadBalancer && !useClusterIP:
-			if lb == nil {
-				lb = &typeTargets{targets: s.loadBalancerTargets(svc, &problems)}
-			}
-			return lb
-		case isHeadless(svc):
-			if dependent == nil {
-				dependent = s.headlessTargets(svc, &problems)
-			}
-			return dependent
-		case svc.Spec.Type == corev1.ServiceTypeNodePort:
-			if dependent == nil {
-				dependent = s.nodePortTargets(svc, &problems)
-			}
-			return dependent
-		}
-		return &typeTargets{targets: s.targets(svc, useClusterIP)}
-	}
-
-	var set source.EndpointSet
-	add := func(h string, tt *typeTargets) {
-		set.Add(h, tt.targets...)
-		for _, p := range tt.pods {
-			if len(p.targets) == 0 {
-				continue
-			}
-			name := p.hostname + "." + h
-			if err := source.ValidateHostname(name, false); err != nil {
-				problems = append(problems, &source.Problem{Object: p.pod, Reason: ReasonInvalidHostname, Field: "spec.hostname",
-					Err: fmt.Errorf("per-Pod name of headless Service %s: %w", svc.Name, err)})
-				continue
-			}
-			set.Add(name, p.targets...)
-		}
-		if !s.srv {
-			return
-		}
-		for _, port := range tt.srv {
-			name := "_" + svc.Name + "._" + port.protocol + "." + h
-			if err := source.ValidateHostname(name, false); err != nil {
-				problem(ReasonInvalidHostname, "SRV record", err)
-				continue
-			}
-			set.AddRecord(name, events.RecordTypeSRV, fmt.Sprintf("0 50 %d %s", port.nodePort, events.NormalizeName(h)))
-		}
-	}
-	if !s.opts.IgnoreHostnameAnnotation {
-		for _, a := range []struct {
-			key          string
-			useClusterIP bool
-		}{{AnnotationHostname, false}, {AnnotationInternalHostname, true}} {
-			v, k, ok := source.Annotation(svc.Annotations, a.key)
-			if !ok {
-				continue
-			}
-			for _, h := range source.SplitList(v) {
-				if err := source.ValidateHostname(h, true); err != nil {
-					problem(ReasonInvalidAnnotation, k, err)
-					continue
-				}
-				add(h, targets(a.useClusterIP))
-			}
-		}
-	}
-
-	if s.opts.FQDNTemplate != nil && (set.Len() == 0 || s.opts.CombineFQDNAnnotation) {
-		names, err := source.ExecFQDNTemplate(s.opts.FQDNTemplate, svc)
-		if err != nil {
-			problem(ReasonFQDNTemplateFailed, "--fqdn-template", err)
-		}
-		for _, h := range names {
-			if err := source.ValidateHostname(h, true); err != nil {
-				problem(ReasonFQDNTemplateFailed, "--fqdn-template", err)
-				continue
-			}
-			add(h, targets(false))
-		}
-	}
-	return set.Endpoints(ttl), problems
+	return len(s.opts.ServiceTypeFilter) == 0 || slices.Contains(s.opts.ServiceTypeFilter, string(svc.Spec.Type))
 }
 
 // targets are the targets a hostname of svc gets from the Service itself,

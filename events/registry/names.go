@@ -1,4 +1,4 @@
-package planner
+package registry
 
 import "strings"
 
@@ -26,26 +26,30 @@ const recordTemplate = "%{record_type}"
 // in the order it tries them.
 var supportedRecords = []string{"A", "AAAA", "CNAME", "NS", "MX", "PTR", "SRV", "NAPTR", "TXT", "DNAME"}
 
-type nameMapper struct {
+// Names maps record names to their registry names and back, for one set
+// of affixes.
+type Names struct {
 	prefix, suffix, wildcard string
 }
 
-func newNameMapper(prefix, suffix, wildcardReplacement string) nameMapper {
-	return nameMapper{prefix: strings.ToLower(prefix), suffix: strings.ToLower(suffix),
+// NewNames is the mapping for --txt-prefix, --txt-suffix and
+// --txt-wildcard-replacement.
+func NewNames(prefix, suffix, wildcardReplacement string) Names {
+	return Names{prefix: strings.ToLower(prefix), suffix: strings.ToLower(suffix),
 		wildcard: strings.ToLower(wildcardReplacement)}
 }
 
-func (m nameMapper) typeInAffix() bool {
+func (m Names) typeInAffix() bool {
 	return strings.Contains(m.prefix, recordTemplate) || strings.Contains(m.suffix, recordTemplate)
 }
 
-func (m nameMapper) isPrefix() bool { return m.suffix == "" }
+func (m Names) isPrefix() bool { return m.suffix == "" }
 
-func (m nameMapper) isSuffix() bool { return m.prefix == "" && m.suffix != "" }
+func (m Names) isSuffix() bool { return m.prefix == "" && m.suffix != "" }
 
-// txtName is ExternalDNS' ToTXTName (toNewTXTName before 0.15): the
+// TXTName is ExternalDNS' ToTXTName (toNewTXTName before 0.15): the
 // new-format registry name of a record of recordType at name.
-func (m nameMapper) txtName(name, recordType string) string {
+func (m Names) TXTName(name, recordType string) string {
 	t := strings.ToLower(recordType)
 	prefix := strings.ReplaceAll(m.prefix, recordTemplate, t)
 	suffix := strings.ReplaceAll(m.suffix, recordTemplate, t)
@@ -62,9 +66,9 @@ func (m nameMapper) txtName(name, recordType string) string {
 	return prefix + label + suffix + "." + rest
 }
 
-// oldTXTName is ExternalDNS' toTXTName (before 0.12 the only format, until
+// OldTXTName is ExternalDNS' toTXTName (before 0.12 the only format, until
 // 0.15 written beside the new one): the registry name of every type at name.
-func (m nameMapper) oldTXTName(name string) string {
+func (m Names) OldTXTName(name string) string {
 	prefix := strings.ReplaceAll(m.prefix, recordTemplate, "")
 	suffix := strings.ReplaceAll(m.suffix, recordTemplate, "")
 	label, rest, dotted := strings.Cut(name, ".")
@@ -77,12 +81,12 @@ func (m nameMapper) oldTXTName(name string) string {
 	return prefix + label + suffix + "." + rest
 }
 
-// endpointName is ExternalDNS' ToEndpointName: the record name and type a
+// EndpointName is ExternalDNS' ToEndpointName: the record name and type a
 // registry name speaks for; recordType is "" for an old-format name, and
 // name is "" when the name cannot be a registry name at all. A wildcard
 // replacement is not undone here (ExternalDNS matches it the other way
-// round); recordNames does.
-func (m nameMapper) endpointName(txt string) (name, recordType string) {
+// round); RecordNames does.
+func (m Names) EndpointName(txt string) (name, recordType string) {
 	lower := strings.ToLower(txt)
 	if m.isPrefix() {
 		return m.dropAffixExtractType(lower)
@@ -102,7 +106,7 @@ func (m nameMapper) endpointName(txt string) (name, recordType string) {
 	return "", ""
 }
 
-func (m nameMapper) dropAffixExtractType(name string) (string, string) {
+func (m Names) dropAffixExtractType(name string) (string, string) {
 	prefix, suffix := m.prefix, m.suffix
 	if m.typeInAffix() {
 		for _, t := range supportedRecords {
@@ -140,13 +144,13 @@ func typeInDefaultPosition(name string) (string, string) {
 	return name, ""
 }
 
-// recordNames lists the record names whose ownership a TXT at txt may
-// hold: the name endpointName gives, the same with the wildcard replacement
+// RecordNames lists the record names whose ownership a TXT at txt may
+// hold: the name EndpointName gives, the same with the wildcard replacement
 // turned back into "*", and, since an old-format name read by
-// endpointName can look like a new-format one ("a-b.example.org"), the
+// EndpointName can look like a new-format one ("a-b.example.org"), the
 // old-format reading as well. The planner re-plans all of them when such a
-// TXT changes; planName itself only ever maps forward (txtName, oldTXTName).
-func (m nameMapper) recordNames(txt string) []string {
+// TXT changes; planName itself only ever maps forward (TXTName, OldTXTName).
+func (m Names) RecordNames(txt string) []string {
 	var out []string
 	add := func(n string) {
 		if n == "" || n == txt {
@@ -159,7 +163,7 @@ func (m nameMapper) recordNames(txt string) []string {
 		}
 		out = append(out, n)
 	}
-	name, _ := m.endpointName(txt)
+	name, _ := m.EndpointName(txt)
 	old := m.oldRecordName(txt)
 	for _, n := range []string{name, old} {
 		add(n)
@@ -172,8 +176,8 @@ func (m nameMapper) recordNames(txt string) []string {
 	return out
 }
 
-// oldRecordName undoes oldTXTName.
-func (m nameMapper) oldRecordName(txt string) string {
+// oldRecordName undoes OldTXTName.
+func (m Names) oldRecordName(txt string) string {
 	prefix := strings.ReplaceAll(m.prefix, recordTemplate, "")
 	suffix := strings.ReplaceAll(m.suffix, recordTemplate, "")
 	lower := strings.ToLower(txt)

@@ -1,4 +1,4 @@
-package planner
+package registry
 
 import (
 	"bytes"
@@ -26,10 +26,10 @@ import (
 // presentation, not content: the string we hand the applier is the bare
 // base64 text, as for plain registry strings, and quotes are trimmed on read.
 
-// parseAESKey accepts the key as ExternalDNS does (--txt-encrypt-aes-key):
+// ParseAESKey accepts the key as ExternalDNS does (--txt-encrypt-aes-key):
 // exactly 32 bytes are used as they are; anything else must be standard
 // base64 of 32 bytes.
-func parseAESKey(s string) ([]byte, error) {
+func ParseAESKey(s string) ([]byte, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -43,8 +43,8 @@ func parseAESKey(s string) ([]byte, error) {
 	return k, nil
 }
 
-// encryptText seals plain with key and the given 12-byte nonce.
-func encryptText(plain string, key, nonce []byte) (string, error) {
+// Encrypt seals plain with key and the given 12-byte nonce.
+func Encrypt(plain string, key, nonce []byte) (string, error) {
 	gcm, err := newGCM(key)
 	if err != nil {
 		return "", err
@@ -67,11 +67,11 @@ func encryptText(plain string, key, nonce []byte) (string, error) {
 	return base64.StdEncoding.EncodeToString(sealed), nil
 }
 
-// decryptText opens a string encryptText (or ExternalDNS) wrote, returning
+// Decrypt opens a string Encrypt (or ExternalDNS) wrote, returning
 // the plain text and the nonce it was sealed with. Data that authenticates
 // but is not gzip is returned as it is, as the first ExternalDNS versions
 // with encryption did.
-func decryptText(text string, key []byte) (plain string, nonce []byte, err error) {
+func Decrypt(text string, key []byte) (plain string, nonce []byte, err error) {
 	gcm, err := newGCM(key)
 	if err != nil {
 		return "", nil, err
@@ -107,14 +107,14 @@ func newGCM(key []byte) (cipher.AEAD, error) {
 	return cipher.NewGCM(block)
 }
 
-// syntheticNonce derives the nonce for a registry string from the key, the
+// SyntheticNonce derives the nonce for a registry string from the key, the
 // registry name and the plain text (a synthetic IV): planning stays
 // deterministic (the same input seals to the same bytes, so a replay plans
 // the same change), and a nonce is only ever reused for the very same plain
 // text at the same name, which reveals nothing but that equality.
 // ExternalDNS picks a random nonce and keeps it in the record's labels;
 // readers do not care how the nonce was chosen.
-func syntheticNonce(key []byte, name, plain string) []byte {
+func SyntheticNonce(key []byte, name, plain string) []byte {
 	sub := hmac.New(sha256.New, key)
 	sub.Write([]byte("zonestream txt registry nonce v1"))
 	m := hmac.New(sha256.New, sub.Sum(nil))

@@ -9,15 +9,16 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 )
 
 func TestRepeatedAppliedPlanBacksOff(t *testing.T) {
-	p, err := New(Config{TXTOwnerID: "me", Policy: "sync", Registry: "txt", BatchChangeSize: 10},
+	p, err := New(Config{Ownership: registry.Settings{OwnerID: "me"}, Policy: "sync", Registry: "txt", BatchChangeSize: 10},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newState(p)
+	s := newRun(p)
 	k := zoneKey{"rfc2136", "example.test"}
 	ep := events.NewEndpoint("www.example.test", "A", 0, "192.0.2.1")
 	same := planned{names: []string{"www.example.test"}, hash: changesHash([]events.Change{{New: &ep}})}
@@ -56,7 +57,7 @@ func TestRepeatedAppliedPlanBacksOff(t *testing.T) {
 func TestNoDeleteBeforeDesiredComplete(t *testing.T) {
 	nc, js := startBus(t)
 	ctx := context.Background()
-	s := freshState(t, js, Config{BatchChangeSize: 10})
+	s := freshRun(t, js, Config{BatchChangeSize: 10})
 	www := "www." + zone
 	// Live: fed after the planner started watching (only a live
 	// completeness mark counts).

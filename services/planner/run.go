@@ -12,9 +12,9 @@ import (
 	"github.com/zonestream/zonestream/events/retry"
 )
 
-// state is what one Run of the planner knows, all of it rebuilt from the
+// run is what one Run of the planner knows, all of it rebuilt from the
 // streams at start.
-type state struct {
+type run struct {
 	*Planner
 	js          jetstream.JetStream
 	desired     map[string]desiredEntry             // by DNS name
@@ -91,8 +91,8 @@ type planned struct {
 	seq   uint64   // its sequence in the plans stream, to withdraw it (supersede.go)
 }
 
-func newState(p *Planner) *state {
-	return &state{Planner: p, desired: map[string]desiredEntry{},
+func newRun(p *Planner) *run {
+	return &run{Planner: p, desired: map[string]desiredEntry{},
 		observed: map[string]map[string]observedEntry{}, zones: map[string][]string{},
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames(),
 		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{}}
@@ -103,7 +103,7 @@ func on(subject, root string) bool { return strings.HasPrefix(subject, root+".")
 
 // fold folds one message into the state, picking its handler by subject
 // as dedup does: the subject, not the payload, says what a message is.
-func (s *state) fold(ctx context.Context, m events.Received) {
+func (s *run) fold(ctx context.Context, m events.Received) {
 	var err error
 	switch {
 	case on(m.Subject, events.SubjectDesired):
@@ -131,7 +131,7 @@ func (s *state) fold(ctx context.Context, m events.Received) {
 	}
 }
 
-func (s *state) foldDesired(m events.Received) error {
+func (s *run) foldDesired(m events.Received) error {
 	if events.IsMarker(m.Subject) {
 		var c events.DesiredComplete
 		if err := events.Decode(m, &c); err != nil {
@@ -157,7 +157,7 @@ func (s *state) foldDesired(m events.Received) error {
 	return nil
 }
 
-func (s *state) foldObserved(m events.Received) error {
+func (s *run) foldObserved(m events.Received) error {
 	var o events.ObservedState
 	if err := events.Decode(m, &o); err != nil {
 		return err
@@ -184,7 +184,7 @@ func (s *state) foldObserved(m events.Received) error {
 	return nil
 }
 
-func (s *state) foldZones(m events.Received) error {
+func (s *run) foldZones(m events.Received) error {
 	var z events.ZoneList
 	if err := events.Decode(m, &z); err != nil {
 		return err
@@ -197,7 +197,7 @@ func (s *state) foldZones(m events.Received) error {
 	return nil
 }
 
-func (s *state) foldResult(m events.Received) error {
+func (s *run) foldResult(m events.Received) error {
 	var r events.Result
 	if err := events.Decode(m, &r); err != nil {
 		return err
@@ -247,7 +247,7 @@ func (s *state) foldResult(m events.Received) error {
 // history says nothing about now: the dedup and collectors that wrote it may
 // be gone, and the clusters may have changed since. Only a live mark
 // allows deletes, for as long as its lease.
-func (s *state) completeness(c events.DesiredComplete, live bool) {
+func (s *run) completeness(c events.DesiredComplete, live bool) {
 	switch {
 	case !live:
 		s.required.add(c.Collectors)
@@ -279,7 +279,7 @@ func (s *state) completeness(c events.DesiredComplete, live bool) {
 }
 
 // holdDeletes stops deleting until the next live complete mark.
-func (s *state) holdDeletes(why string) {
+func (s *run) holdDeletes(why string) {
 	if s.complete {
 		s.log.Warn("deletes held", "why", why)
 	}
@@ -289,14 +289,14 @@ func (s *state) holdDeletes(why string) {
 
 // expireCompleteness holds deletes once the complete mark's lease lapsed:
 // dedup (or the collectors behind it) stopped saying so.
-func (s *state) expireCompleteness(now time.Time) {
+func (s *run) expireCompleteness(now time.Time) {
 	if s.complete && now.After(s.completeUntil) {
 		s.holdDeletes("the completeness mark was not renewed in time (dedup or a collector is gone)")
 	}
 }
 
 // markAll schedules every name either side knows of.
-func (s *state) markAll() {
+func (s *run) markAll() {
 	for n := range s.desired {
 		s.mark(n, s.dirty[n])
 	}
@@ -311,7 +311,7 @@ func (s *state) markAll() {
 }
 
 // busy reports whether a zone still waits for results or observations.
-func (s *state) busy(k zoneKey, now time.Time) bool {
+func (s *run) busy(k zoneKey, now time.Time) bool {
 	f := s.flights[k]
 	if f == nil {
 		return false
@@ -321,7 +321,7 @@ func (s *state) busy(k zoneKey, now time.Time) bool {
 
 // expireFlights gives up waiting on plans that got no result in time,
 // withdrawing them first: a superseded plan is never applied.
-func (s *state) expireFlights(ctx context.Context) {
+func (s *run) expireFlights(ctx context.Context) {
 	now := time.Now()
 	s.expireCompleteness(now)
 	for k, f := range s.flights {
@@ -344,7 +344,7 @@ func (s *state) expireFlights(ctx context.Context) {
 // lets it be planned now (the observation its zone waited for, a readable
 // state after an unknown one), and the loop does not look again on a
 // clock. During the replay a name is fresh once; markAll follows it.
-func (s *state) mark(name, cause string) {
+func (s *run) mark(name, cause string) {
 	if _, dirty := s.dirty[name]; !dirty || s.caughtUp.Load() {
 		s.fresh = append(s.fresh, name)
 	}
@@ -360,7 +360,7 @@ func (s *state) mark(name, cause string) {
 // be planned, whatever its number: that is known from the zones alone.
 // Otherwise the order of the walk does not matter (it only asks whether
 // some name can go), so the dirty map is walked as it is, not sorted.
-func (s *state) plannable() bool {
+func (s *run) plannable() bool {
 	now := time.Now()
 	fresh, rescan := s.fresh, s.rescan
 	s.fresh, s.rescan = s.fresh[:0], false
@@ -384,7 +384,7 @@ func (s *state) plannable() bool {
 }
 
 // someZoneFree reports whether any managed zone could take a plan now.
-func (s *state) someZoneFree(now time.Time) bool {
+func (s *run) someZoneFree(now time.Time) bool {
 	for provider, zones := range s.zones {
 		for _, z := range zones {
 			if !s.busy(zoneKey{provider, z}, now) {
@@ -396,7 +396,7 @@ func (s *state) someZoneFree(now time.Time) bool {
 }
 
 // inFreeZone reports whether name is in a zone that could take a plan now.
-func (s *state) inFreeZone(name string, now time.Time) bool {
+func (s *run) inFreeZone(name string, now time.Time) bool {
 	for provider, zones := range s.zones {
 		if z, ok := zoneOf(name, zones); ok && !s.busy(zoneKey{provider, z}, now) {
 			return true
@@ -405,7 +405,7 @@ func (s *state) inFreeZone(name string, now time.Time) bool {
 	return false
 }
 
-func (s *state) observedAt(provider string) func(string) []events.Endpoint {
+func (s *run) observedAt(provider string) func(string) []events.Endpoint {
 	byName := s.observed[provider]
 	return func(name string) []events.Endpoint { return byName[name].records }
 }
@@ -413,9 +413,9 @@ func (s *state) observedAt(provider string) func(string) []events.Endpoint {
 // registryOwners lists the names whose ownership a TXT at name may hold, so
 // that a change to "a-www.example.com" re-plans www.example.com.
 // A TXT that is gone must re-plan them too, so this goes by the name alone.
-func (s *state) registryOwners(name string) []string {
+func (s *run) registryOwners(name string) []string {
 	if s.reg.noop {
 		return nil
 	}
-	return s.reg.names.recordNames(name)
+	return s.reg.names.RecordNames(name)
 }
