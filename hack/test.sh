@@ -25,11 +25,15 @@ pkgs=()
 for m in "${modules[@]}"; do pkgs+=("$m/..."); done
 go vet "${pkgs[@]}"
 go vet -tags demo ./cmd/zonestream  # the demo, built only with -tags demo
+# zonestream with every provider of ExternalDNS, built only with -tags externaldns.
+go vet -tags externaldns ./cmd/zonestream
 unformatted=$(gofmt -l "${modules[@]}")
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1
 fi
 go test -count=1 -timeout 25m "$@" "${pkgs[@]}"
+# The all-in-one with ExternalDNS' providers, end to end into Route53 (moto).
+if [ $# -eq 0 ]; then go test -count=1 -timeout 10m -tags externaldns -run 'TestRoute53' ./cmd/zonestream; fi
 # The whole run also runs the images, the system tests in containers and
 # the docker-compose stack (Docker engine started here if none runs).
 if [ $# -eq 0 ]; then hack/containers.sh; fi

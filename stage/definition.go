@@ -17,6 +17,11 @@ type Definition struct {
 	RegisterFlags func(fs *flag.FlagSet)
 	// New builds the stage once the flags are parsed.
 	New func(shared *Shared, logger *slog.Logger) (Runner, error)
+	// TakeArgs, when set, takes from the command line what another
+	// parser of the stage reads (ExternalDNS' provider flags), before
+	// fs, which holds every flag of the process, parses the rest it
+	// returns.
+	TakeArgs func(fs *flag.FlagSet, args []string) []string
 }
 
 // Standalone registers on fs what a process running this stage alone

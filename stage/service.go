@@ -181,6 +181,9 @@ func MainArgs(def Definition, args []string) error {
 	opts.RegisterFlags(fs)
 	opts.Election.RegisterFlags(fs)
 	construct := def.Standalone(fs)
+	if def.TakeArgs != nil {
+		args = def.TakeArgs(fs, args)
+	}
 	if err := Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil

@@ -23,8 +23,13 @@ import (
 	"github.com/zonestream/zonestream/testenv/kube"
 )
 
-// binary is the zonestream binary the end-to-end tests run as processes.
-var binary string
+// binary is the zonestream binary the end-to-end tests run as processes,
+// built with binaryTags (the test binary's own build tags that change
+// zonestream: externaldns).
+var (
+	binary     string
+	binaryTags string
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "zonestream-e2e-")
@@ -32,7 +37,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "zonestream")
-	build := exec.Command("go", "build", "-o", binary, ".")
+	build := exec.Command("go", "build", "-tags="+binaryTags, "-o", binary, ".")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "building zonestream:", err)

@@ -51,6 +51,11 @@ func newAllInOne() *allInOne {
 // parse parses args; the embedded NATS is used unless --nats-url (or
 // $ZS_NATS_URL) names another.
 func (a *allInOne) parse(args []string) (embedded bool, err error) {
+	for _, d := range a.stages {
+		if d.TakeArgs != nil {
+			args = d.TakeArgs(a.fs, args)
+		}
+	}
 	if err := stage.Parse(a.fs, args); err != nil {
 		return false, err
 	}

@@ -12,7 +12,13 @@ import (
 // stages are the pipeline's stages in the order the all-in-one starts
 // them; each is wired in its own package, once, for the all-in-one and
 // for `zonestream <stage>` alike.
-var stages = []func() stage.Definition{collector.Stage, dedup.Stage, planner.Stage, applier.Stage, portal.Stage}
+var stages = []func() stage.Definition{collector.Stage, dedup.Stage, planner.Stage,
+	func() stage.Definition { return applierStage() }, portal.Stage}
+
+// applierStage is the applier's wiring. A build with -tags externaldns
+// replaces it (externaldns.go) by one whose --provider also names every
+// provider of ExternalDNS.
+var applierStage = applier.Stage
 
 // findStage is the stage a command names.
 func findStage(name string) (stage.Definition, bool) {

@@ -68,6 +68,12 @@ func built[P provider.Provider](p P, err error) (provider.Provider, error) {
 	return p, nil
 }
 
+// NativeProvider says whether name is one of zonestream's own providers.
+func NativeProvider(name string) bool {
+	_, ok := constructors[name]
+	return ok
+}
+
 // providerNames lists --provider's values, for help and errors.
 var providerNames = strings.Join(slices.Sorted(maps.Keys(constructors)), ", ")
 

@@ -250,8 +250,8 @@ func (w *nameWork) decide(k rrKey, h *events.Endpoint, o rrsetOwnership) {
 func (w *nameWork) retireOldFormat() map[*registryRRset]bool {
 	touched := map[*registryRRset]bool{}
 	for _, oldRR := range w.oldRRs {
-		if w.newRRs[oldRR] {
-			continue
+		if w.newRRs[oldRR] || oldRR.current == nil {
+			continue // nothing at the name to retire: none is written
 		}
 		_, takeover, _ := w.reg.ours(oldRR.current)
 		if takeover || deletedIn(w.deletes, oldRR.setID) {

@@ -38,6 +38,13 @@ func TestPlanNameRegistryRules(t *testing.T) {
 			want:    "create TXT txt.a-www " + owned("me", res) + "\ncreate A www 192.0.2.1",
 		},
 		{
+			name:    "one type of two goes: no old-format record appears at the name",
+			desired: []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
+			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "AAAA", 300, "2001:db8::1"),
+				rr("a-"+www, "TXT", 300, owned("me", res)), rr("aaaa-"+www, "TXT", 300, owned("me", res))},
+			want: "delete AAAA www\ndelete TXT aaaa-www",
+		},
+		{
 			name:    "--txt-suffix with %{record_type}",
 			reg:     txtRegistry{names: registry.NewNames("", "-%{record_type}", "")},
 			desired: []events.Endpoint{rr(www, "CNAME", 0, "lb.example.net")},

@@ -6,8 +6,6 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
-
-	"github.com/zonestream/zonestream/events"
 )
 
 // The annotation keys (without prefix, see Annotation) most sources share.
@@ -133,15 +131,4 @@ func (in *Inputs) TemplateNames(t *template.Template) []string {
 		in.Problem(ReasonFQDNTemplateFailed, "--fqdn-template", err)
 	}
 	return in.ValidHostnames(names, "--fqdn-template", ReasonFQDNTemplateFailed)
-}
-
-// WithSetIdentifier sets the set identifier of every endpoint (none: "").
-func WithSetIdentifier(eps []events.Endpoint, id string) []events.Endpoint {
-	if id == "" {
-		return eps
-	}
-	for i := range eps {
-		eps[i].SetIdentifier = id
-	}
-	return eps
 }

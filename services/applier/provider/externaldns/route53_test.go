@@ -8,73 +8,31 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/service/route53"
-	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
-
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/providertest"
 	"github.com/zonestream/zonestream/testenv/moto"
 )
 
-// route53 is a moto_server and a Route53 client of it; the AWS SDK of
-// ExternalDNS' aws provider reaches the same moto through the
-// environment, as an ExternalDNS user's pod would reach Route53.
+// route53Env is moto's Route53 with one hosted zone.
 type route53Env struct {
-	client *route53.Client
+	*moto.Route53
 	zoneID string
 }
 
 func startRoute53(t *testing.T, zone string) route53Env {
 	t.Helper()
-	m := moto.StartT(t)
-	t.Setenv("AWS_ENDPOINT_URL", m.URL)
-	t.Setenv("AWS_DEFAULT_REGION", "us-east-1")
-	t.Setenv("AWS_REGION", "us-east-1")
-	t.Setenv("AWS_ACCESS_KEY_ID", "testing")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "testing")
-	t.Setenv("AWS_SESSION_TOKEN", "")
-	t.Setenv("AWS_PROFILE", "")
-	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
-	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
-	ctx := context.Background()
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := route53.NewFromConfig(cfg)
-	out, err := c.CreateHostedZone(ctx, &route53.CreateHostedZoneInput{Name: aws.String(zone), CallerReference: aws.String(t.Name())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return route53Env{client: c, zoneID: *out.HostedZone.Id}
+	r := moto.Route53T(t)
+	return route53Env{Route53: r, zoneID: r.CreateZone(t, zone)}
 }
 
-// rrsets is what Route53 holds besides SOA and NS, as "name type value,value".
+// rrsets is what the zone holds besides SOA and NS, as "name type value,value".
 func (e route53Env) rrsets(t *testing.T) []string {
 	t.Helper()
-	out, err := e.client.ListResourceRecordSets(context.Background(), &route53.ListResourceRecordSetsInput{HostedZoneId: aws.String(e.zoneID)})
+	got, err := e.RecordSets(context.Background(), e.zoneID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.IsTruncated {
-		t.Fatal("listing truncated")
-	}
-	var got []string
-	for _, rs := range out.ResourceRecordSets {
-		if rs.Type == r53types.RRTypeSoa || rs.Type == r53types.RRTypeNs {
-			continue
-		}
-		var vals []string
-		for _, r := range rs.ResourceRecords {
-			vals = append(vals, *r.Value)
-		}
-		slices.Sort(vals)
-		got = append(got, strings.TrimSuffix(*rs.Name, ".")+" "+string(rs.Type)+" "+strings.Join(vals, ","))
-	}
-	slices.Sort(got)
 	return got
 }
 
@@ -169,12 +127,12 @@ func TestRoute53RoutingPolicies(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	out, err := r.client.ListResourceRecordSets(ctx, &route53.ListResourceRecordSetsInput{HostedZoneId: aws.String(r.zoneID)})
+	sets, err := r.List(ctx, r.zoneID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, rs := range out.ResourceRecordSets {
+	for _, rs := range sets {
 		if rs.SetIdentifier != nil {
 			s := strings.TrimSuffix(*rs.Name, ".") + " " + *rs.SetIdentifier + " " + *rs.ResourceRecords[0].Value
 			if rs.Weight != nil {
@@ -215,7 +173,8 @@ func TestRoute53RoutingPolicies(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if got := r.rrsets(t); !slices.Contains(got, "w.example.org A 192.0.2.9") || !slices.Contains(got, "w.example.org A 192.0.2.2") {
+	if got := r.rrsets(t); !slices.Contains(got, "w.example.org A 192.0.2.9 set=blue weight=10") ||
+		!slices.Contains(got, "w.example.org A 192.0.2.2 set=green weight=20") {
 		t.Fatalf("after changing blue: %q", got)
 	}
 }

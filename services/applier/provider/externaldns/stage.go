@@ -10,38 +10,39 @@ import (
 	"github.com/zonestream/zonestream/stage"
 )
 
-// ApplierStage is the applier driving the ExternalDNS provider that
-// externalDNSArgs select: the applier's flags are its own; the
-// provider's are ExternalDNS' (SplitArgs cuts one command line into the
-// two). The provider's name on the bus is --provider-name, else
-// --provider (aws, cloudflare, ...).
-func ApplierStage(externalDNSArgs []string) stage.Definition {
-	var cfg applier.Config
-	return stage.Definition{
-		Name:          applier.Service,
-		RegisterFlags: cfg.RegisterFlags,
-		New: func(_ *stage.Shared, logger *slog.Logger) (stage.Service, error) {
-			p, err := New(context.Background(), externalDNSArgs,
-				provider.Options{DefaultTTL: cfg.DefaultTTL, Logger: logger})
-			if err != nil {
-				return nil, err
-			}
-			name := cfg.Name
-			if name == "" {
-				name = cfg.Provider
-			}
-			return applier.NewWithProvider(cfg, name, p, logger)
-		},
+// ApplierStage is the applier whose --provider names one of zonestream's
+// own providers or any provider of ExternalDNS (aws, google, azure,
+// cloudflare, ...). The command line is shared: ExternalDNS' Config
+// parses the flags it knows (TakeArgs), the applier the flags it knows,
+// and a flag both know (--provider, --domain-filter, --txt-owner-id, ...)
+// goes to both. zonestream's own provider wins a name both have
+// (rfc2136, pdns, coredns, webhook). The provider's name on the bus is
+// --provider-name, else --provider.
+func ApplierStage() stage.Definition {
+	var (
+		cfg         applier.Config
+		externalDNS []string
+	)
+	def := stage.Definition{Name: applier.Name, RegisterFlags: cfg.RegisterFlags}
+	def.TakeArgs = func(fs *flag.FlagSet, args []string) []string {
+		var ours []string
+		ours, externalDNS = split(args, goFlags(fs), externalDNSFlags())
+		return ours
 	}
-}
-
-// SplitArgs cuts an applier command line (zonestream-externaldns applier
-// ...) into the applier's flags and ExternalDNS'.
-func SplitArgs(args []string) (applierArgs, externalDNSArgs []string) {
-	fs := flag.NewFlagSet(applier.Service, flag.ContinueOnError)
-	var opts stage.Options
-	opts.RegisterFlags(fs)
-	opts.Election.RegisterFlags(fs)
-	ApplierStage(nil).Standalone(fs)
-	return split(args, goFlags(fs), externalDNSFlags())
+	def.New = func(_ *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
+		if applier.NativeProvider(cfg.Provider) {
+			return applier.New(cfg, logger)
+		}
+		p, err := New(context.Background(), externalDNS,
+			provider.Options{DefaultTTL: cfg.DefaultTTL, Logger: logger.With("provider", cfg.Provider)})
+		if err != nil {
+			return nil, err
+		}
+		name := cfg.Name
+		if name == "" {
+			name = cfg.Provider
+		}
+		return applier.NewWithProvider(cfg, name, p, logger)
+	}
+	return def
 }

@@ -35,7 +35,6 @@ func (s *Source) RouteEndpoints(r route) ([]events.Endpoint, []error) {
 		return nil, nil
 	}
 	ttl := in.TTL()
-	setID := in.SetIdentifier()
 	// The route's own target annotation, when it has valid entries,
 	// replaces the Gateways' targets.
 	routeTargets := in.Targets()
@@ -73,7 +72,7 @@ func (s *Source) RouteEndpoints(r route) ([]events.Endpoint, []error) {
 	for h, ts := range hostTargets {
 		set.Add(h, ts...)
 	}
-	eps := source.WithSetIdentifier(set.Endpoints(ttl), setID)
+	eps := in.Routed(set.Endpoints(ttl))
 	if v, _, ok := source.Annotation(in.Annotations, AnnotationDualstack); ok && strings.TrimSpace(v) == "true" {
 		for i := range eps {
 			eps[i].Labels = map[string]string{DualstackLabel: "true"}

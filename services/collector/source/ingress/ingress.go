@@ -173,13 +173,7 @@ func (s *Source) IngressEndpoints(ing *networkingv1.Ingress) ([]events.Endpoint,
 	if s.opts.FQDNTemplate != nil && (n.set.Len() == 0 || s.opts.CombineFQDNAnnotation) {
 		n.addTemplated()
 	}
-	eps := n.set.Endpoints(ttl)
-	if setID := n.SetIdentifier(); setID != "" {
-		for i := range eps {
-			eps[i].SetIdentifier = setID
-		}
-	}
-	return eps, n.Problems
+	return n.Routed(n.set.Endpoints(ttl)), n.Problems
 }
 
 // selects reports whether ing is this source's: its controller, through

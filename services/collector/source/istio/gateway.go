@@ -125,5 +125,5 @@ func (s *GatewaySource) GatewayEndpoints(g *Gateway) ([]events.Endpoint, []error
 	for _, h := range s.names(in, hosts, "spec.servers.hosts") {
 		set.Add(h, targets...)
 	}
-	return source.WithSetIdentifier(set.Endpoints(ttl), in.SetIdentifier()), in.Problems
+	return in.Routed(set.Endpoints(ttl)), in.Problems
 }

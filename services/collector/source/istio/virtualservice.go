@@ -226,7 +226,7 @@ func (s *VirtualServiceSource) VirtualServiceEndpoints(v *VirtualService) ([]eve
 	for _, h := range s.names(in, v.Spec.Hosts, "spec.hosts") {
 		set.Add(h, targets(h)...)
 	}
-	return source.WithSetIdentifier(set.Endpoints(ttl), in.SetIdentifier()), in.Problems
+	return in.Routed(set.Endpoints(ttl)), in.Problems
 }
 
 // bindsTo reports whether Gateway g serves host for VirtualService v, as

@@ -132,7 +132,7 @@ func (s *Source) NodeEndpoints(n *corev1.Node) ([]events.Endpoint, []error) {
 	for _, h := range names {
 		set.Add(h, targets...)
 	}
-	return source.WithSetIdentifier(set.Endpoints(ttl), in.SetIdentifier()), in.Problems
+	return in.Routed(set.Endpoints(ttl)), in.Problems
 }
 
 // addresses are the Node's ExternalIP addresses (with the IPv6 InternalIP

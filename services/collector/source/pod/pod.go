@@ -212,7 +212,7 @@ func (s *Source) PodEndpoints(p *corev1.Pod) ([]events.Endpoint, []error) {
 			set.Add(h, ips...)
 		}
 	}
-	return source.WithSetIdentifier(set.Endpoints(ttl), in.SetIdentifier()), in.Problems
+	return in.Routed(set.Endpoints(ttl)), in.Problems
 }
 
 func podIP(p *corev1.Pod) []string {

@@ -179,7 +179,7 @@ func (s *Source) ServiceEndpoints(svc *corev1.Service) ([]events.Endpoint, []err
 	if s.opts.FQDNTemplate != nil && (n.set.Len() == 0 || s.opts.CombineFQDNAnnotation) {
 		n.addTemplated()
 	}
-	return n.set.Endpoints(ttl), n.Problems
+	return n.Routed(n.set.Endpoints(ttl)), n.Problems
 }
 
 // selects reports whether svc is this source's: its controller, through

@@ -1,17 +1,13 @@
-// Command zonestream-externaldns is the applier driving any provider of
-// ExternalDNS, with ExternalDNS' flags beside the applier's:
-//
-//	zonestream-externaldns applier --nats-url=... --provider=aws --aws-zone-type=public
-//
-// or serves one over ExternalDNS' webhook protocol, for the applier's
-// --provider=webhook:
+// Command zonestream-externaldns serves one provider of ExternalDNS over
+// ExternalDNS' webhook protocol, as a sidecar of an applier built
+// without -tags externaldns (--provider=webhook):
 //
 //	zonestream-externaldns --provider=aws --aws-zone-type=public --domain-filter=example.org
 //	zonestream applier --provider=webhook --webhook-provider-url=http://127.0.0.1:8888 ...
 //
 // It takes ExternalDNS' command line as it is, and --webhook-address
-// (127.0.0.1:8888, where ExternalDNS' --webhook-server listens). It is a
-// binary of its own so that zonestream links none of the cloud SDKs.
+// (127.0.0.1:8888, where ExternalDNS' --webhook-server listens). zonestream
+// built with -tags externaldns drives the same providers in process.
 package main
 
 import (
@@ -25,7 +21,6 @@ import (
 	"syscall"
 
 	"github.com/zonestream/zonestream/services/applier/provider/externaldns"
-	"github.com/zonestream/zonestream/stage"
 )
 
 func main() {
@@ -36,10 +31,6 @@ func main() {
 }
 
 func run(args []string) error {
-	if len(args) > 0 && args[0] == "applier" {
-		ours, theirs := externaldns.SplitArgs(args[1:])
-		return stage.MainArgs(externaldns.ApplierStage(theirs), ours)
-	}
 	addr, rest := webhookAddress(args)
 	cfg, err := externaldns.Parse(rest)
 	if err != nil {

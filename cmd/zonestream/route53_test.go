@@ -1,0 +1,129 @@
+//go:build externaldns
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/route53"
+	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/zonestream/zonestream/testenv/kube"
+	"github.com/zonestream/zonestream/testenv/moto"
+)
+
+func init() { binaryTags = "externaldns" }
+
+// TestRoute53AllInOne runs zonestream, built with -tags externaldns, with
+// the command line an ExternalDNS user passes for Route53, against a real
+// kube-apiserver and Route53 as moto emulates it (no Route53 runs here).
+// Services and a DNSEndpoint become A, AAAA, CNAME and ownership TXT
+// record sets, weighted set identifiers become record sets of their own,
+// a change and a delete follow, and a record set zonestream does not own
+// is left alone.
+func TestRoute53AllInOne(t *testing.T) {
+	const zone = "aws.test"
+	cluster := kube.StartT(t, "../../deploy/crds")
+	r53 := moto.Route53T(t)
+	zoneID := r53.CreateZone(t, zone)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	unowned := &r53types.ResourceRecordSet{Name: aws.String("legacy." + zone), Type: r53types.RRTypeA, TTL: aws.Int64(300),
+		ResourceRecords: []r53types.ResourceRecord{{Value: aws.String("192.0.2.99")}}}
+	if _, err := r53.Client.ChangeResourceRecordSets(ctx, &route53.ChangeResourceRecordSetsInput{HostedZoneId: aws.String(zoneID),
+		ChangeBatch: &r53types.ChangeBatch{Changes: []r53types.Change{{Action: r53types.ChangeActionCreate, ResourceRecordSet: unowned}}}}); err != nil {
+		t.Fatal(err)
+	}
+	startProcess(t, "zonestream", "--kubeconfig="+cluster.Kubeconfig, "--source=service", "--source=crd",
+		"--nats-listen=127.0.0.1:0", "--data-dir="+t.TempDir(), "--metrics-address=127.0.0.1:0",
+		"--provider=aws", "--aws-zone-type=public", "--aws-batch-change-size=100", "--domain-filter="+zone,
+		"--txt-owner-id=e2e", "--policy=sync", "--registry=txt", "--interval=1m")
+
+	services := cluster.Client.CoreV1().Services("default")
+	lb := func(name string, annotations map[string]string, ips ...string) {
+		t.Helper()
+		svc, err := services.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			svc, err = services.Create(ctx, &corev1.Service{
+				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: annotations},
+				Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 443}}},
+			}, metav1.CreateOptions{})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.Status.LoadBalancer.Ingress = nil
+		for _, ip := range ips {
+			svc.Status.LoadBalancer.Ingress = append(svc.Status.LoadBalancer.Ingress, corev1.LoadBalancerIngress{IP: ip})
+		}
+		if _, err := services.UpdateStatus(ctx, svc, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const ann = "external-dns.alpha.kubernetes.io/"
+	owner := func(resource string) string {
+		return `"heritage=external-dns,external-dns/owner=e2e,external-dns/resource=` + resource + `"`
+	}
+	lb("web", map[string]string{ann + "hostname": "web." + zone}, "192.0.2.10", "2001:db8::10")
+	// Two weighted record sets at one name; the GA prefix works as well.
+	lb("blue", map[string]string{ann + "hostname": "w." + zone, ann + "set-identifier": "blue", ann + "aws-weight": "10"}, "192.0.2.21")
+	lb("green", map[string]string{"external-dns.kubernetes.io/hostname": "w." + zone,
+		"external-dns.kubernetes.io/set-identifier": "green", "external-dns.kubernetes.io/aws-weight": "20"}, "192.0.2.22")
+	dyn, err := dynamic.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dyn.Resource(dnsEndpoints).Namespace("default").Create(ctx, &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "externaldns.k8s.io/v1alpha1", "kind": "DNSEndpoint",
+		"metadata": map[string]any{"name": "docs", "namespace": "default"},
+		"spec": map[string]any{"endpoints": []any{map[string]any{
+			"dnsName": "docs." + zone, "recordType": "CNAME", "targets": []any{"web." + zone}}}},
+	}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	holds := func(step string, want ...string) {
+		t.Helper()
+		want = append(want, "legacy."+zone+" A 192.0.2.99")
+		slices.Sort(want)
+		var got []string
+		waitUntil(t, step, 90*time.Second, func() error {
+			got, err = r53.RecordSets(ctx, zoneID)
+			if err == nil && !slices.Equal(got, want) {
+				err = fmt.Errorf("the hosted zone holds\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			return err
+		})
+	}
+	web := []string{
+		"web.aws.test A 192.0.2.10", "web.aws.test AAAA 2001:db8::10",
+		"a-web.aws.test TXT " + owner("service/default/web"), "aaaa-web.aws.test TXT " + owner("service/default/web"),
+	}
+	rest := []string{
+		"w.aws.test A 192.0.2.21 set=blue weight=10", "w.aws.test A 192.0.2.22 set=green weight=20",
+		// Two objects want w.aws.test: its ownership records name no
+		// single resource (ExternalDNS would name each set's).
+		`a-w.aws.test TXT "heritage=external-dns,external-dns/owner=e2e" set=blue`,
+		`a-w.aws.test TXT "heritage=external-dns,external-dns/owner=e2e" set=green`,
+		"docs.aws.test CNAME web.aws.test", "cname-docs.aws.test TXT " + owner("crd/default/docs"),
+	}
+	holds("every object in Route53", append(slices.Clone(web), rest...)...)
+
+	lb("web", nil, "192.0.2.11")
+	holds("web's new address", append([]string{"web.aws.test A 192.0.2.11", "a-web.aws.test TXT " + owner("service/default/web")},
+		rest...)...)
+
+	if err := services.Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	holds("web deleted", rest...)
+}
