@@ -22,4 +22,8 @@ var (
 	// and refuses a new key; every state it holds is kept. Retrying helps
 	// once keys are deleted or an operator raises its limits.
 	ErrStreamFull = errors.New("stream full")
+	// ErrAdjust: the provider's applier could not adjust desired records
+	// (adjust.go): none answers, or its provider failed. The names wait;
+	// nothing is planned from unadjusted records.
+	ErrAdjust = errors.New("records not adjusted by the provider")
 )

@@ -54,6 +54,11 @@ type Permissions struct {
 	Publish, Subscribe []string
 	// InboxPrefix is the --nats-inbox-prefix the holder connects with.
 	InboxPrefix string
+	// Responds lets the holder answer the requests it receives (NATS'
+	// allow_responses): the applier answers the planner's adjust
+	// requests (adjust.go) in the planner's inbox, which it may not
+	// otherwise publish to.
+	Responds bool
 }
 
 const (
@@ -189,6 +194,7 @@ func PlannerPermissions() Permissions {
 	p.publish(jsAPI+"STREAM.MSG.DELETE."+StreamPlans, jsAPI+"STREAM.PURGE."+StreamPlans)
 	p.lease(PlannerLease())
 	p.publish(RenewCompleteSubject()) // renewal.go
+	p.publish(SubjectAdjust + ".>")   // adjust.go
 	return p.done()
 }
 
@@ -217,6 +223,8 @@ func ApplierPermissions(provider string) Permissions {
 		jsAck+StreamPlans+"."+durable+".>",
 	)
 	p.lease(ApplierLease(provider))
+	p.Subscribe = append(p.Subscribe, AdjustSubject(provider)) // adjust.go
+	p.Responds = true
 	return p.done()
 }
 

@@ -153,6 +153,9 @@ func (o *ObservedState) canonicalize() {
 type ZoneList struct {
 	Provider string   `msgpack:"provider" json:"provider"`
 	Zones    []string `msgpack:"zones" json:"zones"`
+	// Adjusts says the provider adjusts desired records before they are
+	// planned: the planner asks its applier (adjust.go).
+	Adjusts bool `msgpack:"adjusts,omitempty" json:"adjusts,omitempty"`
 }
 
 func (*ZoneList) Schema() Schema    { return Schema{"zones", 1} }

@@ -185,6 +185,9 @@ func (c *natsConfig) render(users []natsUser) []byte {
 		fmt.Fprintf(&b, "    {nkey: %s, permissions: {\n", q(u.public))
 		fmt.Fprintf(&b, "      publish: {allow: %s}\n", list("      ", u.perms.Publish))
 		fmt.Fprintf(&b, "      subscribe: {allow: %s}\n", list("      ", u.perms.Subscribe))
+		if u.perms.Responds {
+			fmt.Fprintf(&b, "      allow_responses: true\n")
+		}
 		fmt.Fprintf(&b, "    }}\n")
 	}
 	fmt.Fprintf(&b, "  ]\n}\n")

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestRoute53AllInOne(t *testing.T) {
 		"--txt-owner-id=e2e", "--policy=sync", "--registry=txt", "--interval=1m")
 
 	services := cluster.Client.CoreV1().Services("default")
-	lb := func(name string, annotations map[string]string, ips ...string) {
+	lb := func(name string, annotations map[string]string, addrs ...string) {
 		t.Helper()
 		svc, err := services.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
@@ -63,8 +64,12 @@ func TestRoute53AllInOne(t *testing.T) {
 			t.Fatal(err)
 		}
 		svc.Status.LoadBalancer.Ingress = nil
-		for _, ip := range ips {
-			svc.Status.LoadBalancer.Ingress = append(svc.Status.LoadBalancer.Ingress, corev1.LoadBalancerIngress{IP: ip})
+		for _, a := range addrs {
+			in := corev1.LoadBalancerIngress{IP: a}
+			if net.ParseIP(a) == nil {
+				in = corev1.LoadBalancerIngress{Hostname: a}
+			}
+			svc.Status.LoadBalancer.Ingress = append(svc.Status.LoadBalancer.Ingress, in)
 		}
 		if _, err := services.UpdateStatus(ctx, svc, metav1.UpdateOptions{}); err != nil {
 			t.Fatal(err)
@@ -75,6 +80,10 @@ func TestRoute53AllInOne(t *testing.T) {
 		return `"heritage=external-dns,external-dns/owner=e2e,external-dns/resource=` + resource + `"`
 	}
 	lb("web", map[string]string{ann + "hostname": "web." + zone}, "192.0.2.10", "2001:db8::10")
+	// A load balancer with a hostname: ExternalDNS' aws provider makes
+	// the CNAME an alias A and AAAA (AdjustEndpoints, asked by the planner).
+	const elb = "my-lb-1234.us-east-1.elb.amazonaws.com"
+	lb("shop", map[string]string{ann + "hostname": "shop." + zone}, elb)
 	// Two weighted record sets at one name; the GA prefix works as well.
 	lb("blue", map[string]string{ann + "hostname": "w." + zone, ann + "set-identifier": "blue", ann + "aws-weight": "10"}, "192.0.2.21")
 	lb("green", map[string]string{"external-dns.kubernetes.io/hostname": "w." + zone,
@@ -109,6 +118,8 @@ func TestRoute53AllInOne(t *testing.T) {
 		"a-web.aws.test TXT " + owner("service/default/web"), "aaaa-web.aws.test TXT " + owner("service/default/web"),
 	}
 	rest := []string{
+		"shop.aws.test A alias:" + elb, "shop.aws.test AAAA alias:" + elb,
+		"a-shop.aws.test TXT " + owner("service/default/shop"), "aaaa-shop.aws.test TXT " + owner("service/default/shop"),
 		"w.aws.test A 192.0.2.21 set=blue weight=10", "w.aws.test A 192.0.2.22 set=green weight=20",
 		// Two objects want w.aws.test: its ownership records name no
 		// single resource (ExternalDNS would name each set's).

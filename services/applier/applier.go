@@ -313,6 +313,11 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	a.reconnects = events.Reconnects(js)
 	a.log.Info("applier starting", "published_names", len(a.hashes), "interval", a.cfg.Interval)
 
+	stopAdjust, err := a.serveAdjust(js)
+	if err != nil {
+		return err
+	}
+	defer stopAdjust()
 	a.fullListing(ctx, js)
 	a.takeOverPending(ctx, js)
 

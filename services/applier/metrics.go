@@ -12,6 +12,10 @@ var (
 		Name: "zonestream_applier_changes_total",
 		Help: "RRset changes the applier handled, by action (create, update, delete) and outcome (applied, stale, failed).",
 	}, []string{"provider", "action", "outcome"})
+	adjustFailures = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_applier_adjust_failures_total",
+		Help: "Adjust requests of the planner the provider failed (adjust.go).",
+	}, []string{"provider"})
 	plansTotal = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "zonestream_applier_plans_total",
 		Help: "Plans the applier handled, by result status (applied, partial, stale, failed, expired).",

@@ -99,7 +99,8 @@ func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) {
 }
 
 func (a *Applier) publishZoneList(ctx context.Context, js jetstream.JetStream, zones []string) error {
-	zl := &events.ZoneList{Provider: a.name, Zones: slices.Clone(zones)}
+	_, adjusts := a.raw.(provider.Adjuster)
+	zl := &events.ZoneList{Provider: a.name, Zones: slices.Clone(zones), Adjusts: adjusts}
 	h, err := events.HashOf(zl)
 	if err != nil {
 		return err

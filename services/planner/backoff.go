@@ -7,7 +7,8 @@ import (
 )
 
 // A plan that cannot be published (the bus down, the stream gone, the plan
-// too large) must not be planned again at once: the zone backs off,
+// too large), or whose desired records the provider could not adjust
+// (adjust.go), must not be planned again at once: the zone backs off,
 // exponentially with jitter, and other zones go on.
 
 const (
@@ -15,8 +16,8 @@ const (
 	publishBackoffMax  = time.Minute
 )
 
-// backOff holds the zone back after a failed publish and returns for how
-// long.
+// backOff holds the zone back after a failed publish or adjustment and
+// returns for how long.
 func (s *run) backOff(k zoneKey) time.Duration {
 	f := s.flight(k)
 	f.publishFailures++

@@ -6,6 +6,10 @@ import (
 )
 
 var (
+	adjustFailures = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_planner_adjust_failures_total",
+		Help: "Adjust requests to a provider's applier that failed (adjust.go): its names wait.",
+	}, []string{"provider"})
 	plansPublished = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "zonestream_planner_plans_published_total", Help: "Plans queued for appliers."}, []string{"provider"})
 	changesPlanned = promauto.NewCounterVec(prometheus.CounterOpts{

@@ -50,6 +50,7 @@ func (s *run) plan(ctx context.Context) {
 	s.fresh = s.fresh[:0] // every dirty name is looked at here
 	byZone := map[zoneKey]*zoneChanges{}
 	providers := slices.Sorted(maps.Keys(s.zones))
+	s.adjustDirty(ctx, start)
 	for _, name := range slices.Sorted(maps.Keys(s.dirty)) {
 		if !s.complete && !s.desired[name].live {
 			// History, not news: planned once the desired state is
@@ -70,6 +71,10 @@ func (s *run) plan(ctx context.Context) {
 			}
 			if !s.known(provider, name) {
 				s.log.Debug("state unknown: not planned", "provider", provider, "name", name)
+				continue
+			}
+			if _, ok := s.desiredFor(provider, name); !ok {
+				done = false // its provider has not adjusted it yet
 				continue
 			}
 			if s.forgetHeld(k, name) && byZone[k] == nil {
@@ -112,7 +117,8 @@ func (s *run) nameInput(provider, zone, name string) nameInput {
 	if len(d.Contributors) == 1 {
 		resource = d.Contributors[0].Resource()
 	}
-	return nameInput{name: name, zone: zone, desired: d.Endpoints, resource: resource,
+	desired, _ := s.desiredFor(provider, name)
+	return nameInput{name: name, zone: zone, desired: desired, resource: resource,
 		observed: s.observedAt(provider), policy: s.effectivePolicy(), reg: s.reg}
 }
 

@@ -47,6 +47,11 @@ type run struct {
 	holds    map[zoneKey]*hold
 	approved map[zoneKey]map[string][]events.Change
 	onBus    map[zoneKey]string
+	// adjusts are the providers whose appliers adjust desired records
+	// before they are planned, and adjusted their answers, per name and
+	// provider, until the name's desired state changes (adjust.go).
+	adjusts  map[string]bool
+	adjusted map[string]map[string][]events.Endpoint
 }
 
 type desiredEntry struct {
@@ -95,7 +100,8 @@ func newRun(p *Planner) *run {
 	return &run{Planner: p, desired: map[string]desiredEntry{},
 		observed: map[string]map[string]observedEntry{}, zones: map[string][]string{},
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames(),
-		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{}}
+		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{},
+		adjusts: map[string]bool{}, adjusted: map[string]map[string][]events.Endpoint{}}
 }
 
 // on reports whether subject is under the subject root.
@@ -148,6 +154,7 @@ func (s *run) foldDesired(m events.Received) error {
 		delete(s.unknown.desired, d.DNSName)
 		unknownNamesGauge.Set(float64(s.unknown.count()))
 	}
+	delete(s.adjusted, d.DNSName)
 	if len(d.Endpoints) == 0 {
 		delete(s.desired, d.DNSName)
 	} else {
@@ -190,8 +197,9 @@ func (s *run) foldZones(m events.Received) error {
 		return err
 	}
 	s.observedSeq = max(s.observedSeq, m.Seq)
-	if !slices.Equal(s.zones[z.Provider], z.Zones) {
+	if !slices.Equal(s.zones[z.Provider], z.Zones) || s.adjusts[z.Provider] != z.Adjusts {
 		s.zones[z.Provider] = z.Zones
+		s.adjusts[z.Provider] = z.Adjusts
 		s.markAll()
 	}
 	return nil

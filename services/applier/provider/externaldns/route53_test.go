@@ -178,3 +178,36 @@ func TestRoute53RoutingPolicies(t *testing.T) {
 		t.Fatalf("after changing blue: %q", got)
 	}
 }
+
+// ExternalDNS' aws provider adjusts desired records as its controller
+// lets it: a CNAME to an ELB hostname becomes alias A and AAAA records
+// with their alias options, and a CNAME elsewhere stays a CNAME.
+func TestRoute53AdjustsAnELBCNAMEIntoAliases(t *testing.T) {
+	startRoute53(t, "example.org")
+	p := newAdapter(t, []string{"--provider=aws", "--aws-zone-type=public"})
+	adj, ok := p.(provider.Adjuster)
+	if !ok {
+		t.Fatalf("%T does not adjust", p)
+	}
+	const elb = "my-lb-1234.us-east-1.elb.amazonaws.com"
+	out, err := adj.AdjustEndpoints(context.Background(), []events.Endpoint{
+		*ep("shop.example.org", "CNAME", 0, elb), *ep("docs.example.org", "CNAME", 0, "web.example.org"),
+		*ep("a-shop.example.org", "TXT", 0, "heritage=external-dns"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range out {
+		got = append(got, fmt.Sprintf("%s %s %v %v", e.DNSName, e.RecordType, e.Targets, e.ProviderSpecific))
+	}
+	want := []string{
+		"a-shop.example.org TXT [heritage=external-dns] []",
+		"docs.example.org CNAME [web.example.org] [{alias false}]",
+		"shop.example.org A [" + elb + "] [{alias true} {aws/evaluate-target-health true}]",
+		"shop.example.org AAAA [" + elb + "] [{alias true} {aws/evaluate-target-health true}]",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("adjusted:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,110 @@
+package planner
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/zonestream/zonestream/events"
+)
+
+// A provider may rewrite desired records before they are planned
+// (ExternalDNS' AdjustEndpoints: Route53 makes a CNAME to an ELB hostname
+// an alias A and AAAA). The planner asks its applier (events.Adjust) for
+// the dirty names about to be planned, and keeps each answer until the
+// name's desired state changes. A name is planned for such a provider only
+// from adjusted records: until its applier answers, the zone backs off and
+// the name waits.
+
+const (
+	// adjustChunk bounds the records of one request, well inside the
+	// bus' message size.
+	adjustChunk = 1000
+	// adjustTimeout bounds one request; the applier's provider may be
+	// slow, but the planner's loop must go on.
+	adjustTimeout = 10 * time.Second
+)
+
+// desiredFor is what provider is to hold at name: the desired records,
+// adjusted when the provider adjusts; ok is false while an adjustment is
+// missing.
+func (s *run) desiredFor(provider, name string) (eps []events.Endpoint, ok bool) {
+	d := s.desired[name].state.Endpoints
+	if !s.adjusts[provider] || len(d) == 0 {
+		return d, true
+	}
+	eps, ok = s.adjusted[name][provider]
+	return eps, ok
+}
+
+// adjustDirty asks each adjusting provider's applier to adjust the desired
+// records of the dirty names it would plan now.
+func (s *run) adjustDirty(ctx context.Context, now time.Time) {
+	for _, provider := range slices.Sorted(func(yield func(string) bool) {
+		for p, on := range s.adjusts {
+			if on && !yield(p) {
+				return
+			}
+		}
+	}) {
+		var names []string
+		count := 0
+		for name := range s.dirty {
+			if _, ok := s.desiredFor(provider, name); ok {
+				continue
+			}
+			zone, ok := zoneOf(name, s.zones[provider])
+			if !ok || !s.filter.Match(name) || s.busy(zoneKey{provider, zone}, now) {
+				continue
+			}
+			names = append(names, name)
+			count += len(s.desired[name].state.Endpoints)
+			if count >= adjustChunk {
+				s.adjustNames(ctx, provider, names)
+				names, count = nil, 0
+			}
+		}
+		if len(names) > 0 {
+			s.adjustNames(ctx, provider, names)
+		}
+	}
+}
+
+// adjustNames asks for the adjusted records of names, and keeps them. On
+// failure their zones back off: nothing is planned from records the
+// provider did not see.
+func (s *run) adjustNames(ctx context.Context, provider string, names []string) {
+	var eps []events.Endpoint
+	for _, n := range names {
+		eps = append(eps, s.desired[n].state.Endpoints...)
+	}
+	ctx, cancel := context.WithTimeout(ctx, adjustTimeout)
+	defer cancel()
+	adjusted, err := events.Adjust(ctx, s.js.Conn(), provider, eps)
+	if err != nil {
+		adjustFailures.WithLabelValues(provider).Inc()
+		zones := map[zoneKey]bool{}
+		for _, n := range names {
+			if z, ok := zoneOf(n, s.zones[provider]); ok {
+				zones[zoneKey{provider, z}] = true
+			}
+		}
+		for k := range zones {
+			wait := s.backOff(k)
+			s.log.Warn("desired records not adjusted by the provider: the zone waits", "provider", provider, "zone", k.zone,
+				"names", len(names), "retry_in", wait.Round(time.Millisecond), "err", err)
+		}
+		return
+	}
+	byName := map[string][]events.Endpoint{}
+	for _, ep := range adjusted {
+		n := events.NormalizeName(ep.DNSName)
+		byName[n] = append(byName[n], ep)
+	}
+	for _, n := range names {
+		if s.adjusted[n] == nil {
+			s.adjusted[n] = map[string][]events.Endpoint{}
+		}
+		s.adjusted[n][provider] = byName[n]
+	}
+}
