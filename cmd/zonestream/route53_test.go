@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/zonestream/zonestream/testenv/kube"
 	"github.com/zonestream/zonestream/testenv/moto"
@@ -53,25 +54,7 @@ func TestRoute53AllInOne(t *testing.T) {
 	services := cluster.Client.CoreV1().Services("default")
 	lb := func(name string, annotations map[string]string, addrs ...string) {
 		t.Helper()
-		svc, err := services.Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			svc, err = services.Create(ctx, &corev1.Service{
-				ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: annotations},
-				Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 443}}},
-			}, metav1.CreateOptions{})
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		svc.Status.LoadBalancer.Ingress = nil
-		for _, a := range addrs {
-			in := corev1.LoadBalancerIngress{IP: a}
-			if net.ParseIP(a) == nil {
-				in = corev1.LoadBalancerIngress{Hostname: a}
-			}
-			svc.Status.LoadBalancer.Ingress = append(svc.Status.LoadBalancer.Ingress, in)
-		}
-		if _, err := services.UpdateStatus(ctx, svc, metav1.UpdateOptions{}); err != nil {
+		if err := setLoadBalancer(ctx, services, name, annotations, addrs...); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -137,4 +120,30 @@ func TestRoute53AllInOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	holds("web deleted", rest...)
+}
+
+// setLoadBalancer creates the LoadBalancer Service name (with
+// annotations) unless it exists, and sets its load balancer addresses, as
+// a cloud controller would: IPs, or a hostname.
+func setLoadBalancer(ctx context.Context, services typedcorev1.ServiceInterface, name string, annotations map[string]string, addrs ...string) error {
+	svc, err := services.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		svc, err = services.Create(ctx, &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: annotations},
+			Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 443}}},
+		}, metav1.CreateOptions{})
+	}
+	if err != nil {
+		return err
+	}
+	svc.Status.LoadBalancer.Ingress = nil
+	for _, a := range addrs {
+		in := corev1.LoadBalancerIngress{IP: a}
+		if net.ParseIP(a) == nil {
+			in = corev1.LoadBalancerIngress{Hostname: a}
+		}
+		svc.Status.LoadBalancer.Ingress = append(svc.Status.LoadBalancer.Ingress, in)
+	}
+	_, err = services.UpdateStatus(ctx, svc, metav1.UpdateOptions{})
+	return err
 }

@@ -25,7 +25,7 @@ type Route53 struct {
 // Route53T starts moto_server for the test (skipped, saying so, when it
 // is not installed) and sets the environment to reach it with test
 // credentials; no file of the user's is read.
-func Route53T(t *testing.T) *Route53 {
+func Route53T(t testing.TB) *Route53 {
 	t.Helper()
 	m := StartT(t)
 	for k, v := range map[string]string{

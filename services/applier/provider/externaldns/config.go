@@ -10,8 +10,10 @@
 package externaldns
 
 import (
+	"os"
 	"slices"
 	"strings"
+	"time"
 
 	edns "sigs.k8s.io/external-dns/pkg/apis/externaldns"
 
@@ -23,14 +25,34 @@ import (
 // ExternalDNS requires --source; the applier reads no source, so a command
 // line without one gets --source=service, which nothing here uses.
 func Parse(args []string) (*edns.Config, error) {
-	if !slices.ContainsFunc(args, func(a string) bool { return a == "--source" || strings.HasPrefix(a, "--source=") }) {
+	if !given(args, "source") {
 		args = append(slices.Clone(args), "--source=service")
 	}
 	cfg := edns.NewConfig()
 	if err := cfg.ParseFlags(args); err != nil {
 		return nil, configError(err)
 	}
+	if !given(args, "aws-batch-change-interval") {
+		cfg.AWSBatchChangeInterval = awsBatchChangeInterval
+	}
 	return cfg, nil
+}
+
+// awsBatchChangeInterval is zonestream's default pause between two
+// Route53 change batches: Route53's 5 requests per second. ExternalDNS'
+// 1s is paid after every apply, not only between batches: v0.21.0's aws
+// provider queues an empty batch of retries after the new changes and
+// pauses before it, so one change takes a second longer than it must. An
+// interval given on the command line or in the environment is kept.
+const awsBatchChangeInterval = 200 * time.Millisecond
+
+// given says whether the flag is on the command line or in its
+// $EXTERNAL_DNS_* variable.
+func given(args []string, flag string) bool {
+	if _, ok := os.LookupEnv("EXTERNAL_DNS_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))); ok {
+		return true
+	}
+	return slices.ContainsFunc(args, func(a string) bool { return a == "--"+flag || strings.HasPrefix(a, "--"+flag+"=") })
 }
 
 // domainFilter is the filter ExternalDNS' controller builds from the

@@ -27,6 +27,14 @@ func TestParseTakesExternalDNSFlags(t *testing.T) {
 	if cfg, err := externaldns.Parse([]string{"--provider=aws"}); err != nil || cfg.AWSBatchChangeSize != 1000 {
 		t.Fatalf("default batch size: %v %v", cfg.AWSBatchChangeSize, err)
 	}
+	// Route53's pause between change batches: 200ms unless given (see
+	// awsBatchChangeInterval), as given when it is.
+	if cfg, err := externaldns.Parse([]string{"--provider=aws"}); err != nil || cfg.AWSBatchChangeInterval != 200*time.Millisecond {
+		t.Fatalf("default batch interval: %v %v", cfg.AWSBatchChangeInterval, err)
+	}
+	if cfg, err := externaldns.Parse([]string{"--provider=aws", "--aws-batch-change-interval=1s"}); err != nil || cfg.AWSBatchChangeInterval != time.Second {
+		t.Fatalf("given batch interval: %v %v", cfg.AWSBatchChangeInterval, err)
+	}
 	t.Setenv("EXTERNAL_DNS_CLOUDFLARE_PROXIED", "true")
 	if cfg, err := externaldns.Parse([]string{"--provider=cloudflare"}); err != nil || !cfg.CloudflareProxied {
 		t.Fatalf("$EXTERNAL_DNS_CLOUDFLARE_PROXIED: %v", err)
