@@ -113,6 +113,11 @@ func TestCloudflareOnFake(t *testing.T) {
 	if len(eps) != len(want)-1 {
 		t.Fatalf("listed %d RRsets: %+v", len(eps), eps)
 	}
+	// --cloudflare-dns-records-per-page=2: seven records, four pages.
+	page4 := "GET /zones/" + s.ZoneID("example.org") + "/dns_records?page=4&per_page=2"
+	if !slices.Contains(s.Requests(), page4) {
+		t.Fatalf("no %q in %q", page4, s.Requests())
+	}
 
 	// A plan computed before someone changed the A is refused, and
 	// writes nothing.
