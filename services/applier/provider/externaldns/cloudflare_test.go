@@ -151,6 +151,51 @@ func TestCloudflareOnFake(t *testing.T) {
 	}
 }
 
+// A batch Cloudflare refuses (here for a CNAME beside an A) is rolled back
+// and replayed one call at a time, as ExternalDNS' provider does: the
+// other changes land through single deletes, updates and creates, and the
+// refused one is a transient error.
+func TestCloudflareBatchFallback(t *testing.T) {
+	s := startCloudflare(t, "example.org")
+	ctx := context.Background()
+	p := provider.Checked(newAdapter(t, []string{"--provider=cloudflare", "--domain-filter=example.org"},
+		externaldns.WithRetry(provider.RetryConfig{Retries: 1, RetryBackoff: time.Millisecond})))
+	if _, err := p.Zones(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Apply(ctx, "example.org", []events.Change{
+		{New: ep("web.example.org", "A", 120, "192.0.2.1", "192.0.2.2")},
+		{New: ep("old.example.org", "TXT", 0, "gone soon")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Set("taken.example.org", "A", 300, "192.0.2.50"); err != nil {
+		t.Fatal(err)
+	}
+	err := p.Apply(ctx, "example.org", []events.Change{
+		{Old: ep("web.example.org", "A", 120, "192.0.2.1", "192.0.2.2"), New: ep("web.example.org", "A", 60, "192.0.2.2", "192.0.2.3")},
+		{Old: ep("old.example.org", "TXT", 0, "gone soon")},
+		{New: ep("taken.example.org", "CNAME", 0, "web.example.org")},
+	})
+	if err == nil || errors.Is(err, provider.ErrPermanent) {
+		t.Fatalf("apply with a refused CNAME: %v", err)
+	}
+	want := []string{"taken.example.org A 192.0.2.50 300", "web.example.org A 192.0.2.2 60", "web.example.org A 192.0.2.3 60"}
+	if got := held(s, "example.org"); !slices.Equal(got, want) {
+		t.Fatalf("held %q, want %q", got, want)
+	}
+	var methods []string
+	for _, w := range writes(s) {
+		m, path, _ := strings.Cut(w, " ")
+		if !strings.HasSuffix(path, "/batch") {
+			methods = append(methods, m)
+		}
+	}
+	if !slices.Equal(methods, []string{"DELETE", "DELETE", "PUT", "POST", "POST"}) {
+		t.Fatalf("single calls after the refused batch: %q", writes(s))
+	}
+}
+
 // The cloudflare-proxied provider-specific property reaches Cloudflare
 // and is listed back; --cloudflare-proxied proxies what does not say,
 // and never a TXT.
