@@ -346,3 +346,25 @@ func TestConformanceCloudflare(t *testing.T) {
 		return p, cloudflareServer{s}
 	}, providertest.Options{UpdateKeepsTTL: true})
 }
+
+// With --zone-id-filter the provider reads each zone by its id instead of
+// listing the account's zones.
+func TestCloudflareZoneIDFilter(t *testing.T) {
+	s := startCloudflare(t, "example.org", "example.net")
+	ctx := context.Background()
+	id := s.ZoneID("example.org")
+	p := provider.Checked(newAdapter(t, []string{"--provider=cloudflare", "--domain-filter=example.org", "--zone-id-filter=" + id}))
+	if _, err := p.Zones(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Apply(ctx, "example.org", []events.Change{{New: ep("web.example.org", "A", 0, "192.0.2.1")}}); err != nil {
+		t.Fatal(err)
+	}
+	if eps, err := p.Records(ctx, "example.org"); err != nil || providertest.Find(eps, "web.example.org", "A") == nil {
+		t.Fatalf("listed %+v %v", eps, err)
+	}
+	reqs := s.Requests()
+	if !slices.Contains(reqs, "GET /zones/"+id) || slices.ContainsFunc(reqs, func(r string) bool { return strings.HasPrefix(r, "GET /zones?") || r == "GET /zones" }) {
+		t.Fatalf("requests %q: want the zone read by id, no zone list", reqs)
+	}
+}
