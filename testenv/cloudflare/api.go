@@ -25,17 +25,20 @@ import (
 //
 // Every answer is the v4 envelope {success, errors, messages, result},
 // with result_info on lists; a page past the last is empty, which is how
-// cloudflare-go's auto-pager stops. The rules kept (each an error answer
-// with the code the documentation gives): an A's content is an IPv4
-// address and an AAAA's an IPv6 one; a TTL is 1 (automatic) or 60 to
-// 86400; only A, AAAA and CNAME may be proxied; a record identical to one
-// held (name, type, content) is refused; a CNAME shares its name with no
-// other record; a record's name lies in its zone. Names are lower-cased,
-// a trailing dot is dropped from names and from CNAME, MX and NS targets;
-// TXT content is kept as sent. Only A, AAAA, CNAME, TXT, MX and NS
-// records are accepted. Not modelled: proxying itself (a proxied record's
-// TTL is kept as sent), rate limits, accounts, tags' and comments'
-// limits, and every other part of the API (answered 404, code 7000).
+// cloudflare-go's auto-pager stops. The rules kept, each a 400 with an
+// error code as Cloudflare's documentation and its users report them
+// (ExternalDNS reads only the status; the codes were not checked against
+// Cloudflare): an A's content is an IPv4 address and an AAAA's an IPv6
+// one; a TTL is 1 (automatic) or 60 to 86400; only A, AAAA and CNAME may
+// be proxied; a record identical to one held (name, type, content) is
+// refused; a CNAME shares its name with no other record. Names are
+// lower-cased, a name outside the zone is taken as relative to it ("@" is
+// the apex), and a trailing dot is dropped from names and from CNAME, MX
+// and NS targets; TXT content is kept as sent. Only A, AAAA, CNAME, TXT,
+// MX and NS records are accepted. Not modelled: proxying itself (a
+// proxied record's TTL is kept as sent), rate limits, accounts, limits on
+// tags and comments, and every other part of the API (answered 404, code
+// 7000).
 
 // apiError is one entry of the envelope's errors.
 type apiError struct {
