@@ -7,5 +7,8 @@
 //   - bind:    Debian's BIND 9 as a process, with a TSIG key and test zones
 //   - pdns:    Debian's PowerDNS Authoritative Server (SQLite backend) as a
 //     process, with its HTTP API and test zones
+//   - cloudflare: a fake of the part of Cloudflare's API v4 that
+//     ExternalDNS' cloudflare provider calls, written from the API's
+//     documentation (not Cloudflare), served in process on loopback
 //   - loopback: ports for those processes, out of the kernel's way
 package testenv
