@@ -5,18 +5,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"slices"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/zonestream/zonestream/testenv/kube"
-	"github.com/zonestream/zonestream/testenv/moto"
 )
 
 // BenchmarkRoute53 measures the all-in-one built with -tags externaldns
@@ -32,22 +25,8 @@ func BenchmarkRoute53(b *testing.B) {
 	const zone = "bench.test"
 	for range b.N {
 		cluster := kube.StartT(b)
-		r53 := moto.Route53T(b)
+		r53 := route53WithBatches(b)
 		zoneID := r53.CreateZone(b, zone)
-		var batches atomic.Int64
-		target, err := url.Parse(r53.URL)
-		if err != nil {
-			b.Fatal(err)
-		}
-		proxy := httputil.NewSingleHostReverseProxy(target)
-		counting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodPost && strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/rrset") {
-				batches.Add(1)
-			}
-			proxy.ServeHTTP(w, r)
-		}))
-		b.Cleanup(counting.Close)
-		b.Setenv("AWS_ENDPOINT_URL", counting.URL)
 		startProcess(b, "zonestream", "--kubeconfig="+cluster.Kubeconfig, "--source=service",
 			"--nats-listen=127.0.0.1:0", "--data-dir="+b.TempDir(), "--metrics-address=127.0.0.1:0",
 			"--provider=aws", "--aws-zone-type=public", "--domain-filter="+zone,
@@ -83,7 +62,7 @@ func BenchmarkRoute53(b *testing.B) {
 		b.ReportMetric(float64((took[4]+took[5])/2)/float64(time.Millisecond), "change-median-ms")
 
 		const n = 1000
-		before := batches.Load()
+		before := len(r53.Batches())
 		start := time.Now()
 		for i := range n {
 			name := fmt.Sprintf("svc-%04d", i)
@@ -97,7 +76,7 @@ func BenchmarkRoute53(b *testing.B) {
 		holds("1000 Services", 5*time.Minute, func(got []string) bool { return len(got) >= 2*n+2 })
 		b.ReportMetric(created.Seconds(), "services-created-s")
 		b.ReportMetric(time.Since(start).Seconds(), "services-in-route53-s")
-		b.ReportMetric(float64(batches.Load()-before), "batches")
+		b.ReportMetric(float64(len(r53.Batches())-before), "batches")
 		cancel()
 	}
 }
