@@ -111,7 +111,9 @@ func TestRoute53AllInOne(t *testing.T) {
 	}
 	rest := []string{
 		"shop.aws.test A alias:" + elb, "shop.aws.test AAAA alias:" + elb,
-		"a-shop.aws.test TXT " + owner("service/default/shop"), "aaaa-shop.aws.test TXT " + owner("service/default/shop"),
+		// The alias A is owned as the CNAME it stands for, as ExternalDNS
+		// names it.
+		"cname-shop.aws.test TXT " + owner("service/default/shop"), "aaaa-shop.aws.test TXT " + owner("service/default/shop"),
 		"w.aws.test A 192.0.2.21 set=blue weight=10", "w.aws.test A 192.0.2.22 set=green weight=20",
 		// Two objects want w.aws.test: its ownership records name no
 		// single resource (ExternalDNS would name each set's).
@@ -291,7 +293,7 @@ func writtenByExternalDNS(t *testing.T, r53 *batchedRoute53, zoneID, kubeconfig,
 	sets := []r53types.ResourceRecordSet{
 		{Name: aws.String("web." + zone), Type: r53types.RRTypeA, TTL: aws.Int64(300),
 			ResourceRecords: []r53types.ResourceRecord{{Value: aws.String("192.0.2.10")}}},
-		txt("a-web", "web"), alias(r53types.RRTypeA), alias(r53types.RRTypeAaaa), txt("a-shop", "shop"), txt("aaaa-shop", "shop"),
+		txt("a-web", "web"), alias(r53types.RRTypeA), alias(r53types.RRTypeAaaa), txt("cname-shop", "shop"), txt("aaaa-shop", "shop"),
 	}
 	var changes []r53types.Change
 	for i := range sets {

@@ -66,6 +66,17 @@ func (m Names) TXTName(name, recordType string) string {
 	return prefix + label + suffix + "." + rest
 }
 
+// OwnedAsType is the record type the ownership record of a record of
+// recordType is named by: its own, except that an alias A record
+// (provider-specific alias=true: Route53's alias to an ELB) is owned as the
+// CNAME it stands for ("cname-www"), as ExternalDNS' registry names it.
+func OwnedAsType(recordType string, alias bool) string {
+	if alias && recordType == "A" {
+		return "CNAME"
+	}
+	return recordType
+}
+
 // OldTXTName is ExternalDNS' toTXTName (before 0.12 the only format, until
 // 0.15 written beside the new one): the registry name of every type at name.
 func (m Names) OldTXTName(name string) string {

@@ -64,7 +64,7 @@ func TestAdjustedRecordsArePlanned(t *testing.T) {
 	slices.Sort(got)
 	res := owned("me", "service/default/web")
 	want := []string{"create A shop lb.elb.example", "create AAAA shop lb.elb.example",
-		"create TXT a-shop " + res, "create TXT aaaa-shop " + res}
+		"create TXT aaaa-shop " + res, "create TXT cname-shop " + res}
 	if !slices.Equal(got, want) {
 		t.Fatalf("plan:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/registry"
@@ -118,7 +119,7 @@ func (w *nameWork) planRRset(k rrKey) {
 func (w *nameWork) writable(k rrKey) (string, bool) {
 	in, t := w.in, k.recordType
 	want := w.want[k]
-	newName := w.reg.names.TXTName(in.name, t)
+	newName := w.reg.names.TXTName(in.name, registry.OwnedAsType(t, isAlias(want) || isAlias(w.have[k])))
 	if !w.inZone(newName) {
 		newName = in.name
 	}
@@ -295,4 +296,19 @@ func (w *nameWork) ordered(oldTouched map[*registryRRset]bool) []events.Change {
 		}
 	}
 	return slices.Concat(regUpserts, dataUpserts, w.upserts, w.deletes, dataDeletes, regDeletes)
+}
+
+// isAlias says whether the record carries alias=true (strconv.ParseBool,
+// as ExternalDNS reads it).
+func isAlias(ep *events.Endpoint) bool {
+	if ep == nil {
+		return false
+	}
+	for _, p := range ep.ProviderSpecific {
+		if p.Name == "alias" {
+			b, _ := strconv.ParseBool(p.Value)
+			return b
+		}
+	}
+	return false
 }

@@ -38,6 +38,18 @@ func TestPlanNameRegistryRules(t *testing.T) {
 			want:    "create TXT txt.a-www " + owned("me", res) + "\ncreate A www 192.0.2.1",
 		},
 		{
+			name:    "an alias A is owned as the CNAME it stands for, as ExternalDNS names it",
+			desired: []events.Endpoint{aliasOf(rr(www, "A", 0, "lb.elb.example")), aliasOf(rr(www, "AAAA", 0, "lb.elb.example"))},
+			want: "create TXT aaaa-www " + owned("me", res) + "\ncreate TXT cname-www " + owned("me", res) +
+				"\ncreate A www lb.elb.example\ncreate AAAA www lb.elb.example",
+		},
+		{
+			name:    "an alias A and its cname- ownership, as ExternalDNS wrote them, are left as they are",
+			desired: []events.Endpoint{aliasOf(rr(www, "A", 0, "lb.elb.example"))},
+			observed: []events.Endpoint{aliasOf(rr(www, "A", 300, "lb.elb.example")),
+				rr("cname-"+www, "TXT", 300, owned("me", res))},
+		},
+		{
 			name:    "one type of two goes: no old-format record appears at the name",
 			desired: []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
 			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "AAAA", 300, "2001:db8::1"),
@@ -210,4 +222,11 @@ func TestRegistryNameIsNoHostOfItsOwn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// aliasOf marks a record as an alias (Route53), as the provider's
+// AdjustEndpoints and listing do.
+func aliasOf(ep events.Endpoint) events.Endpoint {
+	ep.ProviderSpecific = []events.ProviderSpecificProperty{{Name: "alias", Value: "true"}}
+	return ep
 }
