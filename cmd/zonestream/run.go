@@ -81,6 +81,10 @@ func runAll(args []string) error {
 	if err != nil {
 		return err
 	}
+	if a.opts.Version {
+		fmt.Println(stage.Version())
+		return nil
+	}
 	logger, err := a.opts.Logger()
 	if err != nil {
 		return err
