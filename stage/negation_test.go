@@ -4,6 +4,7 @@ import (
 	"flag"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -63,5 +64,37 @@ func TestParseNegatesBooleanFlags(t *testing.T) {
 	t.Setenv("EXTERNAL_DNS_ON", "true")
 	if got, err := parse("--no-on"); err != nil || got.on {
 		t.Errorf("--no-on with $EXTERNAL_DNS_ON=true: on=%v, err %v", got.on, err)
+	}
+}
+
+// A stage's taker (ExternalDNS' parser) may take --no-<flag> for itself
+// alone; a negation of a boolean flag of fs stays for fs as well, in its
+// place, and nothing else the taker took does.
+func TestTakeLeavesNegationsOfOurFlags(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.Bool("on", true, "")
+	fs.Bool("own", false, "")
+	fs.Bool("no-own", false, "")
+	fs.String("name", "", "")
+	theirs := map[string]bool{"no-on": true, "no-own": true, "aws-zone-type": true, "no-aws": true}
+	var took []string
+	take := func(_ *flag.FlagSet, args []string) (ours []string) {
+		for _, a := range args {
+			name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if theirs[name] && fs.Lookup(name) == nil {
+				took = append(took, a)
+				continue
+			}
+			ours = append(ours, a)
+		}
+		return ours
+	}
+	got := Take(fs, []string{"--on", "--no-on", "--aws-zone-type=public", "--no-aws", "--name=x", "--no-own"}, take)
+	want := []string{"--on", "--no-on", "--name=x", "--no-own"}
+	if !slices.Equal(got, want) {
+		t.Errorf("left %q, want %q", got, want)
+	}
+	if want := []string{"--no-on", "--aws-zone-type=public", "--no-aws"}; !slices.Equal(took, want) {
+		t.Errorf("took %q, want %q", took, want)
 	}
 }

@@ -184,8 +184,9 @@ func MainArgs(def Definition, args []string) error {
 	opts.RegisterFlags(fs)
 	opts.Election.RegisterFlags(fs)
 	construct := def.Standalone(fs)
+	ignored := AcceptExternalDNSFlags(fs, def.TakeArgs != nil)
 	if def.TakeArgs != nil {
-		args = def.TakeArgs(fs, args)
+		args = Take(fs, args, def.TakeArgs)
 	}
 	if err := Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -201,7 +202,9 @@ func MainArgs(def Definition, args []string) error {
 	if err != nil {
 		return err
 	}
-	return run(def.Name, opts, construct, logger.With("service", def.Name))
+	logger = logger.With("service", def.Name)
+	ignored.Log(logger)
+	return run(def.Name, opts, construct, logger)
 }
 
 func run(name string, opts Options, construct func(*slog.Logger) (Runner, error), logger *slog.Logger) error {
