@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -207,5 +208,62 @@ func TestEveryExternalDNSFlagParses(t *testing.T) {
 				t.Errorf("%s %s: the next flag was taken as its value", form, f.name)
 			}
 		}
+	}
+}
+
+// README's table of ExternalDNS' flags names each flag of the list once,
+// and says of each what zonestream does with it, as the code does.
+func TestReadmeExternalDNSFlagTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const start, end = "<!-- externaldns-flags -->", "<!-- /externaldns-flags -->"
+	_, table, ok := strings.Cut(string(readme), start)
+	table, _, ok2 := strings.Cut(table, end)
+	if !ok || !ok2 {
+		t.Fatalf("README.md has no %s ... %s table", start, end)
+	}
+	defined, renamed := stageFlags(), stage.RenamedFlags()
+	ignored := map[string]bool{}
+	for _, f := range stage.IgnoredFlagTable() {
+		ignored[f.Name] = true
+	}
+	flagRE := regexp.MustCompile("`--([a-z0-9-]+)`")
+	seen := map[string]bool{}
+	for _, row := range strings.Split(table, "\n") {
+		cells := strings.Split(row, "|")
+		if len(cells) < 4 || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") {
+			continue
+		}
+		does := strings.TrimSpace(cells[2])
+		for _, m := range flagRE.FindAllStringSubmatch(cells[1], -1) {
+			name := m[1]
+			if seen[name] {
+				t.Errorf("README: --%s twice", name)
+			}
+			seen[name] = true
+			var want bool
+			switch {
+			case strings.HasPrefix(does, "ignored"):
+				want = ignored[name]
+			case strings.HasPrefix(does, "not yet implemented"):
+				want = slices.Contains(notYetImplemented, name)
+			default:
+				want = defined[name] || renamed[name] != ""
+			}
+			if !want {
+				t.Errorf("README: --%s: %q, not what zonestream does", name, does)
+			}
+		}
+	}
+	for _, f := range readExternalDNSFlags(t) {
+		if !seen[f.name] {
+			t.Errorf("README: no --%s", f.name)
+		}
+		delete(seen, f.name)
+	}
+	for name := range seen {
+		t.Errorf("README: --%s is no flag of ExternalDNS v0.22.0", name)
 	}
 }
