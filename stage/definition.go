@@ -3,6 +3,7 @@ package stage
 import (
 	"flag"
 	"log/slog"
+	"strings"
 )
 
 // Definition is how a stage is wired into a process, written once in the
@@ -32,4 +33,27 @@ func (d Definition) Standalone(fs *flag.FlagSet) func(*slog.Logger) (Runner, err
 	shared.RegisterFlags(fs, d.Shared)
 	d.RegisterFlags(fs)
 	return func(logger *slog.Logger) (Runner, error) { return d.New(shared, logger) }
+}
+
+// Take runs take (a Definition's TakeArgs) on args and returns what it
+// leaves to fs. A taker hands --no-<flag> to the other parser alone when
+// that parser knows it by that name and fs only as <flag>: such a
+// negation of a boolean flag of fs stays for fs too, where Parse reads it.
+func Take(fs *flag.FlagSet, args []string, take func(*flag.FlagSet, []string) []string) []string {
+	left := take(fs, args)
+	// left is args less what take took, in order.
+	out := make([]string, 0, len(args))
+	j := 0
+	for _, a := range args {
+		if j < len(left) && left[j] == a {
+			out = append(out, a)
+			j++
+			continue
+		}
+		name, ok := strings.CutPrefix(strings.TrimLeft(a, "-"), "no-")
+		if f := fs.Lookup(name); ok && strings.HasPrefix(a, "-") && f != nil && isBoolFlag(f) && fs.Lookup("no-"+name) == nil {
+			out = append(out, a)
+		}
+	}
+	return append(out, left[j:]...)
 }

@@ -19,11 +19,13 @@ func EnvName(name string) string {
 	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
 }
 
-// Parse parses args; then every flag not on the command line takes its
-// value from $EXTERNAL_DNS_<FLAG> when that is set (the command line wins),
-// and every secret given as a file (SecretVar) is read.
+// Parse parses args, where --no-<flag> (kingpin's negation, which
+// ExternalDNS' command lines use) is --<flag>=false for a boolean flag of
+// fs; then every flag not on the command line takes its value from
+// $EXTERNAL_DNS_<FLAG> when that is set (the command line wins), and every
+// secret given as a file (SecretVar) is read.
 func Parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	if err := fs.Parse(negations(fs, args)); err != nil {
 		return err
 	}
 	onCommandLine := map[string]bool{}
@@ -47,4 +49,44 @@ func Parse(fs *flag.FlagSet, args []string) error {
 		return errors.Join(errs...)
 	}
 	return readSecretFiles(fs)
+}
+
+// negations rewrites each --no-<flag> of args to --<flag>=false when
+// <flag> is a boolean flag of fs and no-<flag> is not a flag of its own.
+// It reads args as fs.Parse does: up to the first argument that is no flag,
+// or "--", skipping the value of a flag that takes one.
+func negations(fs *flag.FlagSet, args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || a == "-" || !strings.HasPrefix(a, "-") {
+			return append(out, args[i:]...)
+		}
+		dashes := "-"
+		if strings.HasPrefix(a, "--") {
+			dashes = "--"
+		}
+		name, _, inline := strings.Cut(a[len(dashes):], "=")
+		if f := fs.Lookup(name); f != nil {
+			out = append(out, a)
+			if !inline && !isBoolFlag(f) && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+			continue
+		}
+		if negated, ok := strings.CutPrefix(name, "no-"); ok && !inline {
+			if f := fs.Lookup(negated); f != nil && isBoolFlag(f) {
+				out = append(out, dashes+negated+"=false")
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func isBoolFlag(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }

@@ -42,6 +42,8 @@ type Options struct {
 	LogLevel  string
 	LogFormat string
 	Replicas  int
+	// Version (--version): print the version and exit.
+	Version bool
 	// Credentials authenticate the process to NATS.
 	Credentials Credentials
 	// Election elects the replica that works (registered apart: a stage's
@@ -57,6 +59,7 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.StringVar(&o.LogFormat, "log-format", "text", "log format: text or json")
 	fs.IntVar(&o.Replicas, "nats-stream-replicas", 1, "replicas of each JetStream stream (3 on a clustered NATS)")
+	fs.BoolVar(&o.Version, "version", false, "print the version and exit")
 	o.Credentials.RegisterFlags(fs)
 }
 
@@ -181,8 +184,9 @@ func MainArgs(def Definition, args []string) error {
 	opts.RegisterFlags(fs)
 	opts.Election.RegisterFlags(fs)
 	construct := def.Standalone(fs)
+	ignored := AcceptExternalDNSFlags(fs, def.TakeArgs != nil)
 	if def.TakeArgs != nil {
-		args = def.TakeArgs(fs, args)
+		args = Take(fs, args, def.TakeArgs)
 	}
 	if err := Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -190,11 +194,17 @@ func MainArgs(def Definition, args []string) error {
 		}
 		return err
 	}
+	if opts.Version {
+		fmt.Println(Version())
+		return nil
+	}
 	logger, err := opts.Logger()
 	if err != nil {
 		return err
 	}
-	return run(def.Name, opts, construct, logger.With("service", def.Name))
+	logger = logger.With("service", def.Name)
+	ignored.Log(logger)
+	return run(def.Name, opts, construct, logger)
 }
 
 func run(name string, opts Options, construct func(*slog.Logger) (Runner, error), logger *slog.Logger) error {

@@ -28,6 +28,9 @@ type allInOne struct {
 	stages                   []stage.Definition
 	shared                   stage.Shared
 	fs                       *flag.FlagSet
+	// ignored are the flags of ExternalDNS the command line gave that
+	// zonestream does nothing with.
+	ignored *stage.IgnoredFlags
 }
 
 func newAllInOne() *allInOne {
@@ -39,12 +42,15 @@ func newAllInOne() *allInOne {
 	a.fs.BoolVar(&a.natsListenBeyondLoopback, "nats-listen-beyond-loopback", false,
 		"let the embedded NATS, which has no users, listen on a non-loopback --nats-listen: whoever reaches it can write your DNS")
 	var groups stage.SharedGroups
+	providersTaken := false
 	for _, def := range stages {
 		d := def()
 		d.RegisterFlags(a.fs)
 		a.stages, groups = append(a.stages, d), groups|d.Shared
+		providersTaken = providersTaken || d.TakeArgs != nil
 	}
 	a.shared.RegisterFlags(a.fs, groups)
+	a.ignored = stage.AcceptExternalDNSFlags(a.fs, providersTaken)
 	return a
 }
 
@@ -53,7 +59,7 @@ func newAllInOne() *allInOne {
 func (a *allInOne) parse(args []string) (embedded bool, err error) {
 	for _, d := range a.stages {
 		if d.TakeArgs != nil {
-			args = d.TakeArgs(a.fs, args)
+			args = stage.Take(a.fs, args, d.TakeArgs)
 		}
 	}
 	if err := stage.Parse(a.fs, args); err != nil {
@@ -81,10 +87,15 @@ func runAll(args []string) error {
 	if err != nil {
 		return err
 	}
+	if a.opts.Version {
+		fmt.Println(stage.Version())
+		return nil
+	}
 	logger, err := a.opts.Logger()
 	if err != nil {
 		return err
 	}
+	a.ignored.Log(logger)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return a.run(ctx, embedded, logger, nil)

@@ -40,7 +40,7 @@ build_images() {
   ctx=$(mktemp -d)
   version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
   # zonestream: one static binary, every stage.
-  CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o "$ctx/zonestream" ./cmd/zonestream
+  CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X github.com/zonestream/zonestream/stage.version=$version" -o "$ctx/zonestream" ./cmd/zonestream
   cp /etc/ssl/certs/ca-certificates.crt "$ctx/"
   mkdir -m 1777 "$ctx/tmp"
   build zonestream:latest hack/containers/zonestream.Dockerfile "$ctx"
