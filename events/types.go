@@ -182,6 +182,9 @@ type Plan struct {
 	// its result and may have planned the zone again, so an applier that
 	// gets the plan later drops it instead of applying it.
 	NotAfterMillis int64 `msgpack:"notAfterMillis,omitempty" json:"notAfterMillis,omitempty"`
+	// DryRun marks a plan of a --dry-run planner: published to be seen
+	// (zonestream plans, the portal), never applied.
+	DryRun bool `msgpack:"dryRun,omitempty" json:"dryRun,omitempty"`
 }
 
 func (*Plan) Schema() Schema    { return Schema{"plan", 1} }
@@ -232,6 +235,9 @@ const (
 	// ResultExpired: the plan reached the applier after its NotAfter and
 	// was dropped unapplied; the planner has planned the zone again.
 	ResultExpired ResultStatus = "expired"
+	// ResultDryRun: a plan of a --dry-run planner reached an applier
+	// that applies; it was dropped unapplied.
+	ResultDryRun ResultStatus = "dry-run"
 )
 
 // Result reports what became of a plan.

@@ -229,7 +229,7 @@ func run(name string, opts Options, construct func(*slog.Logger) (Runner, error)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
-	return err
+	return Finished(err)
 }
 
 func envOr(key, def string) string {

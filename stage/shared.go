@@ -26,6 +26,14 @@ type Shared struct {
 	// Domains is the planner's domain filter, which the portal reads to
 	// tell a name zonestream leaves alone.
 	Domains domains.Settings
+	// DryRun (--dry-run): the planner publishes its plans marked as such,
+	// for the operator to see, and waits for no result; the applier takes
+	// no plan. Nothing is written to DNS.
+	DryRun bool
+	// Once (--once): one pass, as ExternalDNS' one loop: the planner ends
+	// when every name is planned and every plan has its result, the
+	// applier when it cannot list its provider (stage.ErrFinished).
+	Once bool
 }
 
 // SharedGroups says which groups of shared flags a stage reads.
@@ -36,6 +44,7 @@ const (
 	Heartbeat
 	OwnershipFlags
 	DomainFlags
+	PassFlags
 )
 
 // RegisterFlags defines the shared flags of the groups given.
@@ -52,6 +61,10 @@ func (s *Shared) RegisterFlags(fs *flag.FlagSet, groups SharedGroups) {
 		fs.StringVar(&s.Ownership.Prefix, "txt-prefix", "", "prefix of the ownership TXT names; may hold %{record_type}; not with --txt-suffix")
 		fs.StringVar(&s.Ownership.Suffix, "txt-suffix", "", "suffix of the first label of the ownership TXT names; may hold %{record_type}; not with --txt-prefix")
 		fs.StringVar(&s.Ownership.WildcardReplacement, "txt-wildcard-replacement", "", "label written instead of a leading '*' in ownership TXT names")
+	}
+	if groups&PassFlags != 0 {
+		fs.BoolVar(&s.DryRun, "dry-run", false, "plan and publish the plans (zonestream plans and the portal show them), apply nothing")
+		fs.BoolVar(&s.Once, "once", false, "make one pass, then exit: 0 once every name is planned and every plan applied, non-zero when a plan was not applied or the provider could not be listed")
 	}
 	if groups&DomainFlags != 0 {
 		fs.Var((*StringList)(&s.Domains.Include), "domain-filter", "limit to names in these domains (repeatable); intersected with the zones providers manage")

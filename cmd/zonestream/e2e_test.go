@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,9 @@ import (
 	"github.com/zonestream/zonestream/testenv/walkthrough"
 
 	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
@@ -219,4 +223,30 @@ func sorted(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return slices.Compact(s)
+}
+
+// setLoadBalancer creates the LoadBalancer Service name (with
+// annotations) unless it exists, and sets its load balancer addresses, as
+// a cloud controller would: IPs, or a hostname.
+func setLoadBalancer(ctx context.Context, services typedcorev1.ServiceInterface, name string, annotations map[string]string, addrs ...string) error {
+	svc, err := services.Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		svc, err = services.Create(ctx, &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: annotations},
+			Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 443}}},
+		}, metav1.CreateOptions{})
+	}
+	if err != nil {
+		return err
+	}
+	svc.Status.LoadBalancer.Ingress = nil
+	for _, a := range addrs {
+		in := corev1.LoadBalancerIngress{IP: a}
+		if net.ParseIP(a) == nil {
+			in = corev1.LoadBalancerIngress{Hostname: a}
+		}
+		svc.Status.LoadBalancer.Ingress = append(svc.Status.LoadBalancer.Ingress, in)
+	}
+	_, err = services.UpdateStatus(ctx, svc, metav1.UpdateOptions{})
+	return err
 }

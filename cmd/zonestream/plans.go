@@ -105,7 +105,11 @@ func listPlans(ctx context.Context, js jetstream.JetStream, out io.Writer) error
 			fmt.Fprintf(out, "pending seq %d %s: unreadable: %v\n", seq, m.Subject, err)
 			continue
 		}
-		fmt.Fprintf(out, "pending %s  %s %s: %d changes\n", p.ID, p.Provider, p.Zone, len(p.Changes))
+		kind := "pending"
+		if p.DryRun {
+			kind = "dry run" // never applied (--dry-run)
+		}
+		fmt.Fprintf(out, "%s %s  %s %s: %d changes\n", kind, p.ID, p.Provider, p.Zone, len(p.Changes))
 		writeDiff(out, p.Changes)
 	}
 	if len(held) == 0 && listed == 0 {

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -23,11 +22,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/route53"
 	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 
 	"github.com/zonestream/zonestream/testenv/kube"
 	"github.com/zonestream/zonestream/testenv/moto"
@@ -131,32 +128,6 @@ func TestRoute53AllInOne(t *testing.T) {
 		t.Fatal(err)
 	}
 	holds("web deleted", rest...)
-}
-
-// setLoadBalancer creates the LoadBalancer Service name (with
-// annotations) unless it exists, and sets its load balancer addresses, as
-// a cloud controller would: IPs, or a hostname.
-func setLoadBalancer(ctx context.Context, services typedcorev1.ServiceInterface, name string, annotations map[string]string, addrs ...string) error {
-	svc, err := services.Get(ctx, name, metav1.GetOptions{})
-	if err != nil {
-		svc, err = services.Create(ctx, &corev1.Service{
-			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Annotations: annotations},
-			Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 443}}},
-		}, metav1.CreateOptions{})
-	}
-	if err != nil {
-		return err
-	}
-	svc.Status.LoadBalancer.Ingress = nil
-	for _, a := range addrs {
-		in := corev1.LoadBalancerIngress{IP: a}
-		if net.ParseIP(a) == nil {
-			in = corev1.LoadBalancerIngress{Hostname: a}
-		}
-		svc.Status.LoadBalancer.Ingress = append(svc.Status.LoadBalancer.Ingress, in)
-	}
-	_, err = services.UpdateStatus(ctx, svc, metav1.UpdateOptions{})
-	return err
 }
 
 // batchedRoute53 is moto's Route53 behind a loopback proxy that keeps the

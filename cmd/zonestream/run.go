@@ -164,6 +164,7 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 	for i, s := range svcs {
 		g.Go(func() error {
 			if err := s.Run(gctx, js); err != nil && !errors.Is(err, context.Canceled) {
+				// A pass that finished (--once) ends the others too.
 				return fmt.Errorf("%s: %w", a.stages[i].Name, err)
 			}
 			return nil
@@ -171,6 +172,9 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 	}
 	err = g.Wait()
 	_ = nc.Drain()
+	if errors.Is(err, stage.ErrFinished) {
+		return stage.Finished(errors.Unwrap(err)) // nil: the pass converged
+	}
 	return err
 }
 

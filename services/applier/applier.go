@@ -109,6 +109,13 @@ type Config struct {
 	Webhook  webhook.Config
 	CoreDNS  coredns.Config
 
+	// DryRun (--dry-run, shared): take no plan; list and publish what
+	// the provider holds as always.
+	DryRun bool
+	// Once (--once, shared): a provider the first listing cannot read
+	// ends the pass (stage.ErrFinished), as ExternalDNS' --once exits.
+	Once bool
+
 	// AckWait is how long NATS waits for a plan's ack before redelivering
 	// it after a crash (default 15s; the applier signals progress while it
 	// works, so a long apply is not redelivered).
@@ -266,6 +273,13 @@ func (a *Applier) Ready() error {
 	return nil
 }
 
+// isListed says whether the first full listing of this Run was published.
+func (a *Applier) isListed() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.listed
+}
+
 func (a *Applier) updateReady() {
 	v := 0.0
 	if a.listed && a.failures < maxFailures {
@@ -319,6 +333,12 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	}
 	defer stopAdjust()
 	a.fullListing(ctx, js)
+	if a.cfg.Once && !a.isListed() {
+		return fmt.Errorf("%w, not converged: the provider %s could not be listed", stage.ErrFinished, a.name)
+	}
+	if a.cfg.DryRun {
+		return a.listOnly(ctx, js)
+	}
 	a.takeOverPending(ctx, js)
 
 	plans := make(chan jetstream.Msg)

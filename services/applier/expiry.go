@@ -20,18 +20,18 @@ func expired(plan *events.Plan, now time.Time) bool {
 	return plan.NotAfterMillis != 0 && now.UnixMilli() > plan.NotAfterMillis
 }
 
-// dropExpired reports the plan as expired and acks it: nothing is applied.
-func (a *Applier) dropExpired(ctx context.Context, js jetstream.JetStream, msg jetstream.Msg, plan *events.Plan, zone, causation string) {
-	late := time.Since(time.UnixMilli(plan.NotAfterMillis)).Round(time.Millisecond)
-	res := &events.Result{PlanID: plan.ID, Provider: a.name, Zone: zone, Status: events.ResultExpired,
-		Error: "plan reached the applier " + late.String() + " after its NotAfter; dropped unapplied"}
+// dropUnapplied reports the plan with status and why, and acks it:
+// nothing is applied (an expired plan, or a dry run's).
+func (a *Applier) dropUnapplied(ctx context.Context, js jetstream.JetStream, msg jetstream.Msg, plan *events.Plan, zone, causation string,
+	status events.ResultStatus, why string) {
+	res := &events.Result{PlanID: plan.ID, Provider: a.name, Zone: zone, Status: status, Error: why}
 	if _, _, err := events.Publish(ctx, js, events.ResultSubject(a.name, zone), res, causation); err != nil {
-		a.log.Error("publishing an expired plan's result failed; the plan will be redelivered (and dropped again)", "plan", plan.ID, "err", err)
+		a.log.Error("publishing the result of a plan dropped unapplied failed; the plan will be redelivered (and dropped again)",
+			"plan", plan.ID, "status", status, "err", err)
 		_ = msg.NakWithDelay(2 * time.Second)
 		return
 	}
 	a.ack(ctx, msg)
-	plansTotal.WithLabelValues(a.name, string(events.ResultExpired)).Inc()
-	a.log.Warn("plan expired before it could be applied; dropped (the planner has planned the zone again)",
-		"plan", plan.ID, "zone", zone, "changes", len(plan.Changes), "late", late)
+	plansTotal.WithLabelValues(a.name, string(status)).Inc()
+	a.log.Warn("plan dropped unapplied", "plan", plan.ID, "zone", zone, "changes", len(plan.Changes), "status", status, "why", why)
 }

@@ -35,7 +35,14 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 	zone := events.NormalizeName(plan.Zone)
 	log := a.log.With("plan", plan.ID, "zone", zone, "changes", len(plan.Changes))
 	if expired(&plan, time.Now()) {
-		a.dropExpired(ctx, js, msg, &plan, zone, causation)
+		late := time.Since(time.UnixMilli(plan.NotAfterMillis)).Round(time.Millisecond)
+		a.dropUnapplied(ctx, js, msg, &plan, zone, causation, events.ResultExpired,
+			"plan reached the applier "+late.String()+" after its NotAfter; dropped unapplied")
+		return
+	}
+	if plan.DryRun {
+		a.dropUnapplied(ctx, js, msg, &plan, zone, causation, events.ResultDryRun,
+			"a plan of a --dry-run planner; dropped unapplied")
 		return
 	}
 	defer keepInProgress(msg, max(a.cfg.AckWait/3, time.Second))()

@@ -7,14 +7,22 @@ import (
 )
 
 // Stage wires the applier into a process: its flags (the provider's among
-// them) and its constructor. It reads no shared flag.
+// them), the shared --dry-run and --once, and its constructor.
 func Stage() stage.Definition {
 	var cfg Config
 	return stage.Definition{
 		Name:          Name,
+		Shared:        SharedFlags,
 		RegisterFlags: cfg.RegisterFlags,
-		New: func(_ *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
+		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
+			cfg.Share(shared)
 			return New(cfg, logger)
 		},
 	}
 }
+
+// SharedFlags are the groups of shared flags the applier reads.
+const SharedFlags = stage.PassFlags
+
+// Share takes in the shared flags the applier reads.
+func (c *Config) Share(s *stage.Shared) { c.DryRun, c.Once = s.DryRun, s.Once }

@@ -43,6 +43,11 @@ type Config struct {
 	// (guard.go); 0 turns either off.
 	MaxDeletes        int
 	MaxDeletesPercent int
+	// DryRun (--dry-run, shared): plans are published marked as such and
+	// never awaited (dryrun.go).
+	DryRun bool
+	// Once (--once, shared): Run ends after one pass (once.go).
+	Once bool
 }
 
 // RegisterFlags adds the planner's flags.
@@ -208,6 +213,11 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 		if p.caughtUp.Load() && s.plannable() && !armed {
 			batch.Reset(p.cfg.BatchWindow)
 			armed = true
+		}
+		if p.cfg.Once && p.caughtUp.Load() && !armed {
+			if done, err := s.passDone(); done {
+				return err
+			}
 		}
 		wake.set(s.wakeAt())
 	}

@@ -38,6 +38,10 @@ func (s *run) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 	if len(cur) > 0 {
 		batches, batchNames = append(batches, cur), append(batchNames, curNames)
 	}
+	if s.cfg.DryRun {
+		s.publishDryRun(ctx, k, batches, zc.cause)
+		return
+	}
 	observed := s.observed[k.provider]
 	for i, changes := range batches {
 		p := &events.Plan{ID: planID(), Provider: k.provider, Zone: k.zone, Changes: changes,

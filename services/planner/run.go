@@ -87,6 +87,10 @@ type flight struct {
 	repeats     int
 	// publishFailures counts failed publishes in a row (backoff.go).
 	publishFailures int
+	// shown and queued are a dry run's last pass for the zone (its
+	// changes' hash) and its plans, queued to be seen (dryrun.go).
+	shown  string
+	queued map[string]planned
 }
 
 // planned is a plan out for a zone.

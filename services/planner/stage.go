@@ -13,11 +13,12 @@ func Stage() stage.Definition {
 	var cfg Config
 	return stage.Definition{
 		Name:          "planner",
-		Shared:        stage.RecordTypes | stage.OwnershipFlags | stage.DomainFlags,
+		Shared:        stage.RecordTypes | stage.OwnershipFlags | stage.DomainFlags | stage.PassFlags,
 		RegisterFlags: cfg.RegisterFlags,
 		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.ManagedRecordTypes = shared.ManagedRecordTypes
 			cfg.Ownership, cfg.Domains = shared.Ownership, shared.Domains
+			cfg.DryRun, cfg.Once = shared.DryRun, shared.Once
 			return New(cfg, logger)
 		},
 	}

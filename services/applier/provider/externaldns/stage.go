@@ -23,13 +23,14 @@ func ApplierStage() stage.Definition {
 		cfg         applier.Config
 		externalDNS []string
 	)
-	def := stage.Definition{Name: applier.Name, RegisterFlags: cfg.RegisterFlags}
+	def := stage.Definition{Name: applier.Name, Shared: applier.SharedFlags, RegisterFlags: cfg.RegisterFlags}
 	def.TakeArgs = func(fs *flag.FlagSet, args []string) []string {
 		var ours []string
 		ours, externalDNS = split(args, goFlags(fs), externalDNSFlags())
 		return ours
 	}
-	def.New = func(_ *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
+	def.New = func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
+		cfg.Share(shared)
 		if applier.NativeProvider(cfg.Provider) {
 			return applier.New(cfg, logger)
 		}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/zonestream/zonestream/testenv/bind"
+	"github.com/zonestream/zonestream/testenv/kube"
+	"github.com/zonestream/zonestream/testenv/walkthrough"
+)
+
+// TestOnceAndDryRun: --dry-run plans and shows the plans (zonestream
+// plans) and leaves BIND as it is; --once exits 0 once a pass converged
+// and non-zero when a plan could not be applied (BIND refuses a wrong TSIG
+// key), as ExternalDNS' --once.
+func TestOnceAndDryRun(t *testing.T) {
+	const zone = "once.test"
+	cluster := kube.StartT(t)
+	ns := bind.StartT(t, zone)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	w := walkthrough.Walk{Ctx: ctx, Kube: cluster.Client, DNS: ns, Zone: zone}
+	if err := setLoadBalancer(ctx, cluster.Client.CoreV1().Services("default"), "web",
+		map[string]string{"external-dns.alpha.kubernetes.io/hostname": "web." + zone}, "192.0.2.10"); err != nil {
+		t.Fatal(err)
+	}
+	common := func(dataDir string, extra ...string) []string {
+		return append(append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--data-dir=" + dataDir,
+			"--metrics-address=127.0.0.1:0", "--interval=1m"}, rfc2136Flags(ns, zone, "once")...), extra...)
+	}
+
+	// A dry run: the plan is shown, BIND untouched.
+	port := freePort(t)
+	dry := startProcess(t, "zonestream --dry-run", common(t.TempDir(), "--dry-run", "--nats-listen=127.0.0.1:"+port)...)
+	var shown string
+	waitUntil(t, "the dry run's plan in zonestream plans", time.Minute, func() error {
+		out, err := exec.CommandContext(ctx, binary, "plans", "--nats-url=nats://127.0.0.1:"+port).CombinedOutput()
+		shown = string(out)
+		if err == nil && !strings.Contains(shown, "+ web."+zone+" A 192.0.2.10") {
+			err = errors.New("not shown yet: " + shown)
+		}
+		return err
+	})
+	if !strings.Contains(shown, "dry run ") {
+		t.Fatalf("the plan is not marked as a dry run:\n%s", shown)
+	}
+	time.Sleep(time.Second) // an applier taking the plan would have written it by now
+	if got, err := w.Answers("web."+zone, dns.TypeA); err != nil || len(got) != 0 {
+		t.Fatalf("a dry run wrote to BIND: %v %v", got, err)
+	}
+	dry.kill()
+
+	// --once: one pass, then exit 0, the record in BIND.
+	out, err := runOnce(ctx, common(t.TempDir(), "--once", "--nats-listen=127.0.0.1:0"))
+	if err != nil {
+		t.Fatalf("--once: %v\n%s", err, lastBytes(out, 4096))
+	}
+	if got, err := w.Answers("web."+zone, dns.TypeA); err != nil || !slices.Equal(got, []string{"192.0.2.10"}) {
+		t.Fatalf("after --once BIND answers %v %v", got, err)
+	}
+
+	// --once with a key BIND refuses: the plan fails, the exit status says so.
+	if err := setLoadBalancer(ctx, cluster.Client.CoreV1().Services("default"), "web", nil, "192.0.2.11"); err != nil {
+		t.Fatal(err)
+	}
+	args := common(t.TempDir(), "--once", "--nats-listen=127.0.0.1:0")
+	for i, a := range args {
+		if strings.HasPrefix(a, "--rfc2136-tsig-secret=") {
+			args[i] = "--rfc2136-tsig-secret=" + "d3JvbmcgYnV0IHZhbGlkIGJhc2U2NA=="
+		}
+	}
+	out, err = runOnce(ctx, args)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("--once with a plan BIND refuses: %v, want a non-zero exit\n%s", err, lastBytes(out, 4096))
+	}
+	if !strings.Contains(string(out), "not converged") {
+		t.Fatalf("the exit does not say what failed:\n%s", lastBytes(out, 4096))
+	}
+}
+
+// runOnce runs zonestream --once to its end.
+func runOnce(ctx context.Context, args []string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+	return exec.CommandContext(ctx, binary, args...).CombinedOutput()
+}
+
+// freePort is a loopback TCP port free now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	return port
+}
