@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/route53"
 	r53types "github.com/aws/aws-sdk-go-v2/service/route53/types"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
@@ -35,8 +36,8 @@ func init() { binaryTags = "externaldns" }
 // TestRoute53AllInOne runs zonestream, built with -tags externaldns, with
 // the command line an ExternalDNS user passes for Route53, against a real
 // kube-apiserver and Route53 as moto emulates it (no Route53 runs here).
-// Services and a DNSEndpoint become A, AAAA, CNAME and ownership TXT
-// record sets, weighted set identifiers become record sets of their own,
+// Services, an Ingress and a DNSEndpoint become A, AAAA, CNAME and
+// ownership TXT record sets, an ELB hostname alias A and AAAA records, weighted set identifiers become record sets of their own,
 // a change and a delete follow, and a record set zonestream does not own
 // is left alone.
 func TestRoute53AllInOne(t *testing.T) {
@@ -52,7 +53,7 @@ func TestRoute53AllInOne(t *testing.T) {
 		ChangeBatch: &r53types.ChangeBatch{Changes: []r53types.Change{{Action: r53types.ChangeActionCreate, ResourceRecordSet: unowned}}}}); err != nil {
 		t.Fatal(err)
 	}
-	startProcess(t, "zonestream", "--kubeconfig="+cluster.Kubeconfig, "--source=service", "--source=crd",
+	startProcess(t, "zonestream", "--kubeconfig="+cluster.Kubeconfig, "--source=service", "--source=ingress", "--source=crd",
 		"--nats-listen=127.0.0.1:0", "--data-dir="+t.TempDir(), "--metrics-address=127.0.0.1:0",
 		"--provider=aws", "--aws-zone-type=public", "--aws-batch-change-size=100", "--domain-filter="+zone,
 		"--txt-owner-id=e2e", "--policy=sync", "--registry=txt", "--interval=1m")
@@ -77,6 +78,18 @@ func TestRoute53AllInOne(t *testing.T) {
 	lb("blue", map[string]string{ann + "hostname": "w." + zone, ann + "set-identifier": "blue", ann + "aws-weight": "10"}, "192.0.2.21")
 	lb("green", map[string]string{"external-dns.kubernetes.io/hostname": "w." + zone,
 		"external-dns.kubernetes.io/set-identifier": "green", "external-dns.kubernetes.io/aws-weight": "20"}, "192.0.2.22")
+	// An Ingress: its rule's host, at its load balancer's address.
+	ing, err := cluster.Client.NetworkingV1().Ingresses("default").Create(ctx, &networkingv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "default"},
+		Spec:       networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: "api." + zone}}},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ing.Status.LoadBalancer.Ingress = []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.30"}}
+	if _, err := cluster.Client.NetworkingV1().Ingresses("default").UpdateStatus(ctx, ing, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	dyn, err := dynamic.NewForConfig(cluster.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -107,6 +120,7 @@ func TestRoute53AllInOne(t *testing.T) {
 		"a-web.aws.test TXT " + owner("service/default/web"), "aaaa-web.aws.test TXT " + owner("service/default/web"),
 	}
 	rest := []string{
+		"api.aws.test A 192.0.2.30", "a-api.aws.test TXT " + owner("ingress/default/api"),
 		"shop.aws.test A alias:" + elb, "shop.aws.test AAAA alias:" + elb,
 		// The alias A is owned as the CNAME it stands for, as ExternalDNS
 		// names it.
