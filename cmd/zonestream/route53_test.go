@@ -37,7 +37,8 @@ func init() { binaryTags = "externaldns" }
 // the command line an ExternalDNS user passes for Route53, against a real
 // kube-apiserver and Route53 as moto emulates it (no Route53 runs here).
 // Services, an Ingress and a DNSEndpoint become A, AAAA, CNAME and
-// ownership TXT record sets, an ELB hostname alias A and AAAA records, weighted set identifiers become record sets of their own,
+// ownership TXT record sets, an ELB hostname alias A and AAAA records,
+// weighted set identifiers record sets of their own,
 // a change and a delete follow, and a record set zonestream does not own
 // is left alone.
 func TestRoute53AllInOne(t *testing.T) {
