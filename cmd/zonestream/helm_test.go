@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,6 +80,9 @@ func TestHelmChart(t *testing.T) {
 		natsURL string
 		absent  []string // kinds the release must not hold
 		stages  []string // the stages it runs, when not all
+		// applier: what the applier's pod spec must hold (a cloud
+		// provider's identity and credentials), as "key=value" lines.
+		applier []string
 	}{
 		{name: "bundled NATS with generated users", values: "domainFilters: [example.org]",
 			inbox:   map[string]string{"collector": "_INBOX.collector-default", "dedup": "_INBOX.dedup", "planner": "_INBOX.planner", "applier": "_INBOX.applier-rfc2136"},
@@ -108,6 +112,19 @@ nats:
 			natsURL: "nats://bus.example:4222", absent: []string{"StatefulSet", "NetworkPolicy"}},
 		{name: "bundled NATS with no users", values: "domainFilters: [example.org]\nnats: {configSecret: '', credentials: {type: none}}",
 			natsURL: "nats://zs-zonestream-nats:4222"},
+		// A cloud provider's identity and credentials (any provider: this
+		// test's zonestream is built without -tags externaldns).
+		{name: "a cloud identity (IRSA) and a token from a Secret", values: `
+domainFilters: [example.org]
+nats: {configSecret: '', credentials: {type: none}}
+applier:
+  serviceAccountName: dns-writer
+  env:
+    - {name: AWS_REGION, value: eu-west-1}
+    - {name: CF_API_TOKEN, valueFrom: {secretKeyRef: {name: cloudflare, key: api-token}}}
+`, natsURL: "nats://zs-zonestream-nats:4222",
+			applier: []string{"serviceAccount=dns-writer", "arg=--provider=rfc2136",
+				"env=AWS_REGION=eu-west-1", "env=CF_API_TOKEN<-cloudflare/api-token"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -145,6 +162,11 @@ nats:
 					t.Errorf("%s: %s runs %v replicas, leader election %v: want 2, elected", tc.name, name, r, elected)
 				}
 				joined := strings.Join(d.Spec.Template.Spec.Containers[0].Args, " ")
+				if name == "applier" && tc.applier != nil {
+					if got := applierSpec(d); !slices.Equal(got, tc.applier) {
+						t.Errorf("%s: the applier's pod holds\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.applier, "\n"))
+					}
+				}
 				if !strings.Contains(joined, "--nats-url="+tc.natsURL+" ") {
 					t.Errorf("%s: %s is not given --nats-url=%s: %s", tc.name, name, tc.natsURL, joined)
 				}
@@ -196,4 +218,25 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// applierSpec is what the applier's pod holds of a provider's identity
+// and credentials: its ServiceAccount, its provider arguments and its
+// environment (a value, or the Secret and key it comes from).
+func applierSpec(d appsv1.Deployment) []string {
+	pod := d.Spec.Template.Spec
+	out := []string{"serviceAccount=" + pod.ServiceAccountName}
+	for _, a := range pod.Containers[0].Args {
+		if strings.HasPrefix(a, "--provider=") || strings.HasPrefix(a, "--aws-") {
+			out = append(out, "arg="+a)
+		}
+	}
+	for _, e := range pod.Containers[0].Env {
+		if r := e.ValueFrom; r != nil && r.SecretKeyRef != nil {
+			out = append(out, "env="+e.Name+"<-"+r.SecretKeyRef.Name+"/"+r.SecretKeyRef.Key)
+			continue
+		}
+		out = append(out, "env="+e.Name+"="+e.Value)
+	}
+	return out
 }
