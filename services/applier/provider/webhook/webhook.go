@@ -205,6 +205,9 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 	l := newListing(eps)
 	out := make([]events.Endpoint, 0, len(l.keys))
 	for _, k := range l.keys {
+		if k.RecordType == "SOA" {
+			continue // a webhook may list it (ExternalDNS' pdns does); no provider's Records has it
+		}
 		if provider.ZoneOf(k.DNSName, zones) == zone && f.Match(k.DNSName) {
 			out = append(out, l.view[k])
 		}
