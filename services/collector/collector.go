@@ -55,6 +55,9 @@ type Config struct {
 	// RESTConfig, when set, is used instead of Kubeconfig and Master (tests,
 	// the all-in-one binary).
 	RESTConfig *rest.Config
+	// KubeAPIQPS and KubeAPIBurst limit the client's requests to the API
+	// server (--kube-api-qps, --kube-api-burst).
+	KubeAPIQPS, KubeAPIBurst int
 
 	// Sources are the --source names to run ("service", "ingress", "crd").
 	Sources stage.StringList
@@ -114,6 +117,8 @@ type Config struct {
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "path to a kubeconfig file; empty: in-cluster config, else $KUBECONFIG or ~/.kube/config")
 	fs.StringVar(&c.Master, "master", "", "address of the Kubernetes API server; overrides the kubeconfig's")
+	fs.IntVar(&c.KubeAPIQPS, "kube-api-qps", 50, "most requests per second to the Kubernetes API server (ExternalDNS' default: 5; the informers list once, then watch)")
+	fs.IntVar(&c.KubeAPIBurst, "kube-api-burst", 100, "most requests in a burst to the Kubernetes API server (ExternalDNS' default: 10)")
 	fs.Var(&c.Sources, "source", "source of endpoints to run: "+strings.Join(KnownSources(), ", ")+"; repeatable")
 	fs.StringVar(&c.ClusterName, "cluster-name", DefaultClusterName, "name of this cluster in every published subject")
 	fs.StringVar(&c.Namespace, "namespace", "", "limit sources to this namespace; empty: all namespaces")
@@ -289,24 +294,30 @@ func (c *Collector) buildSources() (map[string]source.Source, error) {
 }
 
 func restConfig(cfg Config) (*rest.Config, error) {
-	if cfg.RESTConfig != nil {
-		return rest.CopyConfig(cfg.RESTConfig), nil
-	}
 	var rc *rest.Config
 	var err error
-	if cfg.Kubeconfig == "" && cfg.Master == "" {
+	switch {
+	case cfg.RESTConfig != nil:
+		rc = rest.CopyConfig(cfg.RESTConfig)
+	case cfg.Kubeconfig == "" && cfg.Master == "":
 		if rc, err = rest.InClusterConfig(); err != nil {
 			rc, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(
 				clientcmd.NewDefaultClientConfigLoadingRules(), &clientcmd.ConfigOverrides{}).ClientConfig()
 		}
-	} else {
+	default:
 		rc, err = clientcmd.BuildConfigFromFlags(cfg.Master, cfg.Kubeconfig)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes config: %w", err)
 	}
+	if cfg.KubeAPIQPS > 0 {
+		rc.QPS = float32(cfg.KubeAPIQPS)
+	}
+	if cfg.KubeAPIBurst > 0 {
+		rc.Burst = cfg.KubeAPIBurst
+	}
 	if rc.QPS == 0 {
-		rc.QPS, rc.Burst = 50, 100
+		rc.QPS, rc.Burst = 50, 100 // a Config built without its flags
 	}
 	rc.UserAgent = "zonestream-collector"
 	return rc, nil
