@@ -24,8 +24,6 @@ var ignoredFlags = []struct {
 		flags: "provider-cache-time= txt-cache-interval="},
 	{reason: "a plan goes to the provider as soon as it is made; --batch-change-size bounds one plan",
 		flags: "batch-change-interval="},
-	{reason: "records that set no TTL get --default-ttl (in seconds)",
-		flags: "min-ttl="},
 	{reason: "the collector's informers watch the API server: a timeout on each request would cut their watches",
 		flags: "request-timeout= kube-api-request-timeout="},
 	{reason: "--kube-status (on by default) writes ExternalDNS' Events on the objects",

@@ -130,6 +130,17 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		"default --provider. Give each its own when several servers of one provider share a bus")
 	fs.DurationVar(&c.Interval, "interval", time.Minute, "how often the provider's zones are listed in full (drift repair)")
 	fs.Int64Var(&c.DefaultTTL, "default-ttl", provider.DefaultTTL, "TTL of records whose endpoint sets none")
+	fs.Func("min-ttl", "ExternalDNS' name of --default-ttl, as a duration (1m12s) or seconds (72)", func(v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			d, err = time.ParseDuration(v + "s")
+		}
+		if err != nil || d < time.Second {
+			return fmt.Errorf("not a TTL of at least 1s: %q", v)
+		}
+		c.DefaultTTL = int64(d / time.Second)
+		return nil
+	})
 	fs.DurationVar(&c.ZonesCacheDuration, "zones-cache-duration", 0, "how long the provider's zone list is cached (0s: listed every time)")
 	fs.Float64Var(&c.RateLimit, "provider-rate-limit", 0, "the most calls per second made to the provider (0: no limit)")
 	fs.IntVar(&c.RateBurst, "provider-rate-burst", 10, "how many provider calls may go at once above --provider-rate-limit")

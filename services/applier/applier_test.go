@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -237,5 +238,24 @@ func TestConfig(t *testing.T) {
 		if _, err := applier.New(c, nil); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// --min-ttl is ExternalDNS' --default-ttl, as a duration or in seconds.
+func TestMinTTLIsTheDefaultTTL(t *testing.T) {
+	for v, want := range map[string]int64{"1m12s": 72, "72": 72, "5m": 300} {
+		var c applier.Config
+		fs := flag.NewFlagSet("applier", flag.ContinueOnError)
+		c.RegisterFlags(fs)
+		if err := fs.Parse([]string{"--min-ttl=" + v}); err != nil || c.DefaultTTL != want {
+			t.Errorf("--min-ttl=%s: TTL %d, %v; want %d", v, c.DefaultTTL, err, want)
+		}
+	}
+	var c applier.Config
+	fs := flag.NewFlagSet("applier", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.RegisterFlags(fs)
+	if err := fs.Parse([]string{"--min-ttl=0"}); err == nil {
+		t.Error("--min-ttl=0 accepted")
 	}
 }
