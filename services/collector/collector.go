@@ -69,6 +69,9 @@ type Config struct {
 	// syntax (--label-filter, --annotation-filter).
 	LabelFilter      string
 	AnnotationFilter string
+	// TargetNetFilter and ExcludeTargetNet keep and drop targets by
+	// network (--target-net-filter, --exclude-target-net).
+	TargetNetFilter, ExcludeTargetNet stage.StringList
 
 	// FQDNTemplate, CombineFQDNAnnotation and IgnoreHostnameAnnotation are
 	// shared by every source that makes hostnames from annotations.
@@ -123,6 +126,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.ClusterName, "cluster-name", DefaultClusterName, "name of this cluster in every published subject")
 	fs.StringVar(&c.Namespace, "namespace", "", "limit sources to this namespace; empty: all namespaces")
 	fs.StringVar(&c.LabelFilter, "label-filter", "", "only use objects whose labels match this label selector")
+	fs.Var(&c.TargetNetFilter, "target-net-filter", "publish only targets in these networks (CIDR, repeatable); a hostname target is in none")
+	fs.Var(&c.ExcludeTargetNet, "exclude-target-net", "never publish targets in these networks (CIDR, repeatable)")
 	fs.StringVar(&c.AnnotationFilter, "annotation-filter", "", "only use objects whose annotations match this selector (label-selector syntax)")
 	fs.StringVar(&c.FQDNTemplate, "fqdn-template", "", "Go template over the object making comma-separated hostnames, for objects without hostname annotation")
 	fs.BoolVar(&c.CombineFQDNAnnotation, "combine-fqdn-annotation", false, "use the --fqdn-template hostnames in addition to the annotated ones")
@@ -217,6 +222,7 @@ type Collector struct {
 	restConfig *rest.Config
 	client     kubernetes.Interface
 	filters    source.Filters
+	targets    source.TargetNets
 	tmpl       *template.Template
 
 	runMu   sync.Mutex // held while Run runs: one Run at a time
@@ -262,6 +268,9 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 	c := &Collector{cfg: cfg, logger: logger, ready: errors.New("not running")}
 	var err error
 	if c.filters, err = source.ParseFilters(cfg.LabelFilter, cfg.AnnotationFilter); err != nil {
+		return nil, err
+	}
+	if c.targets, err = source.ParseTargetNets(cfg.TargetNetFilter, cfg.ExcludeTargetNet); err != nil {
 		return nil, err
 	}
 	if c.tmpl, err = source.ParseFQDNTemplate(cfg.FQDNTemplate); err != nil {
