@@ -37,7 +37,7 @@ var ignoredFlags = []struct {
 			"traefik-disable-new traefik-enable-legacy unstructured-resource="},
 	{reason: "not supported by zonestream's sources",
 		flags: "default-targets= force-default-targets gateway-name= gateway-listener-sets " +
-			"target-template= fqdn-target-template= nat64-networks= create-ptr"},
+			"target-template= fqdn-target-template= create-ptr"},
 	{reason: "an object asks for an ALIAS record with the alias annotation",
 		flags: "prefer-alias"},
 	{reason: "there is no DynamoDB registry (--registry is txt or noop)",

@@ -72,6 +72,9 @@ type Config struct {
 	// TargetNetFilter and ExcludeTargetNet keep and drop targets by
 	// network (--target-net-filter, --exclude-target-net).
 	TargetNetFilter, ExcludeTargetNet stage.StringList
+	// NAT64Networks are the /96 networks whose AAAA targets also give A
+	// records (--nat64-networks).
+	NAT64Networks stage.StringList
 
 	// FQDNTemplate, CombineFQDNAnnotation and IgnoreHostnameAnnotation are
 	// shared by every source that makes hostnames from annotations.
@@ -128,6 +131,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.LabelFilter, "label-filter", "", "only use objects whose labels match this label selector")
 	fs.Var(&c.TargetNetFilter, "target-net-filter", "publish only targets in these networks (CIDR, repeatable); a hostname target is in none")
 	fs.Var(&c.ExcludeTargetNet, "exclude-target-net", "never publish targets in these networks (CIDR, repeatable)")
+	fs.Var(&c.NAT64Networks, "nat64-networks", "IPv6 /96 NAT64 networks: an AAAA target in one also publishes the A record of the IPv4 address it embeds (repeatable)")
 	fs.StringVar(&c.AnnotationFilter, "annotation-filter", "", "only use objects whose annotations match this selector (label-selector syntax)")
 	fs.StringVar(&c.FQDNTemplate, "fqdn-template", "", "Go template over the object making comma-separated hostnames, for objects without hostname annotation")
 	fs.BoolVar(&c.CombineFQDNAnnotation, "combine-fqdn-annotation", false, "use the --fqdn-template hostnames in addition to the annotated ones")
@@ -223,6 +227,7 @@ type Collector struct {
 	client     kubernetes.Interface
 	filters    source.Filters
 	targets    source.TargetNets
+	nat64      source.NAT64
 	tmpl       *template.Template
 
 	runMu   sync.Mutex // held while Run runs: one Run at a time
@@ -271,6 +276,9 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 		return nil, err
 	}
 	if c.targets, err = source.ParseTargetNets(cfg.TargetNetFilter, cfg.ExcludeTargetNet); err != nil {
+		return nil, err
+	}
+	if c.nat64, err = source.ParseNAT64(cfg.NAT64Networks); err != nil {
 		return nil, err
 	}
 	if c.tmpl, err = source.ParseFQDNTemplate(cfg.FQDNTemplate); err != nil {

@@ -361,7 +361,7 @@ func (r *run) processNext(ctx context.Context) bool {
 func (r *run) process(ctx context.Context, it item) error {
 	src := r.sources[it.source]
 	eps, exists, problems := src.Endpoints(it.key)
-	eps = r.c.targets.Filter(eps)
+	eps = r.c.targets.Filter(r.c.nat64.Add(eps))
 	ref := r.ref(it)
 	subject := ref.Subject()
 	for _, p := range problems {
