@@ -3,8 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
+	"net/http"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -38,8 +42,9 @@ func TestOnceAndDryRun(t *testing.T) {
 	}
 
 	// A dry run: the plan is shown, BIND untouched.
-	port := freePort(t)
-	dry := startProcess(t, "zonestream --dry-run", common(t.TempDir(), "--dry-run", "--nats-listen=127.0.0.1:"+port)...)
+	port, metrics := freePort(t), freePort(t)
+	dry := startProcess(t, "zonestream --dry-run", append(common(t.TempDir(), "--dry-run", "--nats-listen=127.0.0.1:"+port),
+		"--metrics-address=127.0.0.1:"+metrics)...)
 	var shown string
 	waitUntil(t, "the dry run's plan in zonestream plans", time.Minute, func() error {
 		out, err := exec.CommandContext(ctx, binary, "plans", "--nats-url=nats://127.0.0.1:"+port).CombinedOutput()
@@ -56,6 +61,26 @@ func TestOnceAndDryRun(t *testing.T) {
 	if got, err := w.Answers("web."+zone, dns.TypeA); err != nil || len(got) != 0 {
 		t.Fatalf("a dry run wrote to BIND: %v %v", got, err)
 	}
+	// ExternalDNS' metrics, as its users' dashboards read them: the
+	// provider listed (its NS and the ns A), one endpoint wanted.
+	waitUntil(t, "ExternalDNS' metrics", 30*time.Second, func() error {
+		resp, err := http.Get("http://127.0.0.1:" + metrics + "/metrics")
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		for _, want := range []string{"\nexternal_dns_source_endpoints_total 1\n", "\nexternal_dns_registry_endpoints_total 2\n",
+			"\nexternal_dns_registry_errors_total 0\n", "\nexternal_dns_source_errors_total 0\n"} {
+			if !strings.Contains(string(body), want) {
+				return fmt.Errorf("no %q in /metrics", strings.TrimSpace(want))
+			}
+		}
+		if !regexp.MustCompile(`\nexternal_dns_controller_last_sync_timestamp_seconds 1\.[0-9.e+]+\n`).Match(body) {
+			return errors.New("no last sync time in /metrics")
+		}
+		return nil
+	})
 	dry.kill()
 
 	// --once: one pass, then exit 0, the record in BIND.

@@ -194,6 +194,7 @@ type Applier struct {
 	zoneListHash string
 	zones        []string        // the provider's zones at the last listing
 	listedZones  map[string]bool // zones listed successfully at least once
+	zoneRecords  map[string]int  // RRsets each zone held at its last listing
 	reconnects   uint64          // NATS reconnects when hashes were read back
 }
 
@@ -301,6 +302,7 @@ func (a *Applier) updateReady() {
 
 func (a *Applier) providerFailed(op string, err error) {
 	providerErrorsTotal.WithLabelValues(a.name, op).Inc()
+	registryErrors.Inc()
 	a.mu.Lock()
 	a.failures++
 	a.updateReady()
@@ -323,6 +325,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	a.updateReady()
 	a.mu.Unlock()
 	a.listedZones = map[string]bool{}
+	a.zoneRecords = map[string]int{}
 	a.listings = map[string]uint64{}
 	a.zones = nil
 

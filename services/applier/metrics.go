@@ -12,6 +12,19 @@ var (
 		Name: "zonestream_applier_changes_total",
 		Help: "RRset changes the applier handled, by action (create, update, delete) and outcome (applied, stale, failed).",
 	}, []string{"provider", "action", "outcome"})
+	// ExternalDNS' names, read by its users' dashboards and alerts.
+	lastSync = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "external_dns_controller_last_sync_timestamp_seconds",
+		Help: "When the provider was last listed in full, or a plan last applied (Unix seconds; ExternalDNS' metric).",
+	})
+	registryEndpoints = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "external_dns_registry_endpoints_total",
+		Help: "Record sets the provider held at its last full listing (ExternalDNS' metric).",
+	})
+	registryErrors = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "external_dns_registry_errors_total",
+		Help: "Failed calls to the provider (ExternalDNS' metric).",
+	})
 	adjustFailures = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "zonestream_applier_adjust_failures_total",
 		Help: "Adjust requests of the planner the provider failed (adjust.go).",
@@ -50,3 +63,14 @@ var (
 		Help: "1 once the applier has published a full listing and its provider is healthy.",
 	}, []string{"provider"})
 )
+
+// synced records a complete full listing of zones for ExternalDNS'
+// metrics: when, and how many record sets they hold.
+func (a *Applier) synced(zones []string) {
+	n := 0
+	for _, z := range zones {
+		n += a.zoneRecords[z]
+	}
+	registryEndpoints.Set(float64(n))
+	lastSync.SetToCurrentTime()
+}

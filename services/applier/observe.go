@@ -56,6 +56,7 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 		}
 	}
 	if complete && ctx.Err() == nil {
+		a.synced(zones)
 		a.mu.Lock()
 		first := !a.listed
 		a.listed = true
@@ -127,6 +128,7 @@ func (a *Applier) syncZone(ctx context.Context, js jetstream.JetStream, zone, ca
 		return err
 	}
 	a.providerOK()
+	a.zoneRecords[zone] = len(eps)
 	return a.publishZone(ctx, js, zone, eps, nil, causation)
 }
 

@@ -175,6 +175,7 @@ func (a *Applier) report(log *slog.Logger, out outcome, res *events.Result, star
 		"observed_seq", res.ObservedSeq, "took", time.Since(start).Round(time.Millisecond)}
 	switch out.status {
 	case events.ResultApplied:
+		lastSync.SetToCurrentTime()
 		log.Info("plan applied", attrs...)
 	case events.ResultStale:
 		log.Info("plan is stale, nothing applied; the planner will re-plan", append(attrs, "reason", res.Error)...)

@@ -8,6 +8,15 @@ import (
 // Package-level metrics, so that a process may construct and Run collectors
 // repeatedly (tests, the all-in-one binary).
 var (
+	// ExternalDNS' names, read by its users' dashboards and alerts.
+	sourceEndpoints = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "external_dns_source_endpoints_total",
+		Help: "Endpoints the collector's objects want now (ExternalDNS' metric).",
+	})
+	sourceErrors = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "external_dns_source_errors_total",
+		Help: "Objects whose endpoints could not be read, or had bad input (ExternalDNS' metric).",
+	})
 	objectsPublished = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "zonestream_collector_objects_published_total",
 		Help: "Object states published to the sources stream, by source and kind (update or tombstone).",

@@ -50,6 +50,10 @@ type run struct {
 	mu     sync.Mutex
 	mark   *mark
 	hashes map[string]string // subject -> content hash last published
+	// endpoints counts, per subject, the endpoints its object wants now,
+	// and endpointTotal their sum (external_dns_source_endpoints_total).
+	endpoints     map[string]int
+	endpointTotal int
 	// reconnects is the NATS reconnect count when hashes were read back.
 	reconnects uint64
 	problems   map[string]string // subject -> problems last reported
@@ -374,6 +378,7 @@ func (r *run) process(ctx context.Context, it item) error {
 				r.logger.Debug("object state unknown; nothing published", "source", it.source, "object", it.key.String())
 			} else {
 				stateUnknown.WithLabelValues(it.source).Inc()
+				sourceErrors.Inc()
 				r.logger.Warn("object state unknown; last published state kept", "source", it.source, "object", it.key.String(), "err", p)
 			}
 			return nil
@@ -391,6 +396,7 @@ func (r *run) process(ctx context.Context, it item) error {
 	r.mu.Unlock()
 	if had && last == hash {
 		publishSkipped.WithLabelValues(it.source).Inc()
+		r.countEndpoints(subject, len(eps))
 		return nil
 	}
 	if !had && state.IsTombstone() {
@@ -429,6 +435,7 @@ func (r *run) process(ctx context.Context, it item) error {
 		r.hashes[subject] = published
 	}
 	r.mu.Unlock()
+	r.countEndpoints(subject, len(eps))
 	kind := "update"
 	if state.IsTombstone() {
 		kind = "tombstone"
@@ -467,6 +474,24 @@ func (r *run) report(it item, subject string, problems []error) {
 			}
 		}
 		invalidInput.WithLabelValues(it.source, reason).Inc()
+		sourceErrors.Inc()
 		r.logger.Warn("invalid input skipped", "source", it.source, "object", it.key.String(), "reason", reason, "err", err)
 	}
+}
+
+// countEndpoints keeps the count of the endpoints the objects want now
+// (ExternalDNS' external_dns_source_endpoints_total).
+func (r *run) countEndpoints(subject string, n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.endpoints == nil {
+		r.endpoints = map[string]int{}
+	}
+	r.endpointTotal += n - r.endpoints[subject]
+	if n == 0 {
+		delete(r.endpoints, subject)
+	} else {
+		r.endpoints[subject] = n
+	}
+	sourceEndpoints.Set(float64(r.endpointTotal))
 }
