@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -68,4 +70,62 @@ func startEmbeddedNATS(dataDir, listen string) (*server.Server, error) {
 		return nil, fmt.Errorf("embedded NATS did not start on %s (is the port in use? see --nats-listen)", listen)
 	}
 	return s, nil
+}
+
+// store is where the embedded NATS keeps its streams.
+type store struct {
+	dir string
+	// memory: the streams are in memory, dir holds nothing of them (the
+	// server wants a writable directory all the same).
+	memory  bool
+	cleanup func()
+}
+
+// shmDir is a tmpfs a container has even with a read-only root
+// filesystem; a variable for the tests.
+var shmDir = "/dev/shm"
+
+// embeddedStore picks where the embedded NATS stores its streams: dataDir
+// when it is writable. A --data-dir that was given and is not writable is
+// an error. The default one may not be, in a container with a read-only
+// root filesystem and no volume (ExternalDNS' Helm chart runs its pod so,
+// and ExternalDNS keeps nothing between runs): the streams are then kept
+// in memory, lost at restart, and rebuilt from Kubernetes and the DNS
+// server as on a first start; the server is given a scratch directory in
+// the temporary directory or, when that is read-only too, /dev/shm.
+func embeddedStore(dataDir string, given bool, logger *slog.Logger) (store, error) {
+	err := writable(dataDir)
+	if err == nil {
+		return store{dir: dataDir, cleanup: func() {}}, nil
+	}
+	if given {
+		return store{}, fmt.Errorf("--data-dir=%s: %w: the embedded NATS stores its streams there", dataDir, err)
+	}
+	var errs []error
+	for _, base := range []string{os.TempDir(), shmDir} {
+		dir, terr := os.MkdirTemp(base, "zonestream-")
+		if terr != nil {
+			errs = append(errs, terr)
+			continue
+		}
+		logger.Warn("the default --data-dir is not writable (a read-only root filesystem?): the embedded NATS keeps its streams in memory, "+
+			"lost at restart and rebuilt from Kubernetes and DNS; give --data-dir a writable volume to keep them",
+			"data_dir", dataDir, "error", err.Error(), "scratch_dir", dir)
+		return store{dir: dir, memory: true, cleanup: func() { os.RemoveAll(dir) }}, nil
+	}
+	return store{}, fmt.Errorf("the default --data-dir %s: %w, and no temporary directory is writable either (%w): "+
+		"give --data-dir a writable directory (e.g. an emptyDir volume)", dataDir, err, errors.Join(errs...))
+}
+
+// writable makes dir if need be and checks a file can be made in it.
+func writable(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".write-test-")
+	if err != nil {
+		return err
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }
