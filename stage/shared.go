@@ -26,6 +26,10 @@ type Shared struct {
 	// Domains is the planner's domain filter, which the portal reads to
 	// tell a name zonestream leaves alone.
 	Domains domains.Settings
+	// PrivateBus: the bus is the all-in-one's embedded NATS, on loopback,
+	// which no other cluster's collector reaches. Set by the all-in-one,
+	// not a flag.
+	PrivateBus bool
 }
 
 // SharedGroups says which groups of shared flags a stage reads.

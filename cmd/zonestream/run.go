@@ -111,6 +111,9 @@ func runAll(args []string) error {
 // NATS URL once everything runs (the demo uses it).
 func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, started func(natsURL string)) error {
 	var svcs []stage.Runner
+	// The embedded NATS on loopback is this process' alone: no other
+	// cluster's collector reaches it.
+	a.shared.PrivateBus = embedded && !a.natsListenBeyondLoopback
 	for _, d := range a.stages {
 		svc, err := d.New(&a.shared, logger.With("service", d.Name))
 		if err != nil {

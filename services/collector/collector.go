@@ -55,6 +55,10 @@ type Config struct {
 	// RESTConfig, when set, is used instead of Kubeconfig and Master (tests,
 	// the all-in-one binary).
 	RESTConfig *rest.Config
+	// PrivateBus: no other cluster's collector shares the bus (the
+	// all-in-one's embedded NATS), so --cluster-name needs no binding to
+	// this cluster when its identity cannot be read.
+	PrivateBus bool
 
 	// Sources are the --source names to run ("service", "ingress", "crd").
 	Sources stage.StringList
