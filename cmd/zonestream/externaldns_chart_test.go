@@ -154,10 +154,11 @@ func runExternalDNSChart(t *testing.T, cluster *kube.Cluster, objects string, de
 	args := append(slices.Clone(c.Args), "--kubeconfig="+kubeconfig, "--metrics-address="+probe,
 		"--nats-listen=127.0.0.1:0", "--portal-listen=127.0.0.1:0")
 	r := &chartRun{container: c, probeAddr: probe}
-	// Registered before the process, so it runs after the kill: the
-	// scratch directory the process named in its log.
+	// Registered before the process, so it runs after the kill (SIGKILL:
+	// no cleanup of its own): the scratch directory the process named in
+	// its log, as text or JSON.
 	t.Cleanup(func() {
-		if m := regexp.MustCompile(`scratch_dir=(/dev/shm/zonestream-\d+)`).FindSubmatch(r.log.Bytes()); m != nil {
+		if m := regexp.MustCompile(`scratch_dir"?[=:]"?(/dev/shm/zonestream-\d+)`).FindSubmatch(r.log.Bytes()); m != nil {
 			os.RemoveAll(string(m[1]))
 		}
 	})
