@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/zonestream/zonestream/events"
 )
 
 // checkEmbeddedListen refuses a non-loopback --nats-listen unless the
@@ -39,8 +41,9 @@ func checkEmbeddedListen(listen string, beyondLoopback bool, logger *slog.Logger
 
 // startEmbeddedNATS runs a JetStream server inside the process, storing
 // under dataDir and listening on listen, so that the NATS CLI can watch a
-// laptop install too.
-func startEmbeddedNATS(dataDir, listen string) (*server.Server, error) {
+// laptop install too. memory: the streams are in memory (embeddedStore),
+// and the server's memory limit must take what they reserve.
+func startEmbeddedNATS(dataDir, listen string, memory bool) (*server.Server, error) {
 	host, portStr, err := net.SplitHostPort(listen)
 	if err != nil {
 		return nil, fmt.Errorf("--nats-listen=%q: %w", listen, err)
@@ -52,7 +55,7 @@ func startEmbeddedNATS(dataDir, listen string) (*server.Server, error) {
 	if port == 0 {
 		port = server.RANDOM_PORT
 	}
-	s, err := server.NewServer(&server.Options{
+	opts := &server.Options{
 		ServerName: "zonestream",
 		Host:       host,
 		Port:       port,
@@ -60,7 +63,11 @@ func startEmbeddedNATS(dataDir, listen string) (*server.Server, error) {
 		StoreDir:   filepath.Join(dataDir, "jetstream"),
 		NoSigs:     true,
 		NoLog:      true,
-	})
+	}
+	if memory {
+		opts.JetStreamMaxMemory = memoryReservation()
+	}
+	s, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedded NATS: %w", err)
 	}
@@ -128,4 +135,18 @@ func writable(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// memoryReservation is what the streams reserve in memory storage: the sum
+// of their bounds (MaxBytes), and room for the lease bucket. A stream
+// reserves its bound when created, though it holds what is published;
+// nats-server's default limit, 75% of the machine's memory or of
+// $GOMEMLIMIT, refused the streams under GOMEMLIMIT=512MiB and would on a
+// small node.
+func memoryReservation() int64 {
+	var n int64 = 64 << 20
+	for _, c := range events.Streams() {
+		n += c.MaxBytes
+	}
+	return n
 }

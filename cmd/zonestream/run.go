@@ -138,7 +138,7 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 			return err
 		}
 		defer store.cleanup()
-		ns, err := startEmbeddedNATS(store.dir, a.natsListen)
+		ns, err := startEmbeddedNATS(store.dir, a.natsListen, store.memory)
 		if err != nil {
 			return err
 		}
