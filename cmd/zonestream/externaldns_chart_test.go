@@ -136,6 +136,13 @@ func runExternalDNSChart(t *testing.T, cluster *kube.Cluster, objects string, de
 		switch {
 		case e.ValueFrom == nil:
 			env = append(env, e.Name+"="+e.Value)
+		case e.ValueFrom.ResourceFieldRef != nil && e.ValueFrom.ResourceFieldRef.Resource == "limits.memory":
+			// As the kubelet gives it: the limit in bytes (divisor 1).
+			lim, ok := c.Resources.Limits[corev1.ResourceMemory]
+			if !ok {
+				t.Fatalf("env %s: the container has no memory limit", e.Name)
+			}
+			env = append(env, e.Name+"="+strconv.FormatInt(lim.Value(), 10))
 		case e.ValueFrom.SecretKeyRef != nil:
 			ref := e.ValueFrom.SecretKeyRef.Name + "/" + e.ValueFrom.SecretKeyRef.Key
 			v, ok := secrets[ref]
