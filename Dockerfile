@@ -1,19 +1,19 @@
 # zonestream: one image, every stage (`zonestream collector|dedup|planner|applier`)
 # and the all-in-one (`zonestream`). Static, non-root, nothing but the binary.
 #   docker build --build-arg VERSION=0.1.0 -t zonestream:0.1.0 -t zonestream:latest .
-# With every provider of ExternalDNS (Route53, Cloudflare, Google, Azure, ...):
-#   docker build --build-arg TAGS=externaldns -t zonestream:0.1.0-externaldns .
 # (CI builds the same image from a binary built on the host:
 # hack/containers/zonestream.Dockerfile.)
 FROM golang:1.26 AS build
 WORKDIR /src
 # What zonestream --version prints; empty: what the Go toolchain recorded.
 ARG VERSION=
-# Build tags: externaldns links ExternalDNS' providers and their SDKs.
+# Build tags: externaldns links every provider of ExternalDNS (aws,
+# cloudflare, google, ...), e.g. for ExternalDNS' Helm chart with
+# provider aws:  docker build --build-arg TAGS=externaldns -t zonestream:0.1.0-externaldns .
 ARG TAGS=
 COPY . .
 RUN --mount=type=cache,target=/root/.cache/go-build --mount=type=cache,target=/go/pkg/mod \
-    CGO_ENABLED=0 go build -tags "${TAGS}" -trimpath -ldflags="-s -w -X github.com/zonestream/zonestream/stage.version=${VERSION}" -o /out/zonestream ./cmd/zonestream
+    CGO_ENABLED=0 go build -tags="${TAGS}" -trimpath -ldflags="-s -w -X github.com/zonestream/zonestream/stage.version=${VERSION}" -o /out/zonestream ./cmd/zonestream
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/zonestream /zonestream

@@ -56,7 +56,7 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&o.NatsURL, "nats-url", envOr("ZS_NATS_URL", nats.DefaultURL), "NATS server URL(s), comma-separated")
 	fs.StringVar(&o.MetricsAddress, "metrics-address", ":7979", "address of the /metrics, /healthz and /readyz endpoint; empty disables it")
 	fs.BoolVar(&o.Pprof, "pprof", false, "serve /debug/pprof/ on --metrics-address (profiles on demand; off by default as it exposes internals)")
-	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.StringVar(&o.LogLevel, "log-level", "info", "log level: debug, info, warn, error (and ExternalDNS' trace, warning, fatal, panic)")
 	fs.StringVar(&o.LogFormat, "log-format", "text", "log format: text or json")
 	fs.IntVar(&o.Replicas, "nats-stream-replicas", 1, "replicas of each JetStream stream (3 on a clustered NATS)")
 	fs.BoolVar(&o.Version, "version", false, "print the version and exit")
@@ -66,7 +66,7 @@ func (o *Options) RegisterFlags(fs *flag.FlagSet) {
 // Logger builds the process logger from the flags.
 func (o *Options) Logger() (*slog.Logger, error) {
 	var level slog.Level
-	if err := level.UnmarshalText([]byte(o.LogLevel)); err != nil {
+	if err := level.UnmarshalText([]byte(logrusLevel(o.LogLevel))); err != nil {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
 	hopts := &slog.HandlerOptions{Level: level}
@@ -77,6 +77,22 @@ func (o *Options) Logger() (*slog.Logger, error) {
 		return slog.New(slog.NewJSONHandler(os.Stderr, hopts)), nil
 	}
 	return nil, fmt.Errorf("--log-format: %q is neither text nor json", o.LogFormat)
+}
+
+// logrusLevel maps ExternalDNS' (logrus') level names that slog lacks to
+// slog's: ExternalDNS' Helm chart offers panic, debug, info, warning,
+// error and fatal, and its --log-level takes trace too. Fatal and panic
+// are error: zonestream logs nothing above it.
+func logrusLevel(level string) string {
+	switch strings.ToLower(level) {
+	case "trace":
+		return "debug"
+	case "warning":
+		return "warn"
+	case "fatal", "panic":
+		return "error"
+	}
+	return level
 }
 
 // Connect connects to NATS with creds, retrying until it is there, and

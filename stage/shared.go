@@ -34,6 +34,10 @@ type Shared struct {
 	// when every name is planned and every plan has its result, the
 	// applier when it cannot list its provider (stage.ErrFinished).
 	Once bool
+	// PrivateBus: the bus is the all-in-one's embedded NATS, on loopback,
+	// which no other cluster's collector reaches. Set by the all-in-one,
+	// not a flag.
+	PrivateBus bool
 }
 
 // SharedGroups says which groups of shared flags a stage reads.

@@ -59,9 +59,12 @@ type process struct {
 	name string
 	bin  string
 	args []string
-	cmd  *exec.Cmd
-	log  *bytes.Buffer
-	mu   sync.Mutex
+	// env, when not nil, is the process' whole environment; nil inherits
+	// the test's.
+	env []string
+	cmd *exec.Cmd
+	log *bytes.Buffer
+	mu  sync.Mutex
 }
 
 func startProcess(t testing.TB, name string, args ...string) *process {
@@ -72,7 +75,14 @@ func startProcess(t testing.TB, name string, args ...string) *process {
 // startCommand is startProcess for another program than zonestream.
 func startCommand(t testing.TB, name, bin string, args ...string) *process {
 	t.Helper()
-	p := &process{t: t, name: name, bin: bin, args: args, log: &bytes.Buffer{}}
+	return startWithEnv(t, name, bin, nil, args...)
+}
+
+// startWithEnv is startCommand with env as the process' whole
+// environment (nil: the test's).
+func startWithEnv(t testing.TB, name, bin string, env []string, args ...string) *process {
+	t.Helper()
+	p := &process{t: t, name: name, bin: bin, args: args, env: env, log: &bytes.Buffer{}}
 	p.start()
 	t.Cleanup(func() {
 		p.kill()
@@ -87,6 +97,7 @@ func (p *process) start() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cmd := exec.Command(p.bin, p.args...)
+	cmd.Env = p.env
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	if err := cmd.Start(); err != nil {
 		p.t.Fatalf("start %s: %v", p.name, err)

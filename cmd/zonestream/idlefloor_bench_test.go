@@ -22,7 +22,7 @@ import (
 func BenchmarkIdleFloor(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
-		s, err := startEmbeddedNATS(b.TempDir(), "127.0.0.1:0")
+		s, err := startEmbeddedNATS(b.TempDir(), "127.0.0.1:0", false)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/zonestream/zonestream/events"
@@ -19,8 +20,10 @@ import (
 
 // allInOne is the all-in-one's configuration beyond the stages' own flags.
 type allInOne struct {
-	opts       stage.Options
-	dataDir    string
+	opts    stage.Options
+	dataDir string
+	// dataDirSet is whether --data-dir was given, rather than defaulted.
+	dataDirSet bool
 	natsListen string
 	// natsListenBeyondLoopback lets the embedded NATS listen on a
 	// non-loopback address.
@@ -70,8 +73,11 @@ func (a *allInOne) parse(args []string) (embedded bool, err error) {
 	}
 	embedded = os.Getenv("ZS_NATS_URL") == ""
 	a.fs.Visit(func(f *flag.Flag) {
-		if f.Name == "nats-url" {
+		switch f.Name {
+		case "nats-url":
 			embedded = false
+		case "data-dir":
+			a.dataDirSet = true
 		}
 	})
 	return embedded, nil
@@ -105,6 +111,9 @@ func runAll(args []string) error {
 // NATS URL once everything runs (the demo uses it).
 func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, started func(natsURL string)) error {
 	var svcs []stage.Runner
+	// The embedded NATS on loopback is this process' alone: no other
+	// cluster's collector reaches it.
+	a.shared.PrivateBus = embedded && !a.natsListenBeyondLoopback
 	for _, d := range a.stages {
 		svc, err := d.New(&a.shared, logger.With("service", d.Name))
 		if err != nil {
@@ -124,7 +133,12 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 		if err := checkEmbeddedListen(a.natsListen, a.natsListenBeyondLoopback, logger); err != nil {
 			return err
 		}
-		ns, err := startEmbeddedNATS(a.dataDir, a.natsListen)
+		store, err := embeddedStore(a.dataDir, a.dataDirSet, logger)
+		if err != nil {
+			return err
+		}
+		defer store.cleanup()
+		ns, err := startEmbeddedNATS(store.dir, a.natsListen, store.memory)
 		if err != nil {
 			return err
 		}
@@ -132,7 +146,10 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 		defer ns.Shutdown()
 		url = ns.ClientURL()
 		connect = append(connect, stage.InProcess(ns))
-		logger.Info("embedded NATS JetStream running", "url", url, "data_dir", a.dataDir)
+		if store.memory {
+			connect = append(connect, stage.WithStreams(events.WithStorage(jetstream.MemoryStorage)))
+		}
+		logger.Info("embedded NATS JetStream running", "url", url, "data_dir", store.dir, "memory", store.memory)
 	}
 	ready := func() error {
 		var errs []error

@@ -231,7 +231,11 @@ func NewProvider(cfg Config, logger *slog.Logger) (provider.Provider, error) {
 	case cfg.Provider == "":
 		return nil, errors.New("--provider is required (" + providerNames + ")")
 	case !ok:
-		return nil, fmt.Errorf("--provider %q: unknown provider, want one of %s", cfg.Provider, providerNames)
+		// A chart or Deployment of ExternalDNS names its cloud provider
+		// (aws, google, cloudflare, ...): say where zonestream has it.
+		return nil, fmt.Errorf("--provider %q: unknown provider, want one of %s; ExternalDNS' other providers "+
+			"(aws, google, azure, cloudflare, ...) are in zonestream built with -tags externaldns, "+
+			"or served by zonestream-externaldns to --provider=webhook", cfg.Provider, providerNames)
 	}
 	return build(cfg, provider.Options{DefaultTTL: cfg.DefaultTTL, Logger: logger.With("provider", cfg.Provider)})
 }

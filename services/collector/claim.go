@@ -29,6 +29,14 @@ func (r *run) claimClusterName(ctx context.Context) error {
 	delay := retryBase
 	for {
 		err := r.tryClaim(ctx)
+		if errors.Is(err, errNoClusterIdentity) && r.c.cfg.PrivateBus {
+			// ExternalDNS' Helm chart grants no get on namespaces (but for
+			// gateway sources): its releases run zonestream without it.
+			// The all-in-one's own bus has one cluster by construction.
+			r.logger.Warn("--cluster-name is not bound to this cluster: its identity cannot be read; "+
+				"harmless on the all-in-one's embedded NATS, which no other cluster reaches", "err", err)
+			return nil
+		}
 		if err == nil || errors.Is(err, ErrClusterNameTaken) || errors.Is(err, errNoClusterIdentity) || ctx.Err() != nil {
 			return err
 		}

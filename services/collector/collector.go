@@ -58,6 +58,10 @@ type Config struct {
 	// KubeAPIQPS and KubeAPIBurst limit the client's requests to the API
 	// server (--kube-api-qps, --kube-api-burst).
 	KubeAPIQPS, KubeAPIBurst int
+	// PrivateBus: no other cluster's collector shares the bus (the
+	// all-in-one's embedded NATS), so --cluster-name needs no binding to
+	// this cluster when its identity cannot be read.
+	PrivateBus bool
 
 	// Sources are the --source names to run ("service", "ingress", "crd").
 	Sources stage.StringList

@@ -18,6 +18,7 @@ func Stage() stage.Definition {
 		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.ManagedRecordTypes, cfg.Heartbeat = shared.ManagedRecordTypes, shared.Heartbeat
 			cfg.Ownership = shared.Ownership
+			cfg.PrivateBus = shared.PrivateBus
 			return New(cfg, logger)
 		},
 	}

@@ -107,10 +107,10 @@ func (s *Source) wantsType(t corev1.ServiceType) bool {
 // the source also watches EndpointSlices (a change enqueues the Service of
 // the slice); when headless or NodePort Services do, Pods (a change
 // enqueues the headless and externalTrafficPolicy-Local NodePort Services
-// of the namespace whose selector matches the Pod's old or new labels) and
-// Nodes (a change of addresses enqueues every NodePort Service of policy
-// Cluster, and the Services of indexDeps depNodesOfPods selecting a Pod on
-// that Node). Everything goes through indexes: nothing is ever relisted.
+// of the namespace whose selector matches the Pod's old or new labels);
+// when NodePort Services do, Nodes (a change of addresses enqueues every
+// NodePort Service of policy Cluster, and the Services of indexDeps
+// depNodesOfPods selecting a Pod on that Node). Everything goes through indexes: nothing is ever relisted.
 func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
 	headless := s.wantsType(corev1.ServiceTypeClusterIP)
 	nodePort := s.wantsType(corev1.ServiceTypeNodePort)
@@ -135,6 +135,12 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 		if err := watch(s.registerPods); err != nil {
 			return nil, err
 		}
+	}
+	// Nodes only when NodePort Services pass the filter, as ExternalDNS:
+	// a filter without NodePort needs no access to Nodes (ExternalDNS'
+	// Helm chart, namespaced, grants none), and a headless Service's
+	// NodeExternalIP targets are then skipped, as ExternalDNS skips them.
+	if nodePort {
 		if err := watch(s.registerNodes); err != nil {
 			return nil, err
 		}

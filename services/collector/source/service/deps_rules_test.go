@@ -79,6 +79,12 @@ func TestRuleHeadlessPodTargets(t *testing.T) {
 		{name: "endpoints-type NodeExternalIP: ExternalIP and IPv6 InternalIP of the pod's node", nodes: nodes, pods: onNodes,
 			svc:  headless("web", collectortest.Ann("hostname", webHost, "endpoints-type", "NodeExternalIP")),
 			want: eps(collectortest.EP(webHost, "A", "198.51.100.1"), collectortest.EP(webHost, "AAAA", "fd00::1"))},
+		// As ExternalDNS: Nodes are watched only for NodePort Services, so
+		// a release with no access to Nodes (ExternalDNS' chart, namespaced)
+		// syncs; NodeExternalIP targets are then skipped.
+		{name: "endpoints-type NodeExternalIP, NodePort filtered out: skipped", nodes: nodes, pods: onNodes,
+			svc: headless("web", collectortest.Ann("hostname", webHost, "endpoints-type", "NodeExternalIP")),
+			cfg: func(c *collector.Config) { c.Service.ServiceTypeFilter = []string{"ClusterIP"} }},
 		{name: "endpoints-type HostIP", nodes: nodes, pods: onNodes, svc: headless("web", collectortest.Ann("hostname", webHost, "endpoints-type", "HostIP")),
 			want: eps(collectortest.EP(webHost, "A", "10.1.0.1", "10.1.0.2"))},
 		{name: "--publish-host-ip", nodes: nodes, pods: onNodes, svc: headless("web", h),
