@@ -354,15 +354,19 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	if a.cfg.Once && !a.isListed() {
 		return fmt.Errorf("%w, not converged: the provider %s could not be listed", stage.ErrFinished, a.name)
 	}
+	// A dry run (--dry-run) takes no plan: plans stays nil, and the plans
+	// stay queued for zonestream plans and the portal.
+	var plans chan jetstream.Msg
+	var cons jetstream.Consumer
+	stop := func() {}
 	if a.cfg.DryRun {
-		return a.listOnly(ctx, js)
-	}
-	a.takeOverPending(ctx, js)
-
-	plans := make(chan jetstream.Msg)
-	cons, stop, err := a.consumePlans(ctx, js, plans)
-	if err != nil {
-		return err
+		a.log.Info("dry run (--dry-run): no plan is taken, nothing is written to the provider")
+	} else {
+		a.takeOverPending(ctx, js)
+		plans = make(chan jetstream.Msg)
+		if cons, stop, err = a.consumePlans(ctx, js, plans); err != nil {
+			return err
+		}
 	}
 	defer func() { stop() }()
 	reconnects := events.Reconnects(js)
@@ -375,7 +379,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 			return ctx.Err()
 		case <-ticker.C:
 			a.fullListing(ctx, js)
-			if n := events.Reconnects(js); n != reconnects && a.consumerAhead(ctx, js, cons) {
+			if n := events.Reconnects(js); n != reconnects && cons != nil && a.consumerAhead(ctx, js, cons) {
 				// The server restarted and lost plans it had acknowledged;
 				// new plans reuse their sequences, which the consumer
 				// would skip. Start it again from what the queue holds.
