@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
@@ -92,7 +93,22 @@ func TestOnceAndDryRun(t *testing.T) {
 		t.Fatalf("after --once BIND answers %v %v", got, err)
 	}
 
-	// --once with a key BIND refuses: the plan fails, the exit status says so.
+	// --once with a record BIND refuses (a host name with '_': BIND's
+	// check-names): the plan fails, the exit status says so.
+	if err := setLoadBalancer(ctx, cluster.Client.CoreV1().Services("default"), "bad",
+		map[string]string{"external-dns.alpha.kubernetes.io/hostname": "bad_host." + zone}, "192.0.2.20"); err != nil {
+		t.Fatal(err)
+	}
+	out, err = runOnce(ctx, common(t.TempDir(), "--once", "--nats-listen=127.0.0.1:0"))
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 || !strings.Contains(string(out), "plans not applied") {
+		t.Fatalf("--once with a plan BIND refuses: %v, want a non-zero exit saying plans were not applied\n%s", err, lastBytes(out, 4096))
+	}
+	if err := cluster.Client.CoreV1().Services("default").Delete(ctx, "bad", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	// --once with a key BIND refuses: the provider cannot be listed.
 	if err := setLoadBalancer(ctx, cluster.Client.CoreV1().Services("default"), "web", nil, "192.0.2.11"); err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +119,6 @@ func TestOnceAndDryRun(t *testing.T) {
 		}
 	}
 	out, err = runOnce(ctx, args)
-	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
 		t.Fatalf("--once with a plan BIND refuses: %v, want a non-zero exit\n%s", err, lastBytes(out, 4096))
 	}
