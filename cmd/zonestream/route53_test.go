@@ -38,7 +38,7 @@ func init() { binaryTags = "externaldns" }
 // kube-apiserver and Route53 as moto emulates it (no Route53 runs here).
 // Services, an Ingress and a DNSEndpoint become A, AAAA, CNAME and
 // ownership TXT record sets, an ELB hostname alias A and AAAA records,
-// weighted set identifiers record sets of their own,
+// weighted and failover set identifiers record sets of their own,
 // a change and a delete follow, and a record set zonestream does not own
 // is left alone.
 func TestRoute53AllInOne(t *testing.T) {
@@ -91,6 +91,10 @@ func TestRoute53AllInOne(t *testing.T) {
 	if _, err := cluster.Client.NetworkingV1().Ingresses("default").UpdateStatus(ctx, ing, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// A failover pair.
+	for _, f := range []struct{ name, role, ip string }{{"primary", "PRIMARY", "192.0.2.41"}, {"secondary", "SECONDARY", "192.0.2.42"}} {
+		lb(f.name, map[string]string{ann + "hostname": "f." + zone, ann + "set-identifier": f.name, ann + "aws-failover": f.role}, f.ip)
+	}
 	dyn, err := dynamic.NewForConfig(cluster.Config)
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +136,9 @@ func TestRoute53AllInOne(t *testing.T) {
 		`a-w.aws.test TXT "heritage=external-dns,external-dns/owner=e2e" set=blue`,
 		`a-w.aws.test TXT "heritage=external-dns,external-dns/owner=e2e" set=green`,
 		"docs.aws.test CNAME web.aws.test", "cname-docs.aws.test TXT " + owner("crd/default/docs"),
+		"f.aws.test A 192.0.2.41 set=primary failover=PRIMARY", "f.aws.test A 192.0.2.42 set=secondary failover=SECONDARY",
+		`a-f.aws.test TXT "heritage=external-dns,external-dns/owner=e2e" set=primary`,
+		`a-f.aws.test TXT "heritage=external-dns,external-dns/owner=e2e" set=secondary`,
 	}
 	holds("every object in Route53", append(slices.Clone(web), rest...)...)
 

@@ -55,7 +55,8 @@ func (r *Route53) CreateZone(t testing.TB, zone string) string {
 
 // RecordSets is what the hosted zone holds besides SOA and NS, each
 // record set as "name type value,value" (values sorted; an alias target
-// as alias:name) and, for a routing policy, " set=id weight=n", sorted.
+// as alias:name) and, for a routing policy, " set=id weight=n" or
+// " set=id failover=PRIMARY", sorted.
 func (r *Route53) RecordSets(ctx context.Context, zoneID string) ([]string, error) {
 	sets, err := r.List(ctx, zoneID)
 	if err != nil {
@@ -80,6 +81,9 @@ func (r *Route53) RecordSets(ctx context.Context, zoneID string) ([]string, erro
 		}
 		if rs.Weight != nil {
 			line += " weight=" + strconv.FormatInt(*rs.Weight, 10)
+		}
+		if rs.Failover != "" {
+			line += " failover=" + string(rs.Failover)
 		}
 		got = append(got, line)
 	}
