@@ -90,11 +90,22 @@ func (e *Endpoint) Normalize() {
 }
 
 // SameRecords reports whether two endpoints hold the same records: the same
-// targets and, when want has a TTL configured, the same TTL. An unconfigured
-// TTL (0) leaves the provider's TTL alone, as ExternalDNS does.
+// targets; when want has a TTL configured, the same TTL (an unconfigured
+// TTL, 0, leaves the provider's TTL alone, as ExternalDNS does); and the
+// same value for each provider-specific property both have (a weight
+// changed). A property only one of them has changes nothing: a provider
+// that keeps no such property (BIND has none) would otherwise be "changed"
+// at every pass.
 func SameRecords(want, have Endpoint) bool {
 	if want.RecordTTL != 0 && want.RecordTTL != have.RecordTTL {
 		return false
+	}
+	for _, h := range have.ProviderSpecific {
+		for _, w := range want.ProviderSpecific {
+			if w.Name == h.Name && w.Value != h.Value {
+				return false
+			}
+		}
 	}
 	return slices.Equal(want.Targets, have.Targets)
 }

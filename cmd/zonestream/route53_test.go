@@ -146,6 +146,20 @@ func TestRoute53AllInOne(t *testing.T) {
 	holds("web's new address", append([]string{"web.aws.test A 192.0.2.11", "a-web.aws.test TXT " + owner("service/default/web")},
 		rest...)...)
 
+	// blue's weight alone changes: Route53 gets the new weight.
+	blue, err := services.Get(ctx, "blue", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blue.Annotations[ann+"aws-weight"] = "30"
+	if _, err := services.Update(ctx, blue, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	i := slices.Index(rest, "w.aws.test A 192.0.2.21 set=blue weight=10")
+	rest[i] = "w.aws.test A 192.0.2.21 set=blue weight=30"
+	holds("blue's new weight", append([]string{"web.aws.test A 192.0.2.11", "a-web.aws.test TXT " + owner("service/default/web")},
+		rest...)...)
+
 	if err := services.Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
