@@ -47,6 +47,8 @@ type Options struct {
 	// StartTimeout bounds how long Start waits for named to answer
 	// (default 30s, also bounded by ctx).
 	StartTimeout time.Duration
+	// TLS, when set, adds a DNS over TLS listener (tls.go).
+	TLS *TLS
 }
 
 // Server is a running named.
@@ -58,6 +60,10 @@ type Server struct {
 	KeyName   string // fully qualified, e.g. "zonestream-key."
 	Secret    string // base64
 	Algorithm string // "hmac-sha256"
+	// TLSPort and TLSAddr are the DNS over TLS listener's, when
+	// Options.TLS is set.
+	TLSPort int
+	TLSAddr string
 
 	dir  string
 	opts Options
@@ -120,6 +126,12 @@ func (s *Server) start(ctx context.Context, opts Options) (err error) {
 	s.Port = port
 	s.Addr = net.JoinHostPort(s.Host, strconv.Itoa(port))
 	s.opts = opts
+	if opts.TLS != nil {
+		if s.TLSPort, err = loopback.Port(false); err != nil {
+			return err
+		}
+		s.TLSAddr = net.JoinHostPort(s.Host, strconv.Itoa(s.TLSPort))
+	}
 	if s.dir, err = os.MkdirTemp("", "zonestream-bind-"); err != nil {
 		return err
 	}
@@ -180,7 +192,7 @@ func (s *Server) writeConfig() error {
 	dump-file %s;
 	statistics-file %s;
 	listen-on port %d { 127.0.0.1; };
-	listen-on-v6 { none; };
+%s	listen-on-v6 { none; };
 	recursion no;
 	dnssec-validation no;
 	notify no;
@@ -205,7 +217,8 @@ key %s {
 };
 `, q(s.dir), q(filepath.Join(s.dir, "named.pid")), q(filepath.Join(s.dir, "named.lock")),
 		q(filepath.Join(s.dir, "session.key")), q(s.dir), q(filepath.Join(s.dir, "named_dump.db")),
-		q(filepath.Join(s.dir, "named.stats")), s.Port, q(s.KeyName), s.Algorithm, q(s.Secret))
+		q(filepath.Join(s.dir, "named.stats")), s.Port, s.tlsListen(), q(s.KeyName), s.Algorithm, q(s.Secret))
+	b.WriteString(s.tlsBlock())
 	for _, z := range s.Zones {
 		file := filepath.Join(s.dir, z+".zone")
 		fmt.Fprintf(&b, `

@@ -1,0 +1,32 @@
+package bind
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// TLS is a certificate and key named presents on its DNS over TLS
+// listener (RFC 7858), BIND 9.18's `tls` block and `listen-on ... tls`.
+type TLS struct {
+	CertFile, KeyFile string
+}
+
+// tlsName names the tls block in named.conf.
+const tlsName = "zonestream-tls"
+
+// tlsListen is the listen-on line of the TLS listener, or nothing.
+func (s *Server) tlsListen() string {
+	if s.opts.TLS == nil {
+		return ""
+	}
+	return fmt.Sprintf("\tlisten-on port %d tls %s { 127.0.0.1; };\n", s.TLSPort, tlsName)
+}
+
+// tlsBlock is the tls block naming the certificate, or nothing.
+func (s *Server) tlsBlock() string {
+	if s.opts.TLS == nil {
+		return ""
+	}
+	return fmt.Sprintf("\ntls %s {\n\tcert-file %s;\n\tkey-file %s;\n};\n",
+		tlsName, strconv.Quote(s.opts.TLS.CertFile), strconv.Quote(s.opts.TLS.KeyFile))
+}
