@@ -1,8 +1,12 @@
 package bind
 
 import (
+	"context"
 	"fmt"
 	"strconv"
+	"testing"
+
+	"github.com/zonestream/zonestream/testenv/internal/daemon"
 )
 
 // TLS is a certificate and key named presents on its DNS over TLS
@@ -29,4 +33,11 @@ func (s *Server) tlsBlock() string {
 	}
 	return fmt.Sprintf("\ntls %s {\n\tcert-file %s;\n\tkey-file %s;\n};\n",
 		tlsName, strconv.Quote(s.opts.TLS.CertFile), strconv.Quote(s.opts.TLS.KeyFile))
+}
+
+// StartTLST is StartT with a DNS over TLS listener presenting tls.
+func StartTLST(t testing.TB, tls *TLS, zones ...string) *Server {
+	return daemon.StartT(t, "named", func(ctx context.Context) (*Server, error) {
+		return Start(ctx, Options{Zones: zones, TLS: tls})
+	})
 }

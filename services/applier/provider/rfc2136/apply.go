@@ -99,7 +99,7 @@ func (p *Provider) updateMsg(zone string, changes []events.Change) (*dns.Msg, er
 	return m, nil
 }
 
-// send exchanges one UPDATE over TCP with a fresh client, retrying
+// send exchanges one UPDATE over TCP (or TLS) with a fresh client, retrying
 // transient failures with exponential backoff and jitter.
 func (p *Provider) send(ctx context.Context, zone string, m *dns.Msg) error {
 	err := provider.Retry(ctx, p.cfg.Retries, p.cfg.RetryBackoff,
@@ -114,7 +114,7 @@ func (p *Provider) send(ctx context.Context, zone string, m *dns.Msg) error {
 }
 
 func (p *Provider) exchange(ctx context.Context, zone string, m *dns.Msg) error {
-	c := &dns.Client{Net: "tcp", Timeout: p.cfg.Timeout}
+	c := &dns.Client{Net: p.net, TLSConfig: p.tls, Timeout: p.cfg.Timeout}
 	if !p.cfg.Insecure {
 		p.sign(m)
 		c.TsigProvider = tsig{p.keyName, p.cfg.TSIGSecret}
@@ -129,7 +129,7 @@ func (p *Provider) exchange(ctx context.Context, zone string, m *dns.Msg) error 
 				return provider.Permanentf("%w (check --rfc2136-tsig-keyname, --rfc2136-tsig-secret, --rfc2136-tsig-secret-alg and the clock)", err)
 			}
 		}
-		return err
+		return unverified(err)
 	}
 	switch r.Rcode {
 	case dns.RcodeSuccess:

@@ -34,6 +34,8 @@ type Config struct {
 	// the others are an IXFR from the serial last seen, a lone SOA when
 	// nothing changed. 0 or 1: every listing is an AXFR.
 	FullTransferEvery int
+	// TLS is DNS over TLS to the server (tlsconfig.go).
+	TLS TLSConfig
 
 	// Its Timeout bounds one DNS exchange.
 	provider.RetryConfig
@@ -53,6 +55,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.FullTransferEvery, "rfc2136-full-transfer-every", 10, "when using the RFC2136 provider, every Nth listing of a zone (--interval) is a full AXFR; "+
 		"the others ask for what changed since the serial last seen (IXFR), which is one SOA when nothing did (0 or 1: always AXFR)")
 	fs.IntVar(&c.BatchChangeSize, "rfc2136-batch-change-size", 50, "when using the RFC2136 provider, the most changes sent in one UPDATE message")
+	c.TLS.registerFlags(fs)
 }
 
 var algorithms = map[string]string{

@@ -6,6 +6,7 @@ package rfc2136
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"log/slog"
 	"net"
@@ -24,6 +25,8 @@ import (
 type Provider struct {
 	cfg        Config
 	addr       string
+	net        string      // "tcp", or "tcp-tls" with --rfc2136-use-tls
+	tls        *tls.Config // nil without --rfc2136-use-tls
 	zones      []string
 	keyName    string
 	alg        string
@@ -53,6 +56,14 @@ func New(cfg Config, opts provider.Options) (*Provider, error) {
 		defaultTTL: opts.DefaultTTL,
 		minTTL:     int64(cfg.MinTTL / time.Second),
 		log:        opts.Logger,
+		net:        "tcp",
+	}
+	var err error
+	if p.tls, err = cfg.TLS.build(cfg.Host); err != nil {
+		return nil, err
+	}
+	if p.tls != nil {
+		p.net = "tcp-tls"
 	}
 	for _, z := range cfg.Zones {
 		p.zones = append(p.zones, events.NormalizeName(z))
@@ -106,7 +117,7 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 // transfer runs the zone transfer m (AXFR or IXFR) and returns every RR
 // it brought, in order.
 func (p *Provider) transfer(ctx context.Context, m *dns.Msg) ([]dns.RR, error) {
-	tr := &dns.Transfer{DialTimeout: p.cfg.Timeout, ReadTimeout: p.cfg.Timeout, WriteTimeout: p.cfg.Timeout}
+	tr := &dns.Transfer{DialTimeout: p.cfg.Timeout, ReadTimeout: p.cfg.Timeout, WriteTimeout: p.cfg.Timeout, TLS: p.tls}
 	if p.cfg.TSIGAXFR {
 		p.sign(m)
 		tr.TsigProvider = tsig{p.keyName, p.cfg.TSIGSecret}
@@ -124,7 +135,7 @@ func (p *Provider) transfer(ctx context.Context, m *dns.Msg) ([]dns.RR, error) {
 		}()
 		env, err := tr.In(m, p.addr)
 		if err != nil {
-			done <- result{err: err}
+			done <- result{err: unverified(err)}
 			return
 		}
 		var rrs []dns.RR
