@@ -13,6 +13,9 @@ import (
 // listener (RFC 7858), BIND 9.18's `tls` block and `listen-on ... tls`.
 type TLS struct {
 	CertFile, KeyFile string
+	// ClientCAFile, when set, makes named ask for a client certificate
+	// signed by it (mutual TLS, the tls block's ca-file).
+	ClientCAFile string
 }
 
 // tlsName names the tls block in named.conf.
@@ -31,8 +34,12 @@ func (s *Server) tlsBlock() string {
 	if s.opts.TLS == nil {
 		return ""
 	}
-	return fmt.Sprintf("\ntls %s {\n\tcert-file %s;\n\tkey-file %s;\n};\n",
-		tlsName, strconv.Quote(s.opts.TLS.CertFile), strconv.Quote(s.opts.TLS.KeyFile))
+	ca := ""
+	if s.opts.TLS.ClientCAFile != "" {
+		ca = fmt.Sprintf("\tca-file %s;\n", strconv.Quote(s.opts.TLS.ClientCAFile))
+	}
+	return fmt.Sprintf("\ntls %s {\n\tcert-file %s;\n\tkey-file %s;\n%s};\n",
+		tlsName, strconv.Quote(s.opts.TLS.CertFile), strconv.Quote(s.opts.TLS.KeyFile), ca)
 }
 
 // StartTLST is StartT with a DNS over TLS listener presenting tls.
