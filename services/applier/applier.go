@@ -263,7 +263,7 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 	calls := provider.Checked(provider.CacheZones(provider.RateLimit(p, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
 		cfg.ZonesCacheDuration))
 	return &Applier{cfg: cfg, name: name, raw: p, prov: calls, log: logger.With("provider", name),
-		listings: map[string]uint64{}}, nil
+		listings: map[string]uint64{}, zoneRecords: map[string]int{}}, nil
 }
 
 // Provider returns the provider the applier drives, as built.
