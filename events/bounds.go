@@ -154,6 +154,21 @@ func (w *shapeWalk) value(t reflect.Type, depth int, lim *limit) error {
 		// Read, then copied into a string; into an interface, boxed too.
 		return w.spend(2*n + boxed(t))
 	}
+	if msgpcode.IsExt(c) {
+		// Skip would read the claimed length in chunks of up to 1 MiB
+		// before finding the payload short: check the length first.
+		_, n, err := w.dec.DecodeExtHeader()
+		if err != nil {
+			return err
+		}
+		if n > w.r.Len() {
+			return fmt.Errorf("extension of %d bytes claimed, %d left", n, w.r.Len())
+		}
+		if _, err := w.r.Seek(int64(n), io.SeekCurrent); err != nil {
+			return err
+		}
+		return w.spend(2*n + boxed(t))
+	}
 	if err := w.dec.Skip(); err != nil {
 		return err
 	}
