@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -81,6 +82,12 @@ func (s *run) adjustNames(ctx context.Context, provider string, names []string) 
 	ctx, cancel := context.WithTimeout(ctx, adjustTimeout)
 	defer cancel()
 	adjusted, err := events.Adjust(ctx, s.js.Conn(), provider, eps)
+	if err == nil && len(adjusted) == 0 {
+		// A provider may drop a record it cannot hold, never every one:
+		// an empty answer is a broken one, and planned from it, every
+		// record of these names would be deleted.
+		err = fmt.Errorf("%w: the provider answered no record for %d", events.ErrAdjust, len(eps))
+	}
 	if err != nil {
 		adjustFailures.WithLabelValues(provider).Inc()
 		zones := map[zoneKey]bool{}

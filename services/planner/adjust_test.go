@@ -74,3 +74,36 @@ func TestAdjustedRecordsArePlanned(t *testing.T) {
 		}
 	}
 }
+
+// A provider that answers no record at all is broken, not a wish to delete
+// everything: the names it was asked about wait, and the records they own
+// stay.
+func TestEmptyAdjustAnswerDeletesNothing(t *testing.T) {
+	nc, js := startBus(t)
+	www := "www." + zone
+	held(t, js, rr(www, "A", 300, "192.0.2.1"), rr("a-"+www, "TXT", 300, owned("me", "service/default/web")))
+	publish(t, js, events.ZonesSubject("p"), &events.ZoneList{Provider: "p", Zones: []string{zone}, Adjusts: true})
+	wanted(t, js, rr(www, "A", 0, "192.0.2.2"))
+	stop, err := events.ServeAdjust(nc, "p", time.Second, func(context.Context, []events.Endpoint) ([]events.Endpoint, error) {
+		return nil, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	sub := planSub(t, nc)
+	failures := adjustFailures.WithLabelValues("p")
+	before := testutil.ToFloat64(failures)
+	runPlanner(t, js, Config{})
+	publishComplete(t, js)
+	deadline := time.Now().Add(20 * time.Second)
+	for testutil.ToFloat64(failures) == before {
+		if time.Now().After(deadline) {
+			t.Fatal("an empty answer was not counted as a failed adjustment")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if m, err := sub.NextMsg(time.Second); err == nil {
+		t.Fatalf("planned from an empty answer: %s", m.Data)
+	}
+}
