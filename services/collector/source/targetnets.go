@@ -45,7 +45,7 @@ func (f TargetNets) Filter(eps []events.Endpoint) []events.Endpoint {
 	if len(f.include) == 0 && len(f.exclude) == 0 {
 		return eps
 	}
-	out := eps[:0]
+	out := make([]events.Endpoint, 0, len(eps)) // the source's slice is left as it is
 	for _, ep := range eps {
 		var kept []string
 		for _, t := range ep.Targets {
