@@ -70,6 +70,11 @@ func (r Received) Causation() string { return r.header(HeaderCausation) }
 // Hash returns the message's content hash.
 func (r Received) Hash() string { return r.header(HeaderHash) }
 
+// IsTombstone says the message is a tombstone, from its headers alone (a
+// tombstone is the only message published with a TTL, codec.go): what a
+// headers-only read-back needs to tell a deleted key from a live one.
+func (r Received) IsTombstone() bool { return r.Header.Get(jetstream.MsgTTLHeader) != "" }
+
 // header returns a header's value as a string of its own: nats.go decodes
 // every value of a message as a part of one string of the whole header
 // block, so that a value kept (a hash per subject, an id per name) would
@@ -97,7 +102,10 @@ func ReadLast(ctx context.Context, js jetstream.JetStream, stream string, filter
 
 // LastHashes returns the content hash of the last message on every subject
 // of stream matching filter: what a service published before it restarted,
-// so that it stays quiet about what has not changed.
+// so that it stays quiet about what has not changed. A subject whose last
+// message is a tombstone is left out, as if it were empty: to the reader
+// both mean nothing is there, and a day of deletes would otherwise cost
+// every read-back (after each restart and reconnect) a key per delete.
 func LastHashes(ctx context.Context, js jetstream.JetStream, stream, filter string) (map[string]string, error) {
 	hashes := make(map[string]string)
 	var mu sync.Mutex
@@ -105,7 +113,7 @@ func LastHashes(ctx context.Context, js jetstream.JetStream, stream, filter stri
 	err := ReadLast(ctx, js, stream, []string{filter}, func(r Received) {
 		mu.Lock()
 		defer mu.Unlock()
-		if !done {
+		if !done && !r.IsTombstone() {
 			hashes[r.Subject] = r.Hash()
 		}
 	}, HeadersOnly())

@@ -124,6 +124,13 @@ func TestLastHashes(t *testing.T) {
 	if len(hashes) != 1 || hashes[DesiredSubject("a.example.com")] != last {
 		t.Fatalf("LastHashes = %v, want the hash of the last message %s", hashes, last)
 	}
+	// A deleted key reads back as an empty one: absent.
+	if _, _, err := Publish(ctx, js, DesiredSubject("a.example.com"), &DesiredState{DNSName: "a.example.com"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if hashes, err = LastHashes(ctx, js, StreamDesired, SubjectDesired+".>"); err != nil || len(hashes) != 0 {
+		t.Fatalf("LastHashes after a tombstone = %v, %v; want nothing", hashes, err)
+	}
 }
 
 // TestWatchReadsAgainWhenTheStreamWentBack: a server that restarts after

@@ -27,7 +27,9 @@ func readBack(ctx context.Context, js jetstream.JetStream, log *slog.Logger) (*p
 		func(m events.Received) {
 			mu.Lock()
 			defer mu.Unlock()
-			if done {
+			// A tombstone is read back as nothing: dedup publishes no
+			// tombstone where nothing is known, so the name needs no work.
+			if done || m.IsTombstone() {
 				return
 			}
 			p.hashes[m.Subject] = m.Hash()
