@@ -60,14 +60,37 @@ func HashOf(ev Event) (string, error) {
 	return Hash(b), nil
 }
 
-// TombstoneTTL is how long a tombstone stays on its stream before it
-// expires and leaves its subject empty: long enough to explain why a record
-// went, short enough that the streams hold what exists, not everything
-// that ever did.
-const TombstoneTTL = 24 * time.Hour
+// TombstoneTTL is how long the tombstone of a key's state (an object, a
+// name, what a provider holds) stays on its stream before it expires and
+// leaves its subject empty. Every reader that restarts or reads back takes
+// an empty subject exactly as a tombstone, so a tombstone is only news for
+// the watches that follow the stream live, and a watch that may have
+// missed news starts over (CutOffAfter, cutoff.go). Long enough that a
+// reader a NATS restart or a network blip kept away is back well before
+// its tombstones expire; short enough that what a restart reads, on the
+// server and in every stage, is what exists plus the last minutes of
+// deletes, not a day of them (which made a NATS restart late in a long
+// run take 20 s, where it took 4 s early on).
+const TombstoneTTL = 15 * time.Minute
+
+// MarkTombstoneTTL is how long the tombstone of a completeness mark (a
+// retired collector), a cluster claim (released) or held deletes
+// (released) stays: a day. These are few, and a restarted dedup reads the
+// marks back to know which collectors left by retirement: a retirement
+// must outlive any outage of dedup an operator would sit through.
+const MarkTombstoneTTL = 24 * time.Hour
+
+// tombstoneTTL is how long ev stays on its stream when it is a tombstone.
+func tombstoneTTL(ev Event) time.Duration {
+	switch ev.(type) {
+	case *CollectorState, *ClusterClaim, *HeldDeletes:
+		return MarkTombstoneTTL
+	}
+	return TombstoneTTL
+}
 
 // Message builds the NATS message for ev: payload and headers. A tombstone
-// expires after TombstoneTTL; it replaces its subject's last state by the
+// expires (tombstoneTTL); it replaces its subject's last state by the
 // state streams' limit of one message per subject, never by a rollup
 // (streams.go).
 func Message(subject string, ev Event, causation string) (*nats.Msg, error) {
@@ -81,7 +104,7 @@ func Message(subject string, ev Event, causation string) (*nats.Msg, error) {
 	}
 	msg := nats.NewMsg(subject)
 	if t, ok := ev.(Tombstoner); ok && t.IsTombstone() {
-		msg.Header.Set(jetstream.MsgTTLHeader, TombstoneTTL.String())
+		msg.Header.Set(jetstream.MsgTTLHeader, tombstoneTTL(ev).String())
 	}
 	msg.Data = payload
 	id := nuid.Next()

@@ -26,4 +26,8 @@ var (
 	// (adjust.go): none answers, or its provider failed. The names wait;
 	// nothing is planned from unadjusted records.
 	ErrAdjust = errors.New("records not adjusted by the provider")
+	// ErrCutOff: a watch was not level with its stream for CutOffAfter
+	// (cutoff.go); what its stage holds may include keys whose tombstones
+	// expired unread. The stage starts over from the streams.
+	ErrCutOff = errors.New("cut off from the stream for longer than a tombstone is sure to last")
 )

@@ -59,10 +59,17 @@ func TestTombstoneReplacesHistoryAndExpires(t *testing.T) {
 	if msg.Header.Get(jetstream.MsgTTLHeader) != TombstoneTTL.String() {
 		t.Fatalf("tombstone carries no TTL: %v", msg.Header)
 	}
+	retired, err := Message(CollectorSubject("c", "service"), &CollectorState{CollectorRef: CollectorRef{Cluster: "c", Collector: "service"}, Phase: PhaseRetired}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := retired.Header.Get(jetstream.MsgTTLHeader); got != MarkTombstoneTTL.String() {
+		t.Fatalf("a retired mark lives %q, want %s: a restarted dedup reads retirements back", got, MarkTombstoneTTL)
+	}
 	if r := msg.Header.Get(jetstream.MsgRollup); r != "" {
 		t.Fatalf("tombstone asks for a rollup (%s): no stream several identities write allows one", r)
 	}
-	msg.Header.Set(jetstream.MsgTTLHeader, "1s") // the real TTL is a day
+	msg.Header.Set(jetstream.MsgTTLHeader, "1s") // the real one is minutes
 	if _, err := js.PublishMsg(ctx, msg); err != nil {
 		t.Fatal(err)
 	}

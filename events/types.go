@@ -20,8 +20,8 @@ type Event interface {
 }
 
 // Tombstoner is an event that can say "nothing here any more". A tombstone
-// replaces its subject's last state (one message per subject) and expires after
-// TombstoneTTL, so that the state streams do not grow with everything that
+// replaces its subject's last state (one message per subject) and expires
+// (TombstoneTTL, MarkTombstoneTTL), so that the state streams do not grow with everything that
 // ever existed: once expired, the subject is empty, which every reader
 // takes exactly as it takes the tombstone.
 type Tombstoner interface {

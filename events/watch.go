@@ -57,7 +57,8 @@ func startWatch(ctx context.Context, js jetstream.JetStream, stream string, filt
 	for _, o := range opts {
 		o(&cfg)
 	}
-	w := &watch{js: js, stream: stream, cfg: cfg, fn: fn, rest: atRest, caughtUp: make(chan struct{})}
+	w := &watch{js: js, stream: stream, cfg: cfg, fn: fn, rest: atRest, cut: cutOffRule,
+		onCutOff: cutOffHandler(ctx), caughtUp: make(chan struct{})}
 	if err := w.start(ctx, false, false); err != nil {
 		return nil, err
 	}
@@ -98,6 +99,8 @@ type watch struct {
 	cfg      jetstream.OrderedConsumerConfig
 	fn       func(Received)
 	rest     restPace
+	cut      cutOffTimes
+	onCutOff func(error) // nil: start over alone
 	caughtUp chan struct{}
 	once     sync.Once
 
@@ -108,6 +111,8 @@ type watch struct {
 	seen     uint64             // the highest sequence delivered
 	stopIter context.CancelFunc // ends the current iterator's Pump
 	quiet    bool               // the consumer pulls at rest's pace
+	level    time.Time          // when the server last had nothing more for the watch (cutoff.go)
+	cutOff   bool               // handed to onCutOff: fn gets nothing more
 	// What follow starts once the iterator stops: again (a restart was
 	// asked for), at rest's pace or not, over from scratch or not.
 	again, nextQuiet, nextOver bool
@@ -130,6 +135,7 @@ func (w *watch) isCaughtUp() bool {
 // replay, from the last message of every subject again (what was
 // delivered already is skipped), so that no older state of a key is read.
 func (w *watch) start(ctx context.Context, quiet, over bool) error {
+	begun := time.Now()
 	w.mu.Lock()
 	cfg, seen, history, fresh := w.cfg, w.seen, w.history, over || w.iter == nil
 	w.mu.Unlock()
@@ -159,7 +165,9 @@ func (w *watch) start(ctx context.Context, quiet, over bool) error {
 	w.mu.Lock()
 	w.cons, w.iter, w.quiet = cons, iter, quiet
 	if fresh {
-		w.history, w.seen = history, 0
+		// A replay reads the last message of every subject as it is now:
+		// the watch misses nothing stored before it began.
+		w.history, w.seen, w.level = history, 0, begun
 	}
 	w.mu.Unlock()
 	return nil
@@ -216,11 +224,14 @@ func (w *watch) deliver(msg jetstream.Msg) {
 		return
 	}
 	w.mu.Lock()
-	if meta.Sequence.Stream <= w.seen {
+	if meta.Sequence.Stream <= w.seen || w.cutOff {
 		w.mu.Unlock()
 		return
 	}
 	w.seen = meta.Sequence.Stream
+	if meta.NumPending == 0 {
+		w.level = time.Now()
+	}
 	history := w.history
 	w.mu.Unlock()
 	w.fn(Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(),
@@ -239,7 +250,8 @@ func (w *watch) deliver(msg jetstream.Msg) {
 // highest it delivered would skip; each message is the whole state of its
 // key, so reading one again is harmless), after the last one delivered
 // otherwise. atRest.after after a start, once caught up, it goes to
-// rest's pace.
+// rest's pace. Whenever it wakes, and every cut.probe, it checks that the
+// watch is not cut off (cutoff.go) before it lets it go on.
 func (w *watch) guard(ctx context.Context) {
 	nc := w.js.Conn()
 	if nc == nil {
@@ -251,11 +263,18 @@ func (w *watch) guard(ctx context.Context) {
 	defer nc.RemoveStatusListener(connected)
 	rest := time.NewTimer(w.rest.after)
 	defer rest.Stop()
+	probe := time.NewTicker(w.cut.probe)
+	defer probe.Stop()
 	var retry <-chan time.Time // while a check could not ask the server
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-probe.C:
+			if !w.checkLevel(ctx) {
+				return
+			}
+			continue
 		case <-rest.C:
 			if !w.isCaughtUp() {
 				rest.Reset(w.rest.after)
@@ -274,6 +293,9 @@ func (w *watch) guard(ctx context.Context) {
 		case <-retry:
 		}
 		retry = nil
+		if !w.checkLevel(ctx) {
+			return
+		}
 		st, err := w.js.Stream(ctx, w.stream)
 		if err != nil {
 			retry = time.After(time.Second)
@@ -284,4 +306,48 @@ func (w *watch) guard(ctx context.Context) {
 		w.mu.Unlock()
 		rest.Reset(w.rest.after)
 	}
+}
+
+// checkLevel checks that the watch is not cut off, asking the server whether
+// it has anything left for the watch when nothing said so for a while.
+// It returns false once the watch is cut off and handed to onCutOff:
+// nothing more is delivered. Without onCutOff it starts over and goes on.
+func (w *watch) checkLevel(ctx context.Context) bool {
+	asked := time.Now()
+	w.mu.Lock()
+	since, cons := asked.Sub(w.level), w.cons
+	w.mu.Unlock()
+	if since > w.cut.after {
+		return w.cutOffNow(since)
+	}
+	if since < w.cut.probe || cons == nil {
+		return true
+	}
+	ictx, cancel := context.WithTimeout(ctx, w.cut.probe)
+	defer cancel()
+	if info, err := cons.Info(ictx); err == nil && info.NumPending == 0 {
+		w.mu.Lock()
+		if asked.After(w.level) {
+			w.level = asked
+		}
+		w.mu.Unlock()
+	}
+	return true
+}
+
+func (w *watch) cutOffNow(since time.Duration) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.onCutOff == nil {
+		w.level = time.Now()
+		w.restart(false, true)
+		return true
+	}
+	w.cutOff = true
+	w.again = false
+	if w.stopIter != nil {
+		w.stopIter()
+	}
+	go w.onCutOff(fmt.Errorf("watch %s: not level with the stream for %s: %w", w.stream, since.Round(time.Second), ErrCutOff))
+	return false
 }

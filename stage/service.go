@@ -241,7 +241,12 @@ func run(name string, opts Options, construct func(*slog.Logger) (Runner, error)
 		return err
 	}
 	defer nc.Drain()
+	ctx, cancel := UntilCutOff(ctx)
+	defer cancel()
 	err = svc.Run(ctx, js)
+	if cut := CutOff(ctx); cut != nil {
+		return cut
+	}
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

@@ -177,6 +177,8 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 	if started != nil {
 		started(url)
 	}
+	ctx, cancel := stage.UntilCutOff(ctx)
+	defer cancel()
 	g, gctx := errgroup.WithContext(ctx)
 	for i, s := range svcs {
 		g.Go(func() error {
@@ -189,6 +191,9 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 	}
 	err = g.Wait()
 	_ = nc.Drain()
+	if cut := stage.CutOff(ctx); cut != nil {
+		return cut
+	}
 	if errors.Is(err, stage.ErrFinished) {
 		return stage.Finished(errors.Unwrap(err)) // nil: the pass converged
 	}
