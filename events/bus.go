@@ -104,7 +104,7 @@ func ReadLast(ctx context.Context, js jetstream.JetStream, stream string, filter
 // of stream matching filter: what a service published before it restarted,
 // so that it stays quiet about what has not changed. A subject whose last
 // message is a tombstone is left out, as if it were empty: to the reader
-// both mean nothing is there, and a day of deletes would otherwise cost
+// both mean nothing is there, and the recent deletes would otherwise cost
 // every read-back (after each restart and reconnect) a key per delete.
 func LastHashes(ctx context.Context, js jetstream.JetStream, stream, filter string) (map[string]string, error) {
 	hashes := make(map[string]string)

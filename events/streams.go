@@ -53,8 +53,8 @@ const statePerSubject = 1
 // volume (deploy/kubernetes), since a stream reserves its MaxBytes.
 //
 // A deleted key keeps its tombstone for TombstoneTTL, about 390 bytes
-// stored, so a state stream must hold its live keys plus a day of deletes:
-// 256 MiB is some 680,000 keys. ZS_OBSERVED gets twice that, since every
+// stored, so a state stream must hold its live keys plus 15 minutes of
+// deletes: 256 MiB is some 680,000 keys. ZS_OBSERVED gets twice that, since every
 // name a provider holds comes with its ownership record's name.
 const (
 	stateMaxBytes      = 256 << 20
