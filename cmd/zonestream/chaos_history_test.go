@@ -60,7 +60,7 @@ func prefillHistory(t *testing.T, url, cluster, zone, provider string, n int) {
 		publish(events.ObservedSubject(provider, owner), &events.ObservedState{Provider: provider, Zone: zone, DNSName: owner, Records: []events.Endpoint{txt}})
 		publish(events.ObservedSubject(provider, name), &events.ObservedState{Provider: provider, Zone: zone, DNSName: name})
 		publish(events.ObservedSubject(provider, owner), &events.ObservedState{Provider: provider, Zone: zone, DNSName: owner})
-		if i%1000 == 999 {
+		if i%256 == 255 { // 8 messages an object: below the 4096 pending allowed
 			select {
 			case <-js.PublishAsyncComplete():
 			case <-ctx.Done():

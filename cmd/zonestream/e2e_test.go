@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -64,7 +65,9 @@ type process struct {
 	env []string
 	cmd *exec.Cmd
 	log *bytes.Buffer
-	mu  sync.Mutex
+	// logFile is $ZS_STAGE_LOGS' copy of log, while the process runs.
+	logFile *os.File
+	mu      sync.Mutex
 }
 
 func startProcess(t testing.TB, name string, args ...string) *process {
@@ -99,6 +102,17 @@ func (p *process) start() {
 	cmd := exec.Command(p.bin, p.args...)
 	cmd.Env = p.env
 	cmd.Stdout, cmd.Stderr = p.log, p.log
+	// $ZS_STAGE_LOGS keeps every process' whole log, across its restarts,
+	// in DIR/<name>.log: what a slow trial of a long chaos run did.
+	if dir := os.Getenv("ZS_STAGE_LOGS"); dir != "" {
+		f, err := os.OpenFile(filepath.Join(dir, p.name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err != nil {
+			p.t.Fatalf("log of %s: %v", p.name, err)
+		}
+		p.logFile = f                    // closed once the process ended: the copy writes to it until then
+		both := io.MultiWriter(p.log, f) // one writer: one goroutine writes p.log
+		cmd.Stdout, cmd.Stderr = both, both
+	}
 	if err := cmd.Start(); err != nil {
 		p.t.Fatalf("start %s: %v", p.name, err)
 	}
@@ -115,6 +129,10 @@ func (p *process) kill() {
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
 	_ = p.cmd.Wait()
 	p.cmd = nil
+	if p.logFile != nil {
+		p.logFile.Close()
+		p.logFile = nil
+	}
 }
 
 func lastBytes(b []byte, n int) []byte {
