@@ -96,8 +96,8 @@ func (p *Provider) applyPrefix(ctx context.Context, zone string, changes []event
 	return 0, fmt.Errorf("%w: coredns: the keys of zone %s kept changing during %d attempts", provider.ErrStale, zone, conflicts)
 }
 
-// state is what etcd held at the names of a plan when it was read.
-type state struct {
+// etcdRead is what etcd held at the names of a plan when it was read.
+type etcdRead struct {
 	prefix   string
 	rev      int64    // the read's revision
 	zone     string   // read whole (more than readNames names), or ""
@@ -109,14 +109,14 @@ type state struct {
 
 // read fetches every key at the names of changes in one consistent read:
 // one prefix per name for a few names, the zone's prefix for more.
-func (p *Provider) read(ctx context.Context, zone string, changes []events.Change) (*state, error) {
+func (p *Provider) read(ctx context.Context, zone string, changes []events.Change) (*etcdRead, error) {
 	var names []string
 	for _, c := range changes {
 		if n := events.NormalizeName(c.Key().DNSName); !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}
-	st := &state{prefix: p.cfg.Prefix}
+	st := &etcdRead{prefix: p.cfg.Prefix}
 	if len(names) > readNames {
 		st.zone = zone
 		st.scopes = []string{namePath(p.cfg.Prefix, zone)}
@@ -147,7 +147,7 @@ func (p *Provider) read(ctx context.Context, zone string, changes []events.Chang
 }
 
 // index parses the keys read, quietly: Records reports bad entries.
-func (p *Provider) index(st *state) *state {
+func (p *Provider) index(st *etcdRead) *etcdRead {
 	st.entries = map[string]entry{}
 	st.existing = map[string]kv{}
 	for _, k := range st.kvs {
@@ -181,7 +181,7 @@ type working struct {
 // plan plays changes in order against st (which it leaves as it is),
 // checking each precondition, and returns the transaction that writes the
 // result.
-func (st *state) plan(p *Provider, changes []events.Change) (*txn, error) {
+func (st *etcdRead) plan(p *Provider, changes []events.Change) (*txn, error) {
 	r := st.replay()
 	for _, c := range changes {
 		k := c.Key()
@@ -203,17 +203,17 @@ func (st *state) plan(p *Provider, changes []events.Change) (*txn, error) {
 	return st.txn(r.work, changes)
 }
 
-// replay is a plan being played against a state: each key as the plan
+// replay is a plan being played against an etcd read: each key as the plan
 // leaves it, and the records of each RRset with the keys that hold them.
 type replay struct {
-	st       *state
+	st       *etcdRead
 	work     map[string]*working
 	sets     map[events.RRsetKey][]part
 	partKeys map[events.RRsetKey][]string // partKeys[k][i] holds sets[k][i]
 }
 
-// replay starts playing a plan against st: every RRset as st holds it.
-func (st *state) replay() *replay {
+// replay starts playing a plan against st: every RRset as st read it.
+func (st *etcdRead) replay() *replay {
 	r := &replay{st: st, work: map[string]*working{}, sets: map[events.RRsetKey][]part{}, partKeys: map[events.RRsetKey][]string{}}
 	for key, e := range st.entries {
 		for _, pt := range e.parts {
@@ -342,7 +342,7 @@ func (r *replay) freeKey(c events.Change, k events.RRsetKey, target string) (key
 // nothing under the prefixes of the names of changes (or the zone, when it
 // was read whole) changed since the read, and every key the plan rewrites
 // or deletes is still as read.
-func (st *state) txn(work map[string]*working, changes []events.Change) (*txn, error) {
+func (st *etcdRead) txn(work map[string]*working, changes []events.Change) (*txn, error) {
 	t := &txn{}
 	keys := make([]string, 0, len(work))
 	for k := range work {
