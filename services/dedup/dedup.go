@@ -23,6 +23,10 @@ import (
 	"github.com/zonestream/zonestream/stage"
 )
 
+// Name is the dedup stage's name: its command, its identity for dead
+// letters and its log attribute.
+const Name = "dedup"
+
 // Cluster policies: what happens when several clusters want one name.
 const (
 	// ClusterPolicyMerge unites the clusters' records: one name served by

@@ -24,6 +24,10 @@ import (
 	"github.com/zonestream/zonestream/stage"
 )
 
+// Name is the planner stage's name: its command, its identity for dead
+// letters and its log attribute.
+const Name = "planner"
+
 // Config is the planner's configuration; flag names are ExternalDNS'.
 type Config struct {
 	Domains             domains.Settings

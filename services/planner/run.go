@@ -135,7 +135,7 @@ func (s *run) fold(ctx context.Context, m events.Received) {
 		unknownNamesGauge.Set(float64(s.unknown.count()))
 		s.log.Error("undecodable event; parked on the dead-letter subject; its name is planned for nobody until a readable state comes",
 			"subject", m.Subject, "name", name, "err", err)
-		if err := events.DeadLetter(ctx, s.js, "planner", m, err); err != nil {
+		if err := events.DeadLetter(ctx, s.js, Name, m, err); err != nil {
 			s.log.Error("dead-letter publish failed", "err", err)
 		}
 	}
