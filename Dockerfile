@@ -1,5 +1,6 @@
 # zonestream: one image, every stage (`zonestream collector|dedup|planner|applier`)
 # and the all-in-one (`zonestream`). Static, non-root, nothing but the binary.
+# At the repository's root because it builds from all of it (every module of go.work).
 #   docker build --build-arg VERSION=0.1.0 -t zonestream:0.1.0 -t zonestream:latest .
 # (CI builds the same image from a binary built on the host:
 # hack/containers/zonestream.Dockerfile.)

@@ -10,8 +10,9 @@ import (
 // trusted only while it is live: published after its reader started
 // watching (Received.Live) and renewed within its lease. A mark read back
 // from an earlier run is history, never permission: the run that wrote it
-// may be gone and the world may have changed since (issue: restart on old
-// state). Marks live on subjects with a '~' token (IsMarker).
+// may be gone and the world may have changed since, and a restart on state
+// older than the cluster must delete nothing. Marks live on subjects with a
+// '~' token (IsMarker).
 
 // Collector phases, in the order a run goes through them.
 const (

@@ -24,8 +24,8 @@ func (f externalDNSFlag) repeatable() bool {
 }
 
 // notYetImplemented are ExternalDNS flags zonestream neither implements nor
-// ignores yet: they change what a run does (issue 24), and are to be
-// implemented, not accepted and dropped.
+// ignores yet: they change what a run does, so they are to be implemented,
+// not accepted and dropped.
 var notYetImplemented = []string{}
 
 func readExternalDNSFlags(t *testing.T) []externalDNSFlag {

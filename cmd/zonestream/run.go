@@ -110,64 +110,27 @@ func runAll(args []string) error {
 // run runs every stage until ctx ends. started, if not nil, is told the
 // NATS URL once everything runs (the demo uses it).
 func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, started func(natsURL string)) error {
-	var svcs []stage.Runner
-	// The embedded NATS on loopback is this process' alone: no other
-	// cluster's collector reaches it.
-	a.shared.PrivateBus = embedded && !a.natsListenBeyondLoopback
-	for _, d := range a.stages {
-		svc, err := d.New(&a.shared, logger.With("service", d.Name))
-		if err != nil {
-			return fmt.Errorf("%s: %w", d.Name, err)
-		}
-		// The embedded NATS is this process' alone: no replica to elect.
-		if !embedded {
-			if svc, err = a.opts.Election.Elected(svc, logger.With("service", d.Name)); err != nil {
-				return err
-			}
-		}
-		svcs = append(svcs, svc)
+	svcs, err := a.newStages(embedded, logger)
+	if err != nil {
+		return err
 	}
 	url := a.opts.NatsURL
 	connect := []stage.ConnectOption{stage.WithStreams(events.WithReplicas(a.opts.Replicas))}
-	if embedded {
-		if err := checkEmbeddedListen(a.natsListen, a.natsListenBeyondLoopback, logger); err != nil {
-			return err
-		}
-		store, err := embeddedStore(a.dataDir, a.dataDirSet, logger)
-		if err != nil {
-			return err
-		}
-		defer store.cleanup()
-		ns, err := startEmbeddedNATS(store.dir, a.natsListen, store.memory)
-		if err != nil {
-			return err
-		}
-		defer ns.WaitForShutdown()
-		defer ns.Shutdown()
-		url = ns.ClientURL()
-		connect = append(connect, stage.InProcess(ns))
-		if store.memory {
-			connect = append(connect, stage.WithStreams(events.WithStorage(jetstream.MemoryStorage)))
-		}
-		logger.Info("embedded NATS JetStream running", "url", url, "data_dir", store.dir, "memory", store.memory)
-	}
-	ready := func() error {
-		var errs []error
-		for i, s := range svcs {
-			if err := s.Ready(); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", a.stages[i].Name, err))
-			}
-		}
-		return errors.Join(errs...)
-	}
-	if err := stage.ServeOps(ctx, a.opts.MetricsAddress, ready, logger, a.opts.Pprof); err != nil {
-		return err
-	}
 	// The embedded NATS has no users: it listens on loopback only
 	// (embedded.go), and credentials are for an external server.
 	creds := a.opts.Credentials
 	if embedded {
+		embeddedURL, options, stop, err := a.startEmbedded(logger)
+		defer stop()
+		if err != nil {
+			return err
+		}
+		url = embeddedURL
+		connect = append(connect, options...)
 		creds = stage.Credentials{}
+	}
+	if err := stage.ServeOps(ctx, a.opts.MetricsAddress, a.ready(svcs), logger, a.opts.Pprof); err != nil {
+		return err
 	}
 	nc, js, err := stage.Connect(ctx, url, "zonestream", creds, logger, connect...)
 	if err != nil {
@@ -179,6 +142,88 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 	}
 	ctx, cancel := stage.UntilCutOff(ctx)
 	defer cancel()
+	err = a.runStages(ctx, js, svcs)
+	_ = nc.Drain()
+	if cut := stage.CutOff(ctx); cut != nil {
+		return cut
+	}
+	if errors.Is(err, stage.ErrFinished) {
+		return stage.Finished(errors.Unwrap(err)) // nil: the pass converged
+	}
+	return err
+}
+
+// newStages builds every stage the all-in-one runs, each behind a leader
+// election unless the bus is the embedded one.
+func (a *allInOne) newStages(embedded bool, logger *slog.Logger) ([]stage.Runner, error) {
+	var svcs []stage.Runner
+	// The embedded NATS on loopback is this process' alone: no other
+	// cluster's collector reaches it.
+	a.shared.PrivateBus = embedded && !a.natsListenBeyondLoopback
+	for _, d := range a.stages {
+		svc, err := d.New(&a.shared, logger.With("service", d.Name))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", d.Name, err)
+		}
+		// The embedded NATS is this process' alone: no replica to elect.
+		if !embedded {
+			if svc, err = a.opts.Election.Elected(svc, logger.With("service", d.Name)); err != nil {
+				return nil, err
+			}
+		}
+		svcs = append(svcs, svc)
+	}
+	return svcs, nil
+}
+
+// startEmbedded starts the embedded NATS JetStream on --data-dir (in
+// memory when it cannot be written) and returns its URL, the options to
+// connect to it in process, and what stops it, which is to be called
+// even when an error is returned.
+func (a *allInOne) startEmbedded(logger *slog.Logger) (url string, connect []stage.ConnectOption, stop func(), err error) {
+	stop = func() {}
+	if err := checkEmbeddedListen(a.natsListen, a.natsListenBeyondLoopback, logger); err != nil {
+		return "", nil, stop, err
+	}
+	store, err := embeddedStore(a.dataDir, a.dataDirSet, logger)
+	if err != nil {
+		return "", nil, stop, err
+	}
+	stop = store.cleanup
+	ns, err := startEmbeddedNATS(store.dir, a.natsListen, store.memory)
+	if err != nil {
+		return "", nil, stop, err
+	}
+	stop = func() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		store.cleanup()
+	}
+	url = ns.ClientURL()
+	connect = append(connect, stage.InProcess(ns))
+	if store.memory {
+		connect = append(connect, stage.WithStreams(events.WithStorage(jetstream.MemoryStorage)))
+	}
+	logger.Info("embedded NATS JetStream running", "url", url, "data_dir", store.dir, "memory", store.memory)
+	return url, connect, stop, nil
+}
+
+// ready is the all-in-one's readiness: every stage's.
+func (a *allInOne) ready(svcs []stage.Runner) func() error {
+	return func() error {
+		var errs []error
+		for i, s := range svcs {
+			if err := s.Ready(); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", a.stages[i].Name, err))
+			}
+		}
+		return errors.Join(errs...)
+	}
+}
+
+// runStages runs every stage on js until ctx ends or one fails or
+// finishes (--once), which ends the others.
+func (a *allInOne) runStages(ctx context.Context, js jetstream.JetStream, svcs []stage.Runner) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for i, s := range svcs {
 		g.Go(func() error {
@@ -189,15 +234,7 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 			return nil
 		})
 	}
-	err = g.Wait()
-	_ = nc.Drain()
-	if cut := stage.CutOff(ctx); cut != nil {
-		return cut
-	}
-	if errors.Is(err, stage.ErrFinished) {
-		return stage.Finished(errors.Unwrap(err)) // nil: the pass converged
-	}
-	return err
+	return g.Wait()
 }
 
 func defaultDataDir() string {

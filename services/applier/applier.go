@@ -28,15 +28,6 @@ import (
 	"github.com/zonestream/zonestream/stage"
 )
 
-// Provider names accepted by --provider.
-const (
-	ProviderInMemory = inmemory.Name
-	ProviderRFC2136  = rfc2136.Name
-	ProviderPDNS     = pdns.Name
-	ProviderWebhook  = webhook.Name
-	ProviderCoreDNS  = coredns.Name
-)
-
 // constructor builds one provider from its flags.
 type constructor func(Config, provider.Options) (provider.Provider, error)
 

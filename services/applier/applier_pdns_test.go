@@ -19,7 +19,7 @@ import (
 
 func pdnsConfig(s *pdnsenv.Server, interval time.Duration) applier.Config {
 	return applier.Config{
-		Provider: applier.ProviderPDNS, Interval: interval, DefaultTTL: 300,
+		Provider: pdns.Name, Interval: interval, DefaultTTL: 300,
 		PDNS: pdns.Config{
 			Server: s.APIURL, APIKey: s.APIKey, ServerID: pdnsenv.ServerID,
 			RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond},
@@ -76,7 +76,7 @@ func waitResultOf(t *testing.T, js jetstream.JetStream, prov, planID string) (ev
 
 func TestEndToEndPDNS(t *testing.T) {
 	s := pdnsenv.StartT(t, zone)
-	endToEnd(t, applier.ProviderPDNS, providertest.PowerDNS{Server: s}, true, func(interval time.Duration) applier.Config { return pdnsConfig(s, interval) })
+	endToEnd(t, pdns.Name, providertest.PowerDNS{Server: s}, true, func(interval time.Duration) applier.Config { return pdnsConfig(s, interval) })
 }
 
 func TestConfigPDNS(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier"
+	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
 	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/natsenv"
@@ -55,7 +56,7 @@ func busConn(t testing.TB) (*nats.Conn, jetstream.JetStream) {
 
 func rfcConfig(s *bind.Server, interval time.Duration) applier.Config {
 	return applier.Config{
-		Provider: applier.ProviderRFC2136, Interval: interval, DefaultTTL: 300,
+		Provider: rfc2136.Name, Interval: interval, DefaultTTL: 300,
 		RFC2136: rfc2136.Config{
 			Host: s.Host, Port: s.Port, Zones: []string{zone},
 			TSIGKeyName: s.KeyName, TSIGSecret: s.Secret, TSIGSecretAlg: s.Algorithm, TSIGAXFR: true,
@@ -166,12 +167,12 @@ func ep(name, typ string, targets ...string) *events.Endpoint {
 
 func TestEndToEnd(t *testing.T) {
 	b := bind.StartT(t, zone)
-	endToEnd(t, applier.ProviderRFC2136, providertest.BIND{Server: b}, true, func(interval time.Duration) applier.Config { return rfcConfig(b, interval) })
+	endToEnd(t, rfc2136.Name, providertest.BIND{Server: b}, true, func(interval time.Duration) applier.Config { return rfcConfig(b, interval) })
 }
 
 func TestInMemoryProvider(t *testing.T) {
 	js := bus(t)
-	cfg := applier.Config{Provider: applier.ProviderInMemory, Interval: time.Hour, DefaultTTL: 300}
+	cfg := applier.Config{Provider: inmemory.Name, Interval: time.Hour, DefaultTTL: 300}
 	cfg.InMemory.Zones = []string{zone}
 	a, err := applier.New(cfg, logger())
 	if err != nil {

@@ -21,7 +21,7 @@ import (
 // zonestream's own webhook server, backed by BIND over RFC 2136: plan ->
 // POST /records -> BIND -> GET /records -> observed.
 func TestEndToEndWebhook(t *testing.T) {
-	const prov = applier.ProviderWebhook
+	const prov = webhook.Name
 	b := bind.StartT(t, zone)
 	js := bus(t)
 	rp, err := rfc2136.New(rfcConfig(b, time.Hour).RFC2136, provider.Options{DefaultTTL: 300, Logger: logger()})
@@ -102,7 +102,7 @@ func TestEndToEndWebhook(t *testing.T) {
 }
 
 func TestConfigWebhook(t *testing.T) {
-	cfg := applier.Config{Provider: applier.ProviderWebhook, Interval: time.Minute, DefaultTTL: 300}
+	cfg := applier.Config{Provider: webhook.Name, Interval: time.Minute, DefaultTTL: 300}
 	cfg.Webhook.URL = "ftp://x"
 	if _, err := applier.New(cfg, nil); err == nil {
 		t.Fatal("ftp URL accepted")

@@ -59,7 +59,7 @@ var benchServers = []struct {
 }{
 	{"rfc2136", func(b *testing.B) benchServer {
 		s := bind.StartT(b, benchZone, bareZone)
-		cfg := applier.Config{Provider: applier.ProviderRFC2136, Interval: time.Hour, DefaultTTL: 300,
+		cfg := applier.Config{Provider: rfc2136.Name, Interval: time.Hour, DefaultTTL: 300,
 			RFC2136: rfc2136.Config{Host: s.Host, Port: s.Port, Zones: []string{benchZone},
 				TSIGKeyName: s.KeyName, TSIGSecret: s.Secret, TSIGSecretAlg: s.Algorithm, TSIGAXFR: true,
 				BatchChangeSize: rfc2136Update}}
@@ -83,7 +83,7 @@ var benchServers = []struct {
 	}},
 	{"pdns", func(b *testing.B) benchServer {
 		s := pdnsenv.StartT(b, benchZone, bareZone)
-		cfg := applier.Config{Provider: applier.ProviderPDNS, Interval: time.Hour, DefaultTTL: 300,
+		cfg := applier.Config{Provider: pdns.Name, Interval: time.Hour, DefaultTTL: 300,
 			PDNS: pdns.Config{Server: s.APIURL, APIKey: s.APIKey, ServerID: pdnsenv.ServerID, FullListingEvery: 10}} // the flag's default
 		// One PATCH of REPLACE rrsets per plan's worth of records.
 		bare := func(zone string, eps []events.Endpoint, planSize int) error {

@@ -185,9 +185,9 @@ func endToEnd(t *testing.T, prov string, s providertest.Server, apexNS bool, con
 
 func TestEndToEndCoreDNS(t *testing.T) {
 	s := corednsenv.StartT(t, zone)
-	endToEnd(t, applier.ProviderCoreDNS, providertest.CoreDNS{Server: s}, false, func(interval time.Duration) applier.Config {
+	endToEnd(t, coredns.Name, providertest.CoreDNS{Server: s}, false, func(interval time.Duration) applier.Config {
 		return applier.Config{
-			Provider: applier.ProviderCoreDNS, Interval: interval, DefaultTTL: 300,
+			Provider: coredns.Name, Interval: interval, DefaultTTL: 300,
 			CoreDNS: coredns.Config{
 				EtcdURLs: []string{s.EtcdURL}, Zones: []string{zone},
 				RetryConfig: provider.RetryConfig{Timeout: 2 * time.Second, Retries: 1, RetryBackoff: 10 * time.Millisecond},

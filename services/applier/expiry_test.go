@@ -7,6 +7,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier"
+	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
 )
 
 // TestExpiredPlanIsNeverApplied: a plan that reaches the applier after its
@@ -14,7 +15,7 @@ import (
 // dropped unapplied and reported expired; a plan still valid is applied.
 func TestExpiredPlanIsNeverApplied(t *testing.T) {
 	js := bus(t)
-	cfg := applier.Config{Provider: applier.ProviderInMemory, Interval: time.Hour, DefaultTTL: 300}
+	cfg := applier.Config{Provider: inmemory.Name, Interval: time.Hour, DefaultTTL: 300}
 	cfg.InMemory.Zones = []string{zone}
 	r := start(t, js, cfg)
 	ctx := context.Background()

@@ -89,7 +89,7 @@ func TestEditBackToAnEarlierListingIsPublished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := NewWithProvider(Config{Provider: ProviderInMemory, Interval: time.Hour, DefaultTTL: 300}, "mem", nameReader{mem},
+	a, err := NewWithProvider(Config{Provider: inmemory.Name, Interval: time.Hour, DefaultTTL: 300}, "mem", nameReader{mem},
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)

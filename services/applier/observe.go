@@ -191,6 +191,21 @@ func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone 
 			a.listings[zone] = fingerprint
 		}
 	}()
+	byName := recordsByName(eps, zone, zones, names)
+	batch, errs := a.observedBatch(zone, zones, byName, a.tombstoneCandidates(names), causation)
+	published, tombstones, err := a.publishObservedBatch(ctx, js, batch)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if published > 0 || tombstones > 0 {
+		a.log.Debug("published observed state", "zone", zone, "names", published, "tombstones", tombstones)
+	}
+	return errors.Join(errs...)
+}
+
+// recordsByName groups eps by name: those of zone (not of a more specific
+// one of zones), and only at names when not nil.
+func recordsByName(eps []events.Endpoint, zone string, zones, names []string) map[string][]events.Endpoint {
 	var only map[string]bool
 	if names != nil {
 		only = make(map[string]bool, len(names))
@@ -206,18 +221,13 @@ func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone 
 		}
 		byName[name] = append(byName[name], ep)
 	}
-	var batch []observedMsg
-	var errs []error
-	for _, name := range slices.Sorted(maps.Keys(byName)) {
-		st := &events.ObservedState{Provider: a.name, Zone: zone, DNSName: name, Records: byName[name]}
-		if m, err := a.observedMsg(st, causation); err != nil {
-			errs = append(errs, err)
-		} else if m != nil {
-			batch = append(batch, *m)
-		}
-	}
-	// Candidates for a tombstone: every name published (full listing), or
-	// the names read back.
+	return byName
+}
+
+// tombstoneCandidates are the names that may need a tombstone, sorted:
+// every name published (a full listing, names nil), or those of names
+// published before.
+func (a *Applier) tombstoneCandidates(names []string) []string {
 	var gone []string
 	if names == nil {
 		prefix := strings.TrimSuffix(events.ObservedFilter(a.name), ">")
@@ -236,7 +246,24 @@ func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone 
 		}
 	}
 	slices.Sort(gone)
-	for _, name := range gone {
+	return gone
+}
+
+// observedBatch is what to publish for zone: the observed state of each
+// name of byName whose content changed, then a tombstone for each
+// candidate of the zone that byName holds nothing at.
+func (a *Applier) observedBatch(zone string, zones []string, byName map[string][]events.Endpoint, candidates []string, causation string) ([]observedMsg, []error) {
+	var batch []observedMsg
+	var errs []error
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		st := &events.ObservedState{Provider: a.name, Zone: zone, DNSName: name, Records: byName[name]}
+		if m, err := a.observedMsg(st, causation); err != nil {
+			errs = append(errs, err)
+		} else if m != nil {
+			batch = append(batch, *m)
+		}
+	}
+	for _, name := range candidates {
 		if _, ok := byName[name]; ok || provider.ZoneOf(name, zones) != zone {
 			continue
 		}
@@ -248,14 +275,7 @@ func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone 
 			batch = append(batch, *m)
 		}
 	}
-	published, tombstones, err := a.publishObservedBatch(ctx, js, batch)
-	if err != nil {
-		errs = append(errs, err)
-	}
-	if published > 0 || tombstones > 0 {
-		a.log.Debug("published observed state", "zone", zone, "names", published, "tombstones", tombstones)
-	}
-	return errors.Join(errs...)
+	return batch, errs
 }
 
 // asyncWindow bounds the observed states in flight at once (well under

@@ -9,6 +9,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier"
+	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
 )
 
 // TestLostObservedStreamIsPublishedAgain: the observed stream is purged
@@ -37,7 +38,7 @@ func TestLostObservedStreamIsPublishedAgain(t *testing.T) {
 // subject once the applier has published it.
 func observedAPI(t *testing.T, js jetstream.JetStream) string {
 	t.Helper()
-	cfg := applier.Config{Provider: applier.ProviderInMemory, Interval: 200 * time.Millisecond, DefaultTTL: 300}
+	cfg := applier.Config{Provider: inmemory.Name, Interval: 200 * time.Millisecond, DefaultTTL: 300}
 	cfg.InMemory.Zones = []string{zone}
 	r := start(t, js, cfg)
 	change := events.Change{New: ep("api.example.org", "A", "192.0.2.1")}

@@ -39,6 +39,9 @@ import (
 	"github.com/zonestream/zonestream/stage"
 )
 
+// Name is the collector stage's name: its command and its log attribute.
+const Name = "collector"
+
 // DefaultClusterName names the cluster when --cluster-name is not given.
 const DefaultClusterName = "default"
 

@@ -368,49 +368,77 @@ func (r *run) process(ctx context.Context, it item) error {
 	eps = r.c.targets.Filter(r.c.nat64.Add(eps))
 	ref := r.ref(it)
 	subject := ref.Subject()
-	for _, p := range problems {
-		if errors.Is(p, source.ErrUnknown) {
-			// The source cannot see the object now: publish nothing,
-			// above all no tombstone. A cause beyond the bare sentinel
-			// (a resolver timing out) is worth an operator's attention;
-			// the bare one (a CRD not installed) is not.
-			if p == source.ErrUnknown {
-				r.logger.Debug("object state unknown; nothing published", "source", it.source, "object", it.key.String())
-			} else {
-				stateUnknown.WithLabelValues(it.source).Inc()
-				sourceErrors.Inc()
-				r.logger.Warn("object state unknown; last published state kept", "source", it.source, "object", it.key.String(), "err", p)
-			}
-			return nil
-		}
+	if r.unknown(it, problems) {
+		return nil
 	}
 	r.report(it, subject, problems)
 
 	state := &events.SourceState{Object: ref, Endpoints: eps}
+	publish, err := r.toPublish(it, subject, state, exists, len(problems) > 0)
+	if err != nil || !publish {
+		return err
+	}
+	return r.publish(ctx, it, subject, state, exists)
+}
+
+// unknown reports whether the source cannot see the object now
+// (source.ErrUnknown among its problems): then nothing is published, above
+// all no tombstone. A cause beyond the bare sentinel (a resolver timing
+// out) is worth an operator's attention; the bare one (a CRD not
+// installed) is not.
+func (r *run) unknown(it item, problems []error) bool {
+	for _, p := range problems {
+		if !errors.Is(p, source.ErrUnknown) {
+			continue
+		}
+		if p == source.ErrUnknown {
+			r.logger.Debug("object state unknown; nothing published", "source", it.source, "object", it.key.String())
+		} else {
+			stateUnknown.WithLabelValues(it.source).Inc()
+			sourceErrors.Inc()
+			r.logger.Warn("object state unknown; last published state kept", "source", it.source, "object", it.key.String(), "err", p)
+		}
+		return true
+	}
+	return false
+}
+
+// toPublish reports whether state is to be published: not when it is what
+// was last published, a tombstone of what never was, or the tombstone of
+// an object that exists but has only invalid input.
+func (r *run) toPublish(it item, subject string, state *events.SourceState, exists, invalid bool) (bool, error) {
 	hash, err := events.HashOf(state)
 	if err != nil {
-		return err
+		return false, err
 	}
 	r.mu.Lock()
 	last, had := r.hashes[subject]
 	r.mu.Unlock()
 	if had && last == hash {
 		publishSkipped.WithLabelValues(it.source).Inc()
-		r.countEndpoints(subject, len(eps))
-		return nil
+		r.countEndpoints(subject, len(state.Endpoints))
+		return false, nil
 	}
 	if !had && state.IsTombstone() {
 		// Never published anything: nothing to take back.
-		return nil
+		return false, nil
 	}
-	if exists && state.IsTombstone() && len(problems) > 0 {
+	if exists && state.IsTombstone() && invalid {
 		// Bad input alone never takes an object's records away: an object
 		// left with no valid endpoint keeps its last published state
 		// until it is fixed (or deleted).
 		r.logger.Warn("object has only invalid input; keeping its last published state",
 			"source", it.source, "object", it.key.String())
-		return nil
+		return false, nil
 	}
+	return true, nil
+}
+
+// publish publishes the object's state and records its hash; an object
+// too large for the bus is reported, on the object too, and keeps its last
+// published state.
+func (r *run) publish(ctx context.Context, it item, subject string, state *events.SourceState, exists bool) error {
+	eps := state.Endpoints
 	pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
 	published, _, err := events.Publish(pctx, r.js, subject, state, "")

@@ -12,7 +12,7 @@ import (
 func Stage() stage.Definition {
 	var cfg Config
 	return stage.Definition{
-		Name:          "collector",
+		Name:          Name,
 		Shared:        stage.RecordTypes | stage.Heartbeat | stage.OwnershipFlags,
 		RegisterFlags: cfg.RegisterFlags,
 		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {

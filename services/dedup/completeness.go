@@ -93,7 +93,7 @@ func (c *collectors) claim(claim events.ClusterClaim) bool {
 
 // complete reports whether every collector is synced now and every group
 // of objects is watched by one of them; if not, why not.
-func (c *collectors) complete(s *state, now time.Time) (clusters []string, ok bool, reason string) {
+func (c *collectors) complete(s *wanted, now time.Time) (clusters []string, ok bool, reason string) {
 	if len(c.bySubject) == 0 {
 		return nil, false, "no collector has said it synced"
 	}
@@ -178,7 +178,7 @@ func markerOf(subject string) markerKind {
 func (r *run) publishComplete(ctx context.Context, complete bool, reason string) error {
 	clusters := []string(nil)
 	if complete {
-		clusters, _, _ = r.collectors.complete(r.state, time.Now())
+		clusters, _, _ = r.collectors.complete(r.wanted, time.Now())
 	}
 	required, retired, retiredClusters := r.collectors.refs()
 	mark := &events.DesiredComplete{Complete: complete, Clusters: clusters, Collectors: required,

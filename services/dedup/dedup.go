@@ -23,6 +23,10 @@ import (
 	"github.com/zonestream/zonestream/stage"
 )
 
+// Name is the dedup stage's name: its command, its identity for dead
+// letters and its log attribute.
+const Name = "dedup"
+
 // Cluster policies: what happens when several clusters want one name.
 const (
 	// ClusterPolicyMerge unites the clusters' records: one name served by
@@ -158,7 +162,7 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 			r.markAll()
 			d.caughtUp.Store(true)
 			caughtUpGauge.Set(1)
-			d.log.Info("replayed sources", "objects", len(r.state.objects), "names", len(r.state.byName),
+			d.log.Info("replayed sources", "objects", len(r.wanted.objects), "names", len(r.wanted.byName),
 				"collectors", len(r.collectors.bySubject), "unknown", len(r.unknown))
 		case <-heartbeat.C:
 			renew = true
@@ -206,7 +210,7 @@ type run struct {
 	*Dedup
 	id         string // this run, in its completeness marks
 	js         jetstream.JetStream
-	state      *state
+	wanted     *wanted
 	published  *published
 	dirty      map[string]string // names to recompute -> event id that caused it
 	collectors *collectors
@@ -227,7 +231,7 @@ type run struct {
 }
 
 func (d *Dedup) newRun(js jetstream.JetStream) *run {
-	return &run{Dedup: d, id: nuid.Next(), js: js, state: newState(), dirty: map[string]string{},
+	return &run{Dedup: d, id: nuid.Next(), js: js, wanted: newWanted(), dirty: map[string]string{},
 		collectors: newCollectors(), unknown: map[string]events.ObjectRef{}, awaited: map[string]struct{}{}, reason: "dedup restarted"}
 }
 
@@ -249,7 +253,7 @@ func (r *run) fold(ctx context.Context, m events.Received) {
 	}
 	if err != nil {
 		r.reject(ctx, m, err)
-		if _, known := r.state.objects[m.Subject]; !known && ref.Name != "" {
+		if _, known := r.wanted.objects[m.Subject]; !known && ref.Name != "" {
 			// Skipped, not forgotten: an object this run knows keeps its
 			// state; one it does not is unknown, never "wants nothing".
 			r.unknown[m.Subject] = ref // its names are held at flush (held)
@@ -261,7 +265,7 @@ func (r *run) fold(ctx context.Context, m events.Received) {
 		r.log.Info("object known again", "subject", m.Subject)
 		r.markNamesOf(ref, m.EventID())
 	}
-	for _, n := range r.state.set(m.Subject, src) {
+	for _, n := range r.wanted.set(m.Subject, src) {
 		r.dirty[n] = m.EventID()
 	}
 }
@@ -296,7 +300,7 @@ func (r *run) foldClaim(ctx context.Context, m events.Received) {
 // markAll schedules every name known either way: wanted now, or published
 // before (which may need a tombstone).
 func (r *run) markAll() {
-	for _, n := range r.state.names() {
+	for _, n := range r.wanted.names() {
 		if _, ok := r.dirty[n]; !ok {
 			r.dirty[n] = ""
 		}
@@ -370,14 +374,14 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 				"losers", len(d.Losers)+d.LosersOmitted, "first", d.Losers[0].Reason)
 		}
 	}
-	namesGauge.Set(float64(len(r.state.byName)))
+	namesGauge.Set(float64(len(r.wanted.byName)))
 	awaitedGauge.Set(float64(len(r.awaited)))
 	if renew && (r.lost(ctx) || r.reconnected(ctx)) {
 		// Publish everything again before saying complete: otherwise a
 		// planner would read an empty stream under a complete mark.
 		return r.flush(ctx, false)
 	}
-	_, complete, reason := r.collectors.complete(r.state, time.Now())
+	_, complete, reason := r.collectors.complete(r.wanted, time.Now())
 	if renew || complete != r.complete || reason != r.reason {
 		return r.publishComplete(ctx, complete, reason)
 	}
@@ -386,7 +390,7 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 
 // desired computes what is wanted at name now, and its content hash.
 func (r *run) desired(name string) (*events.DesiredState, string, error) {
-	d := merge(name, r.state.contributions(name), r.published.holders[name], r.rules)
+	d := merge(name, r.wanted.contributions(name), r.published.holders[name], r.rules)
 	hash, err := events.HashOf(d)
 	return d, hash, err
 }

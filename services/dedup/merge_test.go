@@ -335,10 +335,10 @@ func TestMergeIsOrderIndependent(t *testing.T) {
 	}
 }
 
-// TestStateComparesNormalizedEndpoints: an object spelling its targets
+// TestWantedComparesNormalizedEndpoints: an object spelling its targets
 // differently (duplicates, case, order) competes with what they mean.
-func TestStateComparesNormalizedEndpoints(t *testing.T) {
-	s := newState()
+func TestWantedComparesNormalizedEndpoints(t *testing.T) {
+	s := newWanted()
 	a := ref("c1", "service", "a")
 	b := ref("c1", "service", "b")
 	s.set(a.Subject(), events.SourceState{Object: a, Endpoints: []events.Endpoint{

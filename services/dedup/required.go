@@ -72,7 +72,7 @@ func (c *collectors) inherit(ref events.CollectorRef) {
 func (r *run) awaits(name string, now time.Time) bool {
 	for _, h := range r.published.holders[name] {
 		for _, obj := range h.Objects {
-			if _, known := r.state.objects[obj.Subject()]; !known && r.collectors.awaited(obj, now) {
+			if _, known := r.wanted.objects[obj.Subject()]; !known && r.collectors.awaited(obj, now) {
 				r.awaited[name] = struct{}{}
 				return true
 			}

@@ -11,7 +11,7 @@ import (
 func Stage() stage.Definition {
 	var cfg Config
 	return stage.Definition{
-		Name:          "dedup",
+		Name:          Name,
 		Shared:        stage.Heartbeat,
 		RegisterFlags: cfg.RegisterFlags,
 		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {

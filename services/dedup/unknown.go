@@ -23,7 +23,7 @@ func (r *run) reject(ctx context.Context, m events.Received, err error) {
 	}
 	deadLetters.WithLabelValues(reason).Inc()
 	r.log.Error("source event rejected; parked on the dead-letter subject", "subject", m.Subject, "reason", reason, "err", err)
-	if err := events.DeadLetter(ctx, r.js, "dedup", m, err); err != nil {
+	if err := events.DeadLetter(ctx, r.js, Name, m, err); err != nil {
 		r.log.Error("dead-letter publish failed", "err", err)
 	}
 }

@@ -29,20 +29,20 @@ const (
 // desiredFor is what provider is to hold at name: the desired records,
 // adjusted when the provider adjusts; ok is false while an adjustment is
 // missing.
-func (s *run) desiredFor(provider, name string) (eps []events.Endpoint, ok bool) {
-	d := s.desired[name].state.Endpoints
-	if !s.adjusts[provider] || len(d) == 0 {
+func (r *run) desiredFor(provider, name string) (eps []events.Endpoint, ok bool) {
+	d := r.desired[name].state.Endpoints
+	if !r.adjusts[provider] || len(d) == 0 {
 		return d, true
 	}
-	eps, ok = s.adjusted[name][provider]
+	eps, ok = r.adjusted[name][provider]
 	return eps, ok
 }
 
 // adjustDirty asks each adjusting provider's applier to adjust the desired
 // records of the dirty names it would plan now.
-func (s *run) adjustDirty(ctx context.Context, now time.Time) {
+func (r *run) adjustDirty(ctx context.Context, now time.Time) {
 	for _, provider := range slices.Sorted(func(yield func(string) bool) {
-		for p, on := range s.adjusts {
+		for p, on := range r.adjusts {
 			if on && !yield(p) {
 				return
 			}
@@ -50,23 +50,23 @@ func (s *run) adjustDirty(ctx context.Context, now time.Time) {
 	}) {
 		var names []string
 		count := 0
-		for name := range s.dirty {
-			if _, ok := s.desiredFor(provider, name); ok {
+		for name := range r.dirty {
+			if _, ok := r.desiredFor(provider, name); ok {
 				continue
 			}
-			zone, ok := zoneOf(name, s.zones[provider])
-			if !ok || !s.filter.Match(name) || s.busy(zoneKey{provider, zone}, now) {
+			zone, ok := zoneOf(name, r.zones[provider])
+			if !ok || !r.filter.Match(name) || r.busy(zoneKey{provider, zone}, now) {
 				continue
 			}
 			names = append(names, name)
-			count += len(s.desired[name].state.Endpoints)
+			count += len(r.desired[name].state.Endpoints)
 			if count >= adjustChunk {
-				s.adjustNames(ctx, provider, names)
+				r.adjustNames(ctx, provider, names)
 				names, count = nil, 0
 			}
 		}
 		if len(names) > 0 {
-			s.adjustNames(ctx, provider, names)
+			r.adjustNames(ctx, provider, names)
 		}
 	}
 }
@@ -74,14 +74,14 @@ func (s *run) adjustDirty(ctx context.Context, now time.Time) {
 // adjustNames asks for the adjusted records of names, and keeps them. On
 // failure their zones back off: nothing is planned from records the
 // provider did not see.
-func (s *run) adjustNames(ctx context.Context, provider string, names []string) {
+func (r *run) adjustNames(ctx context.Context, provider string, names []string) {
 	var eps []events.Endpoint
 	for _, n := range names {
-		eps = append(eps, s.desired[n].state.Endpoints...)
+		eps = append(eps, r.desired[n].state.Endpoints...)
 	}
 	ctx, cancel := context.WithTimeout(ctx, adjustTimeout)
 	defer cancel()
-	adjusted, err := events.Adjust(ctx, s.js.Conn(), provider, eps)
+	adjusted, err := events.Adjust(ctx, r.js.Conn(), provider, eps)
 	if err == nil && len(adjusted) == 0 {
 		// A provider may drop a record it cannot hold, never every one:
 		// an empty answer is a broken one, and planned from it, every
@@ -92,13 +92,13 @@ func (s *run) adjustNames(ctx context.Context, provider string, names []string) 
 		adjustFailures.WithLabelValues(provider).Inc()
 		zones := map[zoneKey]bool{}
 		for _, n := range names {
-			if z, ok := zoneOf(n, s.zones[provider]); ok {
+			if z, ok := zoneOf(n, r.zones[provider]); ok {
 				zones[zoneKey{provider, z}] = true
 			}
 		}
 		for k := range zones {
-			wait := s.backOff(k)
-			s.log.Warn("desired records not adjusted by the provider: the zone waits", "provider", provider, "zone", k.zone,
+			wait := r.backOff(k)
+			r.log.Warn("desired records not adjusted by the provider: the zone waits", "provider", provider, "zone", k.zone,
 				"names", len(names), "retry_in", wait.Round(time.Millisecond), "err", err)
 		}
 		return
@@ -109,9 +109,9 @@ func (s *run) adjustNames(ctx context.Context, provider string, names []string) 
 		byName[n] = append(byName[n], ep)
 	}
 	for _, n := range names {
-		if s.adjusted[n] == nil {
-			s.adjusted[n] = map[string][]events.Endpoint{}
+		if r.adjusted[n] == nil {
+			r.adjusted[n] = map[string][]events.Endpoint{}
 		}
-		s.adjusted[n][provider] = byName[n]
+		r.adjusted[n][provider] = byName[n]
 	}
 }

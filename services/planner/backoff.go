@@ -18,8 +18,8 @@ const (
 
 // backOff holds the zone back after a failed publish or adjustment and
 // returns for how long.
-func (s *run) backOff(k zoneKey) time.Duration {
-	f := s.flight(k)
+func (r *run) backOff(k zoneKey) time.Duration {
+	f := r.flight(k)
 	f.publishFailures++
 	wait := retry.Jitter(retry.Delay(publishBackoffBase, publishBackoffMax, f.publishFailures-1))
 	f.notBefore = time.Now().Add(wait)

@@ -15,10 +15,10 @@ const defaultMaxPayload = 1 << 20
 
 // planBudget is the most bytes of changes one plan carries: half the
 // connection's max payload.
-func (s *run) planBudget() int {
+func (r *run) planBudget() int {
 	limit := int64(defaultMaxPayload)
-	if s.js != nil && s.js.Conn() != nil {
-		if mp := s.js.Conn().MaxPayload(); mp > 0 {
+	if r.js != nil && r.js.Conn() != nil {
+		if mp := r.js.Conn().MaxPayload(); mp > 0 {
 			limit = mp
 		}
 	}

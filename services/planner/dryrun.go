@@ -14,27 +14,27 @@ import (
 // zone's earlier plans in the queue. Every change is logged.
 
 // publishDryRun publishes one pass of a zone's changes as dry-run plans.
-func (s *run) publishDryRun(ctx context.Context, k zoneKey, batches [][]events.Change, cause string) {
-	f := s.flight(k)
+func (r *run) publishDryRun(ctx context.Context, k zoneKey, batches [][]events.Change, cause string) {
+	f := r.flight(k)
 	hash := changesHash(slices.Concat(batches...))
 	if hash == f.shown {
 		return
 	}
-	s.withdraw(ctx, k, &flight{plans: f.queued})
+	r.withdraw(ctx, k, &flight{plans: f.queued})
 	f.queued, f.shown = map[string]planned{}, hash
 	for _, changes := range batches {
 		p := &events.Plan{ID: planID(), Provider: k.provider, Zone: k.zone, Changes: changes, DryRun: true}
-		_, ack, err := events.Publish(ctx, s.js, events.PlanSubject(k.provider, k.zone), p, cause)
+		_, ack, err := events.Publish(ctx, r.js, events.PlanSubject(k.provider, k.zone), p, cause)
 		if err != nil {
 			publishErrors.Inc()
-			s.log.Error("publishing a dry-run plan failed", "provider", k.provider, "zone", k.zone, "err", err)
+			r.log.Error("publishing a dry-run plan failed", "provider", k.provider, "zone", k.zone, "err", err)
 			f.shown = "" // shown again at the next pass
 			continue
 		}
 		f.queued[p.ID] = planned{seq: ack.Sequence}
 		plansPublished.WithLabelValues(k.provider).Inc()
 		for _, c := range changes {
-			s.log.Info("dry run: would apply", "provider", k.provider, "zone", k.zone, "plan", p.ID,
+			r.log.Info("dry run: would apply", "provider", k.provider, "zone", k.zone, "plan", p.ID,
 				"action", c.Action(), "name", c.Key().DNSName, "type", c.Key().RecordType, "change", c.String())
 		}
 	}

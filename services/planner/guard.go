@@ -120,16 +120,16 @@ func covered(approved, changes []events.Change) bool {
 
 // ownedIn counts the record sets of ours that zone k holds: what planning
 // every name of it with nothing wanted would delete.
-func (s *run) ownedIn(k zoneKey) int {
+func (r *run) ownedIn(k zoneKey) int {
 	n := 0
 	zones := []string{k.zone}
-	for name := range s.observed[k.provider] {
-		if _, ok := zoneOf(name, zones); !ok || !s.filter.Match(name) || !s.known(k.provider, name) {
+	for name := range r.observed[k.provider] {
+		if _, ok := zoneOf(name, zones); !ok || !r.filter.Match(name) || !r.known(k.provider, name) {
 			continue
 		}
-		in := s.nameInput(k.provider, k.zone, name)
+		in := r.nameInput(k.provider, k.zone, name)
 		in.desired, in.policy = nil, PolicySync
-		n += s.reg.countDeletes(name, planName(in).changes)
+		n += r.reg.countDeletes(name, planName(in).changes)
 	}
 	return n
 }
@@ -137,9 +137,9 @@ func (s *run) ownedIn(k zoneKey) int {
 // forgetHeld takes a name being planned again out of its zone's hold: the
 // pass decides about it afresh. While deletes are not allowed at all, a
 // pass says nothing about them, and the hold stays as it is.
-func (s *run) forgetHeld(k zoneKey, name string) bool {
-	h := s.holds[k]
-	if h == nil || !s.effectivePolicy().allows("delete") {
+func (r *run) forgetHeld(k zoneKey, name string) bool {
+	h := r.holds[k]
+	if h == nil || !r.effectivePolicy().allows("delete") {
 		return false
 	}
 	delete(h.names, name)
@@ -148,12 +148,12 @@ func (s *run) forgetHeld(k zoneKey, name string) bool {
 
 // guard applies the mass-delete guard to a zone's pass, before its plans
 // are published: it holds the pass' deletes, or releases what was held.
-func (s *run) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
-	if !s.effectivePolicy().allows("delete") {
+func (r *run) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
+	if !r.effectivePolicy().allows("delete") {
 		return
 	}
-	h := s.holds[k]
-	approved := s.approved[k]
+	h := r.holds[k]
+	approved := r.approved[k]
 	deletes := 0
 	if h != nil {
 		deletes = h.count()
@@ -173,29 +173,29 @@ func (s *run) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		delete(approved, name) // planned now: approved or held again
 	}
 	if len(approved) == 0 {
-		delete(s.approved, k)
+		delete(r.approved, k)
 	}
 	owned := -1
 	countOwned := func() int {
 		if owned < 0 {
-			owned = s.ownedIn(k)
+			owned = r.ownedIn(k)
 		}
 		return owned
 	}
-	if !s.limits.exceeded(deletes, countOwned) {
+	if !r.limits.exceeded(deletes, countOwned) {
 		if h != nil {
-			s.release(ctx, k, h, zc)
+			r.release(ctx, k, h, zc)
 		}
 		return
 	}
 	if h == nil {
 		h = &hold{names: map[string]heldName{}}
-		s.holds[k] = h
+		r.holds[k] = h
 	}
 	for _, i := range fresh {
 		name := zc.names[i]
 		h.names[name] = heldName{changes: deletesOf(zc.units[i]), deletes: zc.deletes[i]}
-		in := s.nameInput(k.provider, k.zone, name)
+		in := r.nameInput(k.provider, k.zone, name)
 		in.policy = PolicyUpsertOnly
 		zc.units[i], zc.deletes[i] = planName(in).changes, 0
 	}
@@ -204,69 +204,69 @@ func (s *run) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		// Counting walks the zone: done again only when the limits needed it.
 		h.owned = countOwned()
 	}
-	s.publishHold(ctx, k, h)
+	r.publishHold(ctx, k, h)
 }
 
 // release plans a zone's held names as they are now, in this pass: the
 // zone's deletes are within the limits.
-func (s *run) release(ctx context.Context, k zoneKey, h *hold, zc *zoneChanges) {
+func (r *run) release(ctx context.Context, k zoneKey, h *hold, zc *zoneChanges) {
 	for _, name := range slices.Sorted(maps.Keys(h.names)) {
-		if !s.known(k.provider, name) {
+		if !r.known(k.provider, name) {
 			continue
 		}
-		changes := planName(s.nameInput(k.provider, k.zone, name)).changes
+		changes := planName(r.nameInput(k.provider, k.zone, name)).changes
 		if len(changes) > 0 {
-			zc.add(name, changes, s.reg.countDeletes(name, changes))
+			zc.add(name, changes, r.reg.countDeletes(name, changes))
 		}
 	}
-	s.log.Info("hold released: the zone's deletes are within the limits now",
+	r.log.Info("hold released: the zone's deletes are within the limits now",
 		"provider", k.provider, "zone", k.zone, "held", h.id, "names_planned", len(h.names))
-	delete(s.holds, k)
-	s.publishHold(ctx, k, nil)
+	delete(r.holds, k)
+	r.publishHold(ctx, k, nil)
 }
 
 // publishHold says on the bus what the zone holds, when that changed.
-func (s *run) publishHold(ctx context.Context, k zoneKey, h *hold) {
-	ev := &events.HeldDeletes{Provider: k.provider, Zone: k.zone, MaxDeletes: s.limits.max, MaxDeletesPercent: s.limits.percent}
+func (r *run) publishHold(ctx context.Context, k zoneKey, h *hold) {
+	ev := &events.HeldDeletes{Provider: k.provider, Zone: k.zone, MaxDeletes: r.limits.max, MaxDeletesPercent: r.limits.percent}
 	if h != nil {
 		changes := h.changes()
 		ev.Deletes, ev.Owned = h.count(), h.owned
 		h.id = events.HeldID(k.provider, k.zone, changes)
 		ev.ID = h.id
-		ev.Changes = changes[:s.fitting(changes)]
+		ev.Changes = changes[:r.fitting(changes)]
 		ev.ChangesOmitted = len(changes) - len(ev.Changes)
 	}
-	heldPlans.Set(float64(len(s.holds)))
-	if s.onBus[k] == ev.ID {
+	heldPlans.Set(float64(len(r.holds)))
+	if r.onBus[k] == ev.ID {
 		return
 	}
 	if h != nil {
 		holds.WithLabelValues(k.provider).Inc()
-		s.log.Warn("mass-delete guard: deletes held; `zonestream plans` lists them, `zonestream plans approve ID` lets them through",
+		r.log.Warn("mass-delete guard: deletes held; `zonestream plans` lists them, `zonestream plans approve ID` lets them through",
 			"provider", k.provider, "zone", k.zone, "held", h.id, "deletes", ev.Deletes, "owned", ev.Owned,
-			"max_deletes", s.limits.max, "max_deletes_percent", s.limits.percent)
+			"max_deletes", r.limits.max, "max_deletes_percent", r.limits.percent)
 	}
-	if s.js == nil {
+	if r.js == nil {
 		return
 	}
-	if _, _, err := events.Publish(ctx, s.js, events.HeldSubject(k.provider, k.zone), ev, ""); err != nil {
+	if _, _, err := events.Publish(ctx, r.js, events.HeldSubject(k.provider, k.zone), ev, ""); err != nil {
 		// The hold stands whether or not it is seen; the next pass of the
 		// zone says it again.
-		s.log.Error("publishing held deletes failed", "provider", k.provider, "zone", k.zone, "err", err)
+		r.log.Error("publishing held deletes failed", "provider", k.provider, "zone", k.zone, "err", err)
 		return
 	}
 	if ev.ID == "" {
-		delete(s.onBus, k)
+		delete(r.onBus, k)
 	} else {
-		s.onBus[k] = ev.ID
+		r.onBus[k] = ev.ID
 	}
 }
 
 // fitting is how many of changes fit in a message of held deletes: a
 // zone's wipe may be larger than a NATS message, and the hold must be
 // seen whatever its size (its ID covers every change).
-func (s *run) fitting(changes []events.Change) int {
-	budget := s.planBudget()
+func (r *run) fitting(changes []events.Change) int {
+	budget := r.planBudget()
 	for i, c := range changes {
 		if budget -= unitBytes(c.Key().DNSName, []events.Change{c}); budget < 0 {
 			return i
@@ -278,16 +278,16 @@ func (s *run) fitting(changes []events.Change) int {
 // foldHeld takes in what the bus says a zone holds: at start, what an
 // earlier run left there, which is cleared once this run has planned
 // everything and holds nothing in the zone (clearStaleHolds).
-func (s *run) foldHeld(m events.Received) error {
+func (r *run) foldHeld(m events.Received) error {
 	var h events.HeldDeletes
 	if err := events.Decode(m, &h); err != nil {
 		return err
 	}
 	k := zoneKey{h.Provider, h.Zone}
 	if h.IsTombstone() {
-		delete(s.onBus, k)
+		delete(r.onBus, k)
 	} else {
-		s.onBus[k] = h.ID
+		r.onBus[k] = h.ID
 	}
 	return nil
 }
@@ -295,13 +295,13 @@ func (s *run) foldHeld(m events.Received) error {
 // foldApproval takes in an operator's approval. Only one published while
 // this run watches counts (an old one may be for deletes long since
 // replanned), and only for the hold the zone has now.
-func (s *run) foldApproval(m events.Received) error {
+func (r *run) foldApproval(m events.Received) error {
 	var a events.Approval
 	if err := events.Decode(m, &a); err != nil {
 		return err
 	}
 	k := zoneKey{a.Provider, a.Zone}
-	h := s.holds[k]
+	h := r.holds[k]
 	switch {
 	case !m.Live:
 		return nil
@@ -311,32 +311,32 @@ func (s *run) foldApproval(m events.Received) error {
 		if h != nil {
 			current = h.id
 		}
-		s.log.Warn("approval ignored: the zone holds no such deletes now", "provider", a.Provider, "zone", a.Zone,
+		r.log.Warn("approval ignored: the zone holds no such deletes now", "provider", a.Provider, "zone", a.Zone,
 			"approved", a.HeldID, "held", current, "by", a.By)
 		return nil
 	}
 	approvals.WithLabelValues("accepted").Inc()
-	s.log.Info("held deletes approved: those still current are planned", "provider", a.Provider, "zone", a.Zone,
+	r.log.Info("held deletes approved: those still current are planned", "provider", a.Provider, "zone", a.Zone,
 		"held", a.HeldID, "names", len(h.names), "by", a.By)
 	byName := map[string][]events.Change{}
 	for name, hn := range h.names {
 		byName[name] = hn.changes
-		s.mark(name, m.EventID())
+		r.mark(name, m.EventID())
 	}
-	s.approved[k] = byName
+	r.approved[k] = byName
 	return nil
 }
 
 // clearStaleHolds takes back what an earlier run said a zone held, once
 // everything has been planned with deletes allowed and this run holds
 // nothing there.
-func (s *run) clearStaleHolds(ctx context.Context) {
-	if len(s.dirty) > 0 || !s.effectivePolicy().allows("delete") {
+func (r *run) clearStaleHolds(ctx context.Context) {
+	if len(r.dirty) > 0 || !r.effectivePolicy().allows("delete") {
 		return
 	}
-	for _, k := range slices.SortedFunc(maps.Keys(s.onBus), compareZoneKeys) {
-		if s.holds[k] == nil {
-			s.publishHold(ctx, k, nil)
+	for _, k := range slices.SortedFunc(maps.Keys(r.onBus), compareZoneKeys) {
+		if r.holds[k] == nil {
+			r.publishHold(ctx, k, nil)
 		}
 	}
 }

@@ -15,22 +15,22 @@ import (
 // zone's back-off after a failure ends the pass too: it has failed once.
 
 // passDone says whether the one pass is over, and how it ended.
-func (s *run) passDone() (bool, error) {
-	if !s.complete || len(s.zones) == 0 {
+func (r *run) passDone() (bool, error) {
+	if !r.complete || len(r.zones) == 0 {
 		return false, nil
 	}
-	for _, f := range s.flights {
+	for _, f := range r.flights {
 		if len(f.plans) > 0 {
 			return false, nil
 		}
 	}
-	failed, held := 0, len(s.holds)
-	for _, f := range s.flights {
+	failed, held := 0, len(r.holds)
+	for _, f := range r.flights {
 		if f.failures > 0 || f.repeats > 0 {
 			failed++
 		}
 	}
-	if len(s.dirty) > 0 && failed == 0 && held == 0 {
+	if len(r.dirty) > 0 && failed == 0 && held == 0 {
 		return false, nil
 	}
 	if failed == 0 && held == 0 {

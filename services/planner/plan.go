@@ -42,84 +42,84 @@ func compareZoneKeys(a, b zoneKey) int {
 }
 
 // plan plans every dirty name whose zone is free, and publishes the plans.
-func (s *run) plan(ctx context.Context) {
+func (r *run) plan(ctx context.Context) {
 	start := time.Now()
 	// A lapsed lease is seen here too, not only when the alarm rings: no
 	// delete may outlive it by a timer's lag.
-	s.expireCompleteness(start)
-	s.fresh = s.fresh[:0] // every dirty name is looked at here
+	r.expireCompleteness(start)
+	r.fresh = r.fresh[:0] // every dirty name is looked at here
 	byZone := map[zoneKey]*zoneChanges{}
-	providers := slices.Sorted(maps.Keys(s.zones))
-	s.adjustDirty(ctx, start)
-	for _, name := range slices.Sorted(maps.Keys(s.dirty)) {
-		if !s.complete && !s.desired[name].live {
+	providers := slices.Sorted(maps.Keys(r.zones))
+	r.adjustDirty(ctx, start)
+	for _, name := range slices.Sorted(maps.Keys(r.dirty)) {
+		if !r.complete && !r.desired[name].live {
 			// History, not news: planned once the desired state is
 			// complete (completeness marks every name again).
-			delete(s.dirty, name)
+			delete(r.dirty, name)
 			continue
 		}
 		done := true
 		for _, provider := range providers {
-			zone, ok := zoneOf(name, s.zones[provider])
-			if !ok || !s.filter.Match(name) {
+			zone, ok := zoneOf(name, r.zones[provider])
+			if !ok || !r.filter.Match(name) {
 				continue
 			}
 			k := zoneKey{provider, zone}
-			if s.busy(k, start) {
+			if r.busy(k, start) {
 				done = false
 				continue
 			}
-			if !s.known(provider, name) {
-				s.log.Debug("state unknown: not planned", "provider", provider, "name", name)
+			if !r.known(provider, name) {
+				r.log.Debug("state unknown: not planned", "provider", provider, "name", name)
 				continue
 			}
-			if _, ok := s.desiredFor(provider, name); !ok {
+			if _, ok := r.desiredFor(provider, name); !ok {
 				done = false // its provider has not adjusted it yet
 				continue
 			}
-			if s.forgetHeld(k, name) && byZone[k] == nil {
-				byZone[k] = &zoneChanges{cause: s.dirty[name]} // the guard looks at the zone again
+			if r.forgetHeld(k, name) && byZone[k] == nil {
+				byZone[k] = &zoneChanges{cause: r.dirty[name]} // the guard looks at the zone again
 			}
-			np := planName(s.nameInput(provider, zone, name))
+			np := planName(r.nameInput(provider, zone, name))
 			for _, c := range np.conflicts {
 				conflicts.Inc()
-				s.log.Debug("left alone", "provider", provider, "reason", c)
+				r.log.Debug("left alone", "provider", provider, "reason", c)
 			}
-			for _, r := range np.refused {
-				refused.WithLabelValues(r.reason).Inc()
-				s.log.Warn("record refused: nothing at it is touched", "provider", provider, "reason", r.reason, "detail", r.detail)
+			for _, rf := range np.refused {
+				refused.WithLabelValues(rf.reason).Inc()
+				r.log.Warn("record refused: nothing at it is touched", "provider", provider, "reason", rf.reason, "detail", rf.detail)
 			}
 			if len(np.changes) == 0 {
 				continue
 			}
 			zc := byZone[k]
 			if zc == nil {
-				zc = &zoneChanges{cause: s.dirty[name]}
+				zc = &zoneChanges{cause: r.dirty[name]}
 				byZone[k] = zc
 			}
-			zc.add(name, np.changes, s.reg.countDeletes(name, np.changes))
+			zc.add(name, np.changes, r.reg.countDeletes(name, np.changes))
 		}
 		if done {
-			delete(s.dirty, name)
+			delete(r.dirty, name)
 		}
 	}
 	for _, k := range slices.SortedFunc(maps.Keys(byZone), compareZoneKeys) {
-		s.guard(ctx, k, byZone[k])
-		s.publishZone(ctx, k, byZone[k])
+		r.guard(ctx, k, byZone[k])
+		r.publishZone(ctx, k, byZone[k])
 	}
-	s.clearStaleHolds(ctx)
+	r.clearStaleHolds(ctx)
 	planSeconds.Observe(time.Since(start).Seconds())
 }
 
-func (s *run) nameInput(provider, zone, name string) nameInput {
-	d := s.desired[name].state
+func (r *run) nameInput(provider, zone, name string) nameInput {
+	d := r.desired[name].state
 	resource := ""
 	if len(d.Contributors) == 1 {
 		resource = d.Contributors[0].Resource()
 	}
-	desired, _ := s.desiredFor(provider, name)
+	desired, _ := r.desiredFor(provider, name)
 	return nameInput{name: name, zone: zone, desired: desired, resource: resource,
-		observed: s.observedAt(provider), policy: s.effectivePolicy(), reg: s.reg}
+		observed: r.observedAt(provider), policy: r.effectivePolicy(), reg: r.reg}
 }
 
 // nameInput is everything planName needs to know about one DNS name.

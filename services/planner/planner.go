@@ -24,6 +24,16 @@ import (
 	"github.com/zonestream/zonestream/stage"
 )
 
+// Name is the planner stage's name: its command, its identity for dead
+// letters and its log attribute.
+const Name = "planner"
+
+// The values of --registry, ExternalDNS' names.
+const (
+	RegistryTXT  = "txt"  // ownership TXT records, ExternalDNS' format (registry.go)
+	RegistryNoop = "noop" // no ownership records: every record of a managed type in scope is ours
+)
+
 // Config is the planner's configuration; flag names are ExternalDNS'.
 type Config struct {
 	Domains             domains.Settings
@@ -57,7 +67,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.MigrateFromTXTOwner, "migrate-from-txt-owner", "", "an old --txt-owner-id: its records are taken as ours and their ownership TXT rewritten to --txt-owner-id")
 	fs.Var(&c.TXTAdoptOwners, "txt-adopt-owner", "an owner whose records may be taken over: its ownership TXT is rewritten to --txt-owner-id (repeatable)")
 	fs.StringVar(&c.Policy, "policy", string(PolicySync), "sync, upsert-only or create-only")
-	fs.StringVar(&c.Registry, "registry", "txt", "ownership registry: txt, or noop (no ownership records: every record of a managed type in scope is ours)")
+	fs.StringVar(&c.Registry, "registry", RegistryTXT, "ownership registry: txt, or noop (no ownership records: every record of a managed type in scope is ours)")
 	fs.Var(&c.ExcludeRecordTypes, "exclude-record-types", "record types never to touch, even if managed (repeatable)")
 	fs.IntVar(&c.BatchChangeSize, "batch-change-size", 1000, "most changes in one plan")
 	fs.DurationVar(&c.BatchWindow, "batch-window", 20*time.Millisecond, "how long to gather changes for one zone into one plan")
@@ -88,7 +98,7 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	if !p.policy.valid() {
 		return nil, fmt.Errorf("--policy=%q: want sync, upsert-only or create-only", cfg.Policy)
 	}
-	if cfg.Registry != "txt" && cfg.Registry != "noop" {
+	if cfg.Registry != RegistryTXT && cfg.Registry != RegistryNoop {
 		return nil, fmt.Errorf("--registry=%q: want txt or noop", cfg.Registry)
 	}
 	for flag, id := range map[string]string{"txt-owner-id": cfg.Ownership.OwnerID, "migrate-from-txt-owner": cfg.MigrateFromTXTOwner} {
@@ -137,7 +147,7 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	p.managed = slices.DeleteFunc(p.managed, func(t string) bool { return excluded[t] })
 	adopt := slices.Clone([]string(cfg.TXTAdoptOwners))
 	slices.Sort(adopt)
-	p.reg = &txtRegistry{noop: cfg.Registry == "noop", Settings: cfg.Ownership, migrate: cfg.MigrateFromTXTOwner,
+	p.reg = &txtRegistry{noop: cfg.Registry == RegistryNoop, Settings: cfg.Ownership, migrate: cfg.MigrateFromTXTOwner,
 		adopt: slices.Compact(adopt), names: cfg.Ownership.Names(),
 		aesKey: key, encrypt: cfg.TXTEncryptEnabled, managed: p.managed}
 	return p, nil

@@ -25,9 +25,9 @@ func (p Policy) allows(action string) bool {
 
 // effectivePolicy is the configured policy, without deletes until the
 // desired stream is complete.
-func (s *run) effectivePolicy() Policy {
-	if !s.complete && s.policy == PolicySync {
+func (r *run) effectivePolicy() Policy {
+	if !r.complete && r.policy == PolicySync {
 		return PolicyUpsertOnly
 	}
-	return s.policy
+	return r.policy
 }

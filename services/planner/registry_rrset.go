@@ -80,77 +80,116 @@ func (r *registryRRset) claim(t string, ttl int64) {
 // refreshed; record-type fields changed), so encrypted and quoted strings
 // are not rewritten for nothing.
 func (r *registryRRset) change(reg *txtRegistry, want registry.Labels, ttl int64) (events.Change, bool) {
-	var targets []string
-	var mine string
-	var mineO registry.Labels
-	var fields []string
-	hadFields, takeover := false, false
-	if r.current != nil {
-		for _, t := range r.current.Targets {
-			o, isRegistry := reg.parse(t)
-			if !isRegistry {
-				if !r.data {
-					targets = append(targets, t) // the user's, left as it is
-				}
-				continue
-			}
-			if r.leaveRegistry {
-				targets = append(targets, t)
-				continue
-			}
-			switch reg.role(o.Owner) {
-			case roleMine:
-				mine, mineO = t, o
-			case roleTakeover:
-				takeover = true
-				if want.Resource == "" {
-					want.Resource = o.Resource
-				}
-			default:
-				targets = append(targets, t) // never ours to drop
-				continue
-			}
-			if o.Types != nil {
-				hadFields = true
-				fields = append(fields, o.Types...)
-			}
-		}
+	now := r.read(reg)
+	if want.Resource == "" {
+		want.Resource = now.takenResource
 	}
+	targets := now.others
 	if r.data {
 		targets = append(targets, r.user...)
 	}
 	keep := r.keep && !r.leaveRegistry
-	if hadFields || (r.shared && r.kept[events.RecordTypeTXT]) {
-		// Keep writing the per-record-type fields such a string had:
-		// the types it listed, less those we deleted, plus those we keep.
-		set := map[string]bool{}
-		for _, t := range fields {
-			if !r.dropped[t] {
-				set[t] = true
-			}
-		}
-		for t := range r.kept {
-			set[t] = true
-		}
-		want.Types = slices.Sorted(maps.Keys(set))
+	if now.hadFields || (r.shared && r.kept[events.RecordTypeTXT]) {
+		want.Types = r.types(now.fields)
 		if len(want.Types) == 0 {
 			keep = false
 		}
 	}
 	if keep {
-		switch {
-		case mine != "" && mineO.Same(want):
-		case mine != "" && !r.claimed && !takeover && !hadFields:
-		default:
-			if mine != "" && !r.claimed && !takeover {
-				want.Resource = mineO.Resource
-			}
-			if mine == "" || !mineO.Same(want) {
-				mine = reg.render(want, r.name)
-			}
-		}
-		targets = append(targets, mine)
+		targets = append(targets, r.ourString(reg, now, want))
 	}
+	return r.changeTo(targets, ttl)
+}
+
+// registryHolding is what a registry RRset holds now, sorted out by change.
+type registryHolding struct {
+	others        []string        // strings left as they are: the user's (unless r.data), other owners', every registry string when leaveRegistry
+	mine          string          // our ownership string, if there is one
+	mineO         registry.Labels // what it says
+	fields        []string        // the record types our strings and those we take over listed
+	hadFields     bool            // one of them listed record types
+	takeover      bool            // a string of an owner we take over is there
+	takenResource string          // the first resource such a string names
+}
+
+// read sorts the strings the RRset holds now into what change leaves, what
+// is ours and what we take over.
+func (r *registryRRset) read(reg *txtRegistry) registryHolding {
+	var h registryHolding
+	if r.current == nil {
+		return h
+	}
+	for _, t := range r.current.Targets {
+		o, isRegistry := reg.parse(t)
+		if !isRegistry {
+			if !r.data {
+				h.others = append(h.others, t) // the user's, left as it is
+			}
+			continue
+		}
+		if r.leaveRegistry {
+			h.others = append(h.others, t)
+			continue
+		}
+		switch reg.role(o.Owner) {
+		case roleMine:
+			h.mine, h.mineO = t, o
+		case roleTakeover:
+			h.takeover = true
+			if h.takenResource == "" {
+				h.takenResource = o.Resource
+			}
+		default:
+			h.others = append(h.others, t) // never ours to drop
+			continue
+		}
+		if o.Types != nil {
+			h.hadFields = true
+			h.fields = append(h.fields, o.Types...)
+		}
+	}
+	return h
+}
+
+// types is the per-record-type field to keep writing when a string had
+// one: the types it listed, less those we deleted, plus those we keep.
+func (r *registryRRset) types(listed []string) []string {
+	set := map[string]bool{}
+	for _, t := range listed {
+		if !r.dropped[t] {
+			set[t] = true
+		}
+	}
+	for t := range r.kept {
+		set[t] = true
+	}
+	return slices.Sorted(maps.Keys(set))
+}
+
+// ourString is the ownership string of ours the RRset is to hold: the present
+// one byte for byte when it says what is wanted, or when nothing asks for
+// a refresh (not claimed, nothing taken over, no type fields); otherwise
+// one rendered from want (keeping the present resource when nothing
+// claimed it).
+func (r *registryRRset) ourString(reg *txtRegistry, now registryHolding, want registry.Labels) string {
+	mine := now.mine
+	switch {
+	case mine != "" && now.mineO.Same(want):
+	case mine != "" && !r.claimed && !now.takeover && !now.hadFields:
+	default:
+		if mine != "" && !r.claimed && !now.takeover {
+			want.Resource = now.mineO.Resource
+		}
+		if mine == "" || !now.mineO.Same(want) {
+			mine = reg.render(want, r.name)
+		}
+	}
+	return mine
+}
+
+// changeTo is the change from the RRset's current records to targets (none:
+// a delete), and false when there is nothing to change.
+func (r *registryRRset) changeTo(targets []string, ttl int64) (events.Change, bool) {
 	slices.Sort(targets)
 	next := events.NewEndpoint(r.name, events.RecordTypeTXT, ttl, targets...)
 	next.SetIdentifier = r.setID

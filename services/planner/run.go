@@ -113,128 +113,128 @@ func on(subject, root string) bool { return strings.HasPrefix(subject, root+".")
 
 // fold folds one message into the state, picking its handler by subject
 // as dedup does: the subject, not the payload, says what a message is.
-func (s *run) fold(ctx context.Context, m events.Received) {
+func (r *run) fold(ctx context.Context, m events.Received) {
 	var err error
 	switch {
 	case on(m.Subject, events.SubjectDesired):
-		err = s.foldDesired(m)
+		err = r.foldDesired(m)
 	case on(m.Subject, events.SubjectResults):
-		err = s.foldResult(m)
+		err = r.foldResult(m)
 	case on(m.Subject, events.SubjectZones):
-		err = s.foldZones(m)
+		err = r.foldZones(m)
 	case on(m.Subject, events.SubjectHeld):
-		err = s.foldHeld(m)
+		err = r.foldHeld(m)
 	case on(m.Subject, events.SubjectApprovals):
-		err = s.foldApproval(m)
+		err = r.foldApproval(m)
 	default:
-		err = s.foldObserved(m)
+		err = r.foldObserved(m)
 	}
 	if err != nil {
 		deadLetters.Inc()
-		name := s.markUnknown(m)
-		unknownNamesGauge.Set(float64(s.unknown.count()))
-		s.log.Error("undecodable event; parked on the dead-letter subject; its name is planned for nobody until a readable state comes",
+		name := r.markUnknown(m)
+		unknownNamesGauge.Set(float64(r.unknown.count()))
+		r.log.Error("undecodable event; parked on the dead-letter subject; its name is planned for nobody until a readable state comes",
 			"subject", m.Subject, "name", name, "err", err)
-		if err := events.DeadLetter(ctx, s.js, "planner", m, err); err != nil {
-			s.log.Error("dead-letter publish failed", "err", err)
+		if err := events.DeadLetter(ctx, r.js, Name, m, err); err != nil {
+			r.log.Error("dead-letter publish failed", "err", err)
 		}
 	}
 }
 
-func (s *run) foldDesired(m events.Received) error {
+func (r *run) foldDesired(m events.Received) error {
 	if events.IsMarker(m.Subject) {
 		var c events.DesiredComplete
 		if err := events.Decode(m, &c); err != nil {
 			return err
 		}
-		s.completeness(c, m.Live)
+		r.completeness(c, m.Live)
 		return nil
 	}
 	var d events.DesiredState
 	if err := events.Decode(m, &d); err != nil {
 		return err
 	}
-	if s.unknown.desired[d.DNSName] {
-		delete(s.unknown.desired, d.DNSName)
-		unknownNamesGauge.Set(float64(s.unknown.count()))
+	if r.unknown.desired[d.DNSName] {
+		delete(r.unknown.desired, d.DNSName)
+		unknownNamesGauge.Set(float64(r.unknown.count()))
 	}
-	delete(s.adjusted, d.DNSName)
+	delete(r.adjusted, d.DNSName)
 	if len(d.Endpoints) == 0 {
-		delete(s.desired, d.DNSName)
+		delete(r.desired, d.DNSName)
 	} else {
-		s.desired[d.DNSName] = desiredEntry{state: d, live: m.Live}
+		r.desired[d.DNSName] = desiredEntry{state: d, live: m.Live}
 	}
-	s.mark(d.DNSName, m.EventID())
+	r.mark(d.DNSName, m.EventID())
 	return nil
 }
 
-func (s *run) foldObserved(m events.Received) error {
+func (r *run) foldObserved(m events.Received) error {
 	var o events.ObservedState
 	if err := events.Decode(m, &o); err != nil {
 		return err
 	}
-	byName := s.observed[o.Provider]
+	byName := r.observed[o.Provider]
 	if byName == nil {
 		byName = map[string]observedEntry{}
-		s.observed[o.Provider] = byName
+		r.observed[o.Provider] = byName
 	}
-	if s.unknown.observed[o.Provider][o.DNSName] {
-		delete(s.unknown.observed[o.Provider], o.DNSName)
-		unknownNamesGauge.Set(float64(s.unknown.count()))
+	if r.unknown.observed[o.Provider][o.DNSName] {
+		delete(r.unknown.observed[o.Provider], o.DNSName)
+		unknownNamesGauge.Set(float64(r.unknown.count()))
 	}
 	if len(o.Records) == 0 {
 		delete(byName, o.DNSName)
 	} else {
 		byName[o.DNSName] = observedEntry{records: o.Records, seq: m.Seq}
 	}
-	s.observedSeq = max(s.observedSeq, m.Seq)
-	s.mark(o.DNSName, m.EventID())
-	for _, owner := range s.registryOwners(o.DNSName) {
-		s.mark(owner, m.EventID())
+	r.observedSeq = max(r.observedSeq, m.Seq)
+	r.mark(o.DNSName, m.EventID())
+	for _, owner := range r.registryOwners(o.DNSName) {
+		r.mark(owner, m.EventID())
 	}
 	return nil
 }
 
-func (s *run) foldZones(m events.Received) error {
+func (r *run) foldZones(m events.Received) error {
 	var z events.ZoneList
 	if err := events.Decode(m, &z); err != nil {
 		return err
 	}
-	s.observedSeq = max(s.observedSeq, m.Seq)
-	if !slices.Equal(s.zones[z.Provider], z.Zones) || s.adjusts[z.Provider] != z.Adjusts {
-		s.zones[z.Provider] = z.Zones
-		s.adjusts[z.Provider] = z.Adjusts
-		s.markAll()
+	r.observedSeq = max(r.observedSeq, m.Seq)
+	if !slices.Equal(r.zones[z.Provider], z.Zones) || r.adjusts[z.Provider] != z.Adjusts {
+		r.zones[z.Provider] = z.Zones
+		r.adjusts[z.Provider] = z.Adjusts
+		r.markAll()
 	}
 	return nil
 }
 
-func (s *run) foldResult(m events.Received) error {
-	var r events.Result
-	if err := events.Decode(m, &r); err != nil {
+func (r *run) foldResult(m events.Received) error {
+	var res events.Result
+	if err := events.Decode(m, &res); err != nil {
 		return err
 	}
-	f := s.flights[zoneKey{r.Provider, r.Zone}]
+	f := r.flights[zoneKey{res.Provider, res.Zone}]
 	if f == nil {
 		return nil // a plan of an earlier run: its effect arrives as observed state
 	}
-	p, ok := f.plans[r.PlanID]
+	p, ok := f.plans[res.PlanID]
 	if !ok {
 		return nil
 	}
 	names := p.names
-	delete(f.plans, r.PlanID)
-	results.WithLabelValues(r.Provider, string(r.Status)).Inc()
-	f.awaitSeq = max(f.awaitSeq, r.ObservedSeq)
-	if r.Status == events.ResultApplied {
+	delete(f.plans, res.PlanID)
+	results.WithLabelValues(res.Provider, string(res.Status)).Inc()
+	f.awaitSeq = max(f.awaitSeq, res.ObservedSeq)
+	if res.Status == events.ResultApplied {
 		f.failures = 0
 		if p.hash == f.lastApplied {
 			f.repeats++
 			unconverged.Inc()
 			wait := retry.Delay(500*time.Millisecond, 5*time.Minute, min(f.repeats, 9))
 			f.notBefore = time.Now().Add(wait)
-			s.log.Warn("the provider does not hold what the same plan applied before; backing off",
-				"zone", r.Zone, "plan", r.PlanID, "repeats", f.repeats, "retry_in", wait)
+			r.log.Warn("the provider does not hold what the same plan applied before; backing off",
+				"zone", res.Zone, "plan", res.PlanID, "repeats", f.repeats, "retry_in", wait)
 		} else {
 			f.repeats = 0
 		}
@@ -243,15 +243,15 @@ func (s *run) foldResult(m events.Received) error {
 		f.failures++
 		wait := retry.Delay(500*time.Millisecond, time.Minute, f.failures)
 		f.notBefore = time.Now().Add(retry.Jitter(wait))
-		s.log.Warn("plan not fully applied; re-planning", "plan", r.PlanID, "zone", r.Zone,
-			"status", r.Status, "err", r.Error, "failed", len(r.Failed), "retry_in", wait)
+		r.log.Warn("plan not fully applied; re-planning", "plan", res.PlanID, "zone", res.Zone,
+			"status", res.Status, "err", res.Error, "failed", len(res.Failed), "retry_in", wait)
 	}
 	for _, n := range names {
-		if _, ok := s.dirty[n]; !ok {
-			s.mark(n, m.EventID())
+		if _, ok := r.dirty[n]; !ok {
+			r.mark(n, m.EventID())
 		}
 	}
-	s.rescan = true // the zone may be free now
+	r.rescan = true // the zone may be free now
 	return nil
 }
 
@@ -259,90 +259,90 @@ func (s *run) foldResult(m events.Received) error {
 // history says nothing about now: the dedup and collectors that wrote it may
 // be gone, and the clusters may have changed since. Only a live mark
 // allows deletes, for as long as its lease.
-func (s *run) completeness(c events.DesiredComplete, live bool) {
+func (r *run) completeness(c events.DesiredComplete, live bool) {
 	switch {
 	case !live:
-		s.required.add(c.Collectors)
-		s.log.Info("completeness mark from an earlier run ignored; waiting for a live one", "complete", c.Complete,
+		r.required.add(c.Collectors)
+		r.log.Info("completeness mark from an earlier run ignored; waiting for a live one", "complete", c.Complete,
 			"collectors", len(c.Collectors))
 	case c.Complete:
-		if gone, ok := s.required.dropped(c); ok {
+		if gone, ok := r.required.dropped(c); ok {
 			refusedMarks.Inc()
-			s.log.Error("complete mark refused: it drops a collector that was synced before and was not retired "+
+			r.log.Error("complete mark refused: it drops a collector that was synced before and was not retired "+
 				"(if its cluster is gone: zonestream cluster retire NAME)", "cluster", gone.Cluster, "collector", gone.Collector)
-			s.holdDeletes("the complete mark drops collector " + gone.Cluster + "/" + gone.Collector + ", which was not retired")
+			r.holdDeletes("the complete mark drops collector " + gone.Cluster + "/" + gone.Collector + ", which was not retired")
 			return
 		}
-		s.required = slices.Clone(c.Collectors)
+		r.required = slices.Clone(c.Collectors)
 		lease := c.Lease()
 		if lease <= 0 {
 			lease = time.Duration(events.LeaseFor(events.DefaultHeartbeat)) * time.Millisecond
 		}
-		s.completeUntil = time.Now().Add(lease)
-		if !s.complete {
-			s.complete = true
+		r.completeUntil = time.Now().Add(lease)
+		if !r.complete {
+			r.complete = true
 			deletesAllowed.Set(1)
-			s.log.Info("desired state complete: deletes allowed", "clusters", c.Clusters)
-			s.markAll() // what was held back
+			r.log.Info("desired state complete: deletes allowed", "clusters", c.Clusters)
+			r.markAll() // what was held back
 		}
 	default:
-		s.holdDeletes("dedup says the desired state is incomplete: " + c.Reason)
+		r.holdDeletes("dedup says the desired state is incomplete: " + c.Reason)
 	}
 }
 
 // holdDeletes stops deleting until the next live complete mark.
-func (s *run) holdDeletes(why string) {
-	if s.complete {
-		s.log.Warn("deletes held", "why", why)
+func (r *run) holdDeletes(why string) {
+	if r.complete {
+		r.log.Warn("deletes held", "why", why)
 	}
-	s.complete = false
+	r.complete = false
 	deletesAllowed.Set(0)
 }
 
 // expireCompleteness holds deletes once the complete mark's lease lapsed:
 // dedup (or the collectors behind it) stopped saying so.
-func (s *run) expireCompleteness(now time.Time) {
-	if s.complete && now.After(s.completeUntil) {
-		s.holdDeletes("the completeness mark was not renewed in time (dedup or a collector is gone)")
+func (r *run) expireCompleteness(now time.Time) {
+	if r.complete && now.After(r.completeUntil) {
+		r.holdDeletes("the completeness mark was not renewed in time (dedup or a collector is gone)")
 	}
 }
 
 // markAll schedules every name either side knows of.
-func (s *run) markAll() {
-	for n := range s.desired {
-		s.mark(n, s.dirty[n])
+func (r *run) markAll() {
+	for n := range r.desired {
+		r.mark(n, r.dirty[n])
 	}
-	for _, byName := range s.observed {
+	for _, byName := range r.observed {
 		for n := range byName {
-			s.mark(n, s.dirty[n])
-			for _, owner := range s.registryOwners(n) {
-				s.mark(owner, s.dirty[owner])
+			r.mark(n, r.dirty[n])
+			for _, owner := range r.registryOwners(n) {
+				r.mark(owner, r.dirty[owner])
 			}
 		}
 	}
 }
 
 // busy reports whether a zone still waits for results or observations.
-func (s *run) busy(k zoneKey, now time.Time) bool {
-	f := s.flights[k]
+func (r *run) busy(k zoneKey, now time.Time) bool {
+	f := r.flights[k]
 	if f == nil {
 		return false
 	}
-	return len(f.plans) > 0 || s.observedSeq < f.awaitSeq || now.Before(f.notBefore)
+	return len(f.plans) > 0 || r.observedSeq < f.awaitSeq || now.Before(f.notBefore)
 }
 
 // expireFlights gives up waiting on plans that got no result in time,
 // withdrawing them first: a superseded plan is never applied.
-func (s *run) expireFlights(ctx context.Context) {
+func (r *run) expireFlights(ctx context.Context) {
 	now := time.Now()
-	s.expireCompleteness(now)
-	for k, f := range s.flights {
+	r.expireCompleteness(now)
+	for k, f := range r.flights {
 		if len(f.plans) > 0 && now.After(f.deadline) {
-			s.log.Warn("no result for plans; withdrawing them and re-planning the zone", "provider", k.provider, "zone", k.zone, "plans", len(f.plans))
-			s.withdraw(ctx, k, f)
+			r.log.Warn("no result for plans; withdrawing them and re-planning the zone", "provider", k.provider, "zone", k.zone, "plans", len(f.plans))
+			r.withdraw(ctx, k, f)
 			for _, p := range f.plans {
 				for _, n := range p.names {
-					s.mark(n, s.dirty[n])
+					r.mark(n, r.dirty[n])
 				}
 			}
 			f.plans = map[string]planned{}
@@ -356,11 +356,11 @@ func (s *run) expireFlights(ctx context.Context) {
 // lets it be planned now (the observation its zone waited for, a readable
 // state after an unknown one), and the loop does not look again on a
 // clock. During the replay a name is fresh once; markAll follows it.
-func (s *run) mark(name, cause string) {
-	if _, dirty := s.dirty[name]; !dirty || s.caughtUp.Load() {
-		s.fresh = append(s.fresh, name)
+func (r *run) mark(name, cause string) {
+	if _, dirty := r.dirty[name]; !dirty || r.caughtUp.Load() {
+		r.fresh = append(r.fresh, name)
 	}
-	s.dirty[name] = cause
+	r.dirty[name] = cause
 }
 
 // plannable reports whether some dirty name could be planned now. It
@@ -372,23 +372,23 @@ func (s *run) mark(name, cause string) {
 // be planned, whatever its number: that is known from the zones alone.
 // Otherwise the order of the walk does not matter (it only asks whether
 // some name can go), so the dirty map is walked as it is, not sorted.
-func (s *run) plannable() bool {
+func (r *run) plannable() bool {
 	now := time.Now()
-	fresh, rescan := s.fresh, s.rescan
-	s.fresh, s.rescan = s.fresh[:0], false
-	if !s.someZoneFree(now) {
+	fresh, rescan := r.fresh, r.rescan
+	r.fresh, r.rescan = r.fresh[:0], false
+	if !r.someZoneFree(now) {
 		return false
 	}
 	if rescan {
-		for n := range s.dirty {
-			if s.inFreeZone(n, now) {
+		for n := range r.dirty {
+			if r.inFreeZone(n, now) {
 				return true
 			}
 		}
 		return false
 	}
 	for _, n := range fresh {
-		if _, ok := s.dirty[n]; ok && s.inFreeZone(n, now) {
+		if _, ok := r.dirty[n]; ok && r.inFreeZone(n, now) {
 			return true
 		}
 	}
@@ -396,10 +396,10 @@ func (s *run) plannable() bool {
 }
 
 // someZoneFree reports whether any managed zone could take a plan now.
-func (s *run) someZoneFree(now time.Time) bool {
-	for provider, zones := range s.zones {
+func (r *run) someZoneFree(now time.Time) bool {
+	for provider, zones := range r.zones {
 		for _, z := range zones {
-			if !s.busy(zoneKey{provider, z}, now) {
+			if !r.busy(zoneKey{provider, z}, now) {
 				return true
 			}
 		}
@@ -408,26 +408,26 @@ func (s *run) someZoneFree(now time.Time) bool {
 }
 
 // inFreeZone reports whether name is in a zone that could take a plan now.
-func (s *run) inFreeZone(name string, now time.Time) bool {
-	for provider, zones := range s.zones {
-		if z, ok := zoneOf(name, zones); ok && !s.busy(zoneKey{provider, z}, now) {
+func (r *run) inFreeZone(name string, now time.Time) bool {
+	for provider, zones := range r.zones {
+		if z, ok := zoneOf(name, zones); ok && !r.busy(zoneKey{provider, z}, now) {
 			return true
 		}
 	}
 	return false
 }
 
-func (s *run) observedAt(provider string) func(string) []events.Endpoint {
-	byName := s.observed[provider]
+func (r *run) observedAt(provider string) func(string) []events.Endpoint {
+	byName := r.observed[provider]
 	return func(name string) []events.Endpoint { return byName[name].records }
 }
 
 // registryOwners lists the names whose ownership a TXT at name may hold, so
 // that a change to "a-www.example.com" re-plans www.example.com.
 // A TXT that is gone must re-plan them too, so this goes by the name alone.
-func (s *run) registryOwners(name string) []string {
-	if s.reg.noop {
+func (r *run) registryOwners(name string) []string {
+	if r.reg.noop {
 		return nil
 	}
-	return s.reg.names.RecordNames(name)
+	return r.reg.names.RecordNames(name)
 }

@@ -29,13 +29,13 @@ import (
 // withdraw deletes a zone's outstanding plans from the plans stream. A plan
 // already taken (applied and acked) is no longer there, which is fine; one
 // being applied right now is protected by its preconditions and NotAfter.
-func (s *run) withdraw(ctx context.Context, k zoneKey, f *flight) {
-	if s.js == nil || len(f.plans) == 0 {
+func (r *run) withdraw(ctx context.Context, k zoneKey, f *flight) {
+	if r.js == nil || len(f.plans) == 0 {
 		return
 	}
-	st, err := s.js.Stream(ctx, events.StreamPlans)
+	st, err := r.js.Stream(ctx, events.StreamPlans)
 	if err != nil {
-		s.log.Warn("cannot withdraw superseded plans; their NotAfter keeps them from being applied", "zone", k.zone, "err", err)
+		r.log.Warn("cannot withdraw superseded plans; their NotAfter keeps them from being applied", "zone", k.zone, "err", err)
 		return
 	}
 	for id, p := range f.plans {
@@ -46,11 +46,11 @@ func (s *run) withdraw(ctx context.Context, k zoneKey, f *flight) {
 		switch {
 		case err == nil:
 			plansWithdrawn.WithLabelValues(k.provider).Inc()
-			s.log.Info("superseded plan withdrawn from the queue", "provider", k.provider, "zone", k.zone, "plan", id, "seq", p.seq)
+			r.log.Info("superseded plan withdrawn from the queue", "provider", k.provider, "zone", k.zone, "plan", id, "seq", p.seq)
 		case errors.Is(err, jetstream.ErrMsgNotFound):
 			// Taken by the applier already.
 		default:
-			s.log.Warn("withdrawing a superseded plan failed; its NotAfter keeps it from being applied",
+			r.log.Warn("withdrawing a superseded plan failed; its NotAfter keeps it from being applied",
 				"zone", k.zone, "plan", id, "err", err)
 		}
 	}

@@ -53,28 +53,28 @@ func observedName(subject string) (provider, name string, ok bool) {
 // markUnknown records that the message m, which could not be decoded, left
 // its name's state unknown, and returns that name ("" when the subject
 // names none: then there is no state it could have replaced).
-func (s *run) markUnknown(m events.Received) string {
+func (r *run) markUnknown(m events.Received) string {
 	switch {
 	case on(m.Subject, events.SubjectDesired):
 		name, ok := desiredName(m.Subject)
 		if !ok {
 			return ""
 		}
-		s.unknown.desired[name] = true
-		delete(s.desired, name)
+		r.unknown.desired[name] = true
+		delete(r.desired, name)
 		return name
 	case on(m.Subject, events.SubjectObserved):
 		provider, name, ok := observedName(m.Subject)
 		if !ok {
 			return ""
 		}
-		if s.unknown.observed[provider] == nil {
-			s.unknown.observed[provider] = map[string]bool{}
+		if r.unknown.observed[provider] == nil {
+			r.unknown.observed[provider] = map[string]bool{}
 		}
-		s.unknown.observed[provider][name] = true
-		delete(s.observed[provider], name)
-		for _, owner := range s.registryOwners(name) {
-			s.mark(owner, m.EventID())
+		r.unknown.observed[provider][name] = true
+		delete(r.observed[provider], name)
+		for _, owner := range r.registryOwners(name) {
+			r.mark(owner, m.EventID())
 		}
 		return name
 	}
@@ -84,25 +84,25 @@ func (s *run) markUnknown(m events.Received) string {
 // known reports whether everything planName would read to plan name for
 // provider is known: the desired state at the name, and the observed state
 // at the name and at every name its ownership records may live at.
-func (s *run) known(provider, name string) bool {
-	if s.unknown.desired[name] {
+func (r *run) known(provider, name string) bool {
+	if r.unknown.desired[name] {
 		return false
 	}
-	unknownObs := s.unknown.observed[provider]
+	unknownObs := r.unknown.observed[provider]
 	if len(unknownObs) == 0 {
 		return true
 	}
 	if unknownObs[name] {
 		return false
 	}
-	if s.reg.noop {
+	if r.reg.noop {
 		return true
 	}
-	if unknownObs[s.reg.names.OldTXTName(name)] {
+	if unknownObs[r.reg.names.OldTXTName(name)] {
 		return false
 	}
-	for _, t := range s.managed {
-		if unknownObs[s.reg.names.TXTName(name, t)] {
+	for _, t := range r.managed {
+		if unknownObs[r.reg.names.TXTName(name, t)] {
 			return false
 		}
 	}

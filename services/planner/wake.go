@@ -11,18 +11,18 @@ import "time"
 
 // wakeAt is when the loop must look again without a message: the earliest
 // deadline, back-off end or completeness lease still ahead. Zero: never.
-func (s *run) wakeAt() time.Time {
+func (r *run) wakeAt() time.Time {
 	var at time.Time
 	earlier := func(t time.Time) {
 		if !t.IsZero() && (at.IsZero() || t.Before(at)) {
 			at = t
 		}
 	}
-	if s.complete {
-		earlier(s.completeUntil)
+	if r.complete {
+		earlier(r.completeUntil)
 	}
 	now := time.Now()
-	for _, f := range s.flights {
+	for _, f := range r.flights {
 		if len(f.plans) > 0 {
 			earlier(f.deadline)
 		}

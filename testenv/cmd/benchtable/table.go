@@ -16,7 +16,7 @@ type row struct {
 	goal string
 	zs   metric
 	// ref is the reference measured in the same run (ExternalDNS); refText
-	// is the reference when none is (a figure of the issue, a floor).
+	// is the reference when none is (a figure the goal names, a floor).
 	ref     metric
 	refText string
 	// met says whether zonestream's figure meets the goal; ref is 0 when

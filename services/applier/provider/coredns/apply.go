@@ -96,8 +96,8 @@ func (p *Provider) applyPrefix(ctx context.Context, zone string, changes []event
 	return 0, fmt.Errorf("%w: coredns: the keys of zone %s kept changing during %d attempts", provider.ErrStale, zone, conflicts)
 }
 
-// state is what etcd held at the names of a plan when it was read.
-type state struct {
+// etcdRead is what etcd held at the names of a plan when it was read.
+type etcdRead struct {
 	prefix   string
 	rev      int64    // the read's revision
 	zone     string   // read whole (more than readNames names), or ""
@@ -109,14 +109,14 @@ type state struct {
 
 // read fetches every key at the names of changes in one consistent read:
 // one prefix per name for a few names, the zone's prefix for more.
-func (p *Provider) read(ctx context.Context, zone string, changes []events.Change) (*state, error) {
+func (p *Provider) read(ctx context.Context, zone string, changes []events.Change) (*etcdRead, error) {
 	var names []string
 	for _, c := range changes {
 		if n := events.NormalizeName(c.Key().DNSName); !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}
-	st := &state{prefix: p.cfg.Prefix}
+	st := &etcdRead{prefix: p.cfg.Prefix}
 	if len(names) > readNames {
 		st.zone = zone
 		st.scopes = []string{namePath(p.cfg.Prefix, zone)}
@@ -147,7 +147,7 @@ func (p *Provider) read(ctx context.Context, zone string, changes []events.Chang
 }
 
 // index parses the keys read, quietly: Records reports bad entries.
-func (p *Provider) index(st *state) *state {
+func (p *Provider) index(st *etcdRead) *etcdRead {
 	st.entries = map[string]entry{}
 	st.existing = map[string]kv{}
 	for _, k := range st.kvs {
@@ -181,121 +181,168 @@ type working struct {
 // plan plays changes in order against st (which it leaves as it is),
 // checking each precondition, and returns the transaction that writes the
 // result.
-func (st *state) plan(p *Provider, changes []events.Change) (*txn, error) {
-	work := map[string]*working{}
-	sets := map[events.RRsetKey][]part{}
-	partKeys := map[events.RRsetKey][]string{}
-	for key, e := range st.entries {
-		for _, pt := range e.parts {
-			sets[pt.set] = append(sets[pt.set], pt)
-			partKeys[pt.set] = append(partKeys[pt.set], key)
-		}
-	}
-	get := func(key string) (*working, error) {
-		if w, ok := work[key]; ok {
-			return w, nil
-		}
-		w := &working{key: key}
-		if k, ok := st.existing[key]; ok {
-			w.orig = &k
-			if err := json.Unmarshal(k.value, &w.fields); err != nil {
-				return nil, fmt.Errorf("key %s: %w", key, err)
-			}
-		}
-		work[key] = w
-		return w, nil
-	}
+func (st *etcdRead) plan(p *Provider, changes []events.Change) (*txn, error) {
+	r := st.replay()
 	for _, c := range changes {
 		k := c.Key()
 		k.DNSName = events.NormalizeName(k.DNSName)
 		k.RecordType = strings.ToUpper(k.RecordType)
-		have := events.Endpoint{DNSName: k.DNSName, RecordType: k.RecordType}
-		for _, pt := range sets[k] {
-			have.Targets = append(have.Targets, pt.target)
+		if err := r.check(c, k); err != nil {
+			return nil, err
 		}
-		have = provider.NormalizeEndpoint(have)
-		if c.Old == nil {
-			if len(have.Targets) > 0 {
-				return nil, fmt.Errorf("%w: coredns: %s: %s %s exists (%s)", provider.ErrStale, c, k.DNSName, k.RecordType, strings.Join(have.Targets, ", "))
-			}
-		} else if !provider.SameTargets(have, *c.Old) {
-			return nil, fmt.Errorf("%w: coredns: %s: %s %s holds [%s], the plan expected [%s]", provider.ErrStale, c, k.DNSName, k.RecordType,
-				strings.Join(have.Targets, ", "), strings.Join(provider.NormalizeEndpoint(*c.Old).Targets, ", "))
+		if err := r.remove(k); err != nil {
+			return nil, err
 		}
-		// Take the RRset's records out of their keys; a key left with
-		// neither host nor text goes.
-		for i, pt := range sets[k] {
-			w, err := get(partKeys[k][i])
-			if err != nil {
-				return nil, provider.Permanent(err)
-			}
-			delete(w.fields, pt.field)
-			if !w.holds(fieldHost) && !w.holds(fieldText) {
-				w.fields = nil
-			}
-			w.touched = true
-		}
-		delete(sets, k)
-		delete(partKeys, k)
 		if c.New == nil {
 			continue
 		}
-		ep := provider.NormalizeEndpoint(*c.New)
-		field := fieldHost
-		if k.RecordType == "TXT" {
-			field = fieldText
-		}
-		for _, target := range ep.Targets {
-			key := ""
-			strip := 1
-			for salt := 0; ; salt++ {
-				// A CNAME goes at the name's own key: CoreDNS answers a
-				// CNAME query only from there (A and AAAA queries also
-				// look below the name).
-				key, strip = namePath(st.prefix, k.DNSName)+"/"+recordID(k, target, salt), 1
-				if k.RecordType == "CNAME" && salt == 0 {
-					key, strip = namePath(st.prefix, k.DNSName), 0
-				}
-				w, inWork := work[key]
-				_, inEtcd := st.existing[key]
-				if (inWork && !w.live()) || (!inWork && !inEtcd) {
-					break
-				}
-				if salt == 16 {
-					return nil, provider.Permanentf("%s: no free key for %s", c, target)
-				}
-			}
-			svc := record{TTL: uint32(provider.TTL(ep, p.defaultTTL)), TargetStrip: strip, Group: groupOf(ep), SetIdentifier: k.SetIdentifier}
-			if field == fieldText {
-				svc.Text = target
-			} else {
-				svc.Host = target
-			}
-			raw, err := json.Marshal(svc)
-			if err != nil {
-				return nil, provider.Permanent(err)
-			}
-			w, err := get(key)
-			if err != nil {
-				return nil, provider.Permanent(err)
-			}
-			w.fields = nil
-			if err := json.Unmarshal(raw, &w.fields); err != nil {
-				return nil, provider.Permanent(err)
-			}
-			w.touched = true
-			sets[k] = append(sets[k], part{set: k, field: field, target: target})
-			partKeys[k] = append(partKeys[k], key)
+		if err := r.add(p, c, k); err != nil {
+			return nil, err
 		}
 	}
-	return st.txn(work, changes)
+	return st.txn(r.work, changes)
+}
+
+// replay is a plan being played against an etcd read: each key as the plan
+// leaves it, and the records of each RRset with the keys that hold them.
+type replay struct {
+	st       *etcdRead
+	work     map[string]*working
+	sets     map[events.RRsetKey][]part
+	partKeys map[events.RRsetKey][]string // partKeys[k][i] holds sets[k][i]
+}
+
+// replay starts playing a plan against st: every RRset as st read it.
+func (st *etcdRead) replay() *replay {
+	r := &replay{st: st, work: map[string]*working{}, sets: map[events.RRsetKey][]part{}, partKeys: map[events.RRsetKey][]string{}}
+	for key, e := range st.entries {
+		for _, pt := range e.parts {
+			r.sets[pt.set] = append(r.sets[pt.set], pt)
+			r.partKeys[pt.set] = append(r.partKeys[pt.set], key)
+		}
+	}
+	return r
+}
+
+// get is key as the plan leaves it so far: as read, the first time.
+func (r *replay) get(key string) (*working, error) {
+	if w, ok := r.work[key]; ok {
+		return w, nil
+	}
+	w := &working{key: key}
+	if k, ok := r.st.existing[key]; ok {
+		w.orig = &k
+		if err := json.Unmarshal(k.value, &w.fields); err != nil {
+			return nil, fmt.Errorf("key %s: %w", key, err)
+		}
+	}
+	r.work[key] = w
+	return w, nil
+}
+
+// check is c's precondition: the RRset k holds, as played so far, what c
+// expects (nothing, for a create); otherwise the plan is stale.
+func (r *replay) check(c events.Change, k events.RRsetKey) error {
+	have := events.Endpoint{DNSName: k.DNSName, RecordType: k.RecordType}
+	for _, pt := range r.sets[k] {
+		have.Targets = append(have.Targets, pt.target)
+	}
+	have = provider.NormalizeEndpoint(have)
+	if c.Old == nil {
+		if len(have.Targets) > 0 {
+			return fmt.Errorf("%w: coredns: %s: %s %s exists (%s)", provider.ErrStale, c, k.DNSName, k.RecordType, strings.Join(have.Targets, ", "))
+		}
+	} else if !provider.SameTargets(have, *c.Old) {
+		return fmt.Errorf("%w: coredns: %s: %s %s holds [%s], the plan expected [%s]", provider.ErrStale, c, k.DNSName, k.RecordType,
+			strings.Join(have.Targets, ", "), strings.Join(provider.NormalizeEndpoint(*c.Old).Targets, ", "))
+	}
+	return nil
+}
+
+// remove takes the RRset k's records out of their keys; a key left with
+// neither host nor text goes.
+func (r *replay) remove(k events.RRsetKey) error {
+	for i, pt := range r.sets[k] {
+		w, err := r.get(r.partKeys[k][i])
+		if err != nil {
+			return provider.Permanent(err)
+		}
+		delete(w.fields, pt.field)
+		if !w.holds(fieldHost) && !w.holds(fieldText) {
+			w.fields = nil
+		}
+		w.touched = true
+	}
+	delete(r.sets, k)
+	delete(r.partKeys, k)
+	return nil
+}
+
+// add writes c.New's records, each at a key of its own.
+func (r *replay) add(p *Provider, c events.Change, k events.RRsetKey) error {
+	ep := provider.NormalizeEndpoint(*c.New)
+	field := fieldHost
+	if k.RecordType == "TXT" {
+		field = fieldText
+	}
+	for _, target := range ep.Targets {
+		key, strip, err := r.freeKey(c, k, target)
+		if err != nil {
+			return err
+		}
+		svc := record{TTL: uint32(provider.TTL(ep, p.defaultTTL)), TargetStrip: strip, Group: groupOf(ep), SetIdentifier: k.SetIdentifier}
+		if field == fieldText {
+			svc.Text = target
+		} else {
+			svc.Host = target
+		}
+		raw, err := json.Marshal(svc)
+		if err != nil {
+			return provider.Permanent(err)
+		}
+		w, err := r.get(key)
+		if err != nil {
+			return provider.Permanent(err)
+		}
+		w.fields = nil
+		if err := json.Unmarshal(raw, &w.fields); err != nil {
+			return provider.Permanent(err)
+		}
+		w.touched = true
+		r.sets[k] = append(r.sets[k], part{set: k, field: field, target: target})
+		r.partKeys[k] = append(r.partKeys[k], key)
+	}
+	return nil
+}
+
+// freeKey is the key to write target of the RRset k at, one neither in
+// etcd nor written by the plan (a salt tells apart records whose IDs
+// collide), and its record's TargetStrip.
+func (r *replay) freeKey(c events.Change, k events.RRsetKey, target string) (key string, strip int, err error) {
+	for salt := 0; ; salt++ {
+		// A CNAME goes at the name's own key: CoreDNS answers a
+		// CNAME query only from there (A and AAAA queries also
+		// look below the name).
+		key, strip = namePath(r.st.prefix, k.DNSName)+"/"+recordID(k, target, salt), 1
+		if k.RecordType == "CNAME" && salt == 0 {
+			key, strip = namePath(r.st.prefix, k.DNSName), 0
+		}
+		w, inWork := r.work[key]
+		_, inEtcd := r.st.existing[key]
+		if (inWork && !w.live()) || (!inWork && !inEtcd) {
+			return key, strip, nil
+		}
+		if salt == 16 {
+			return "", 0, provider.Permanentf("%s: no free key for %s", c, target)
+		}
+	}
 }
 
 // txn turns the working keys into operations, guarded by comparisons:
 // nothing under the prefixes of the names of changes (or the zone, when it
 // was read whole) changed since the read, and every key the plan rewrites
 // or deletes is still as read.
-func (st *state) txn(work map[string]*working, changes []events.Change) (*txn, error) {
+func (st *etcdRead) txn(work map[string]*working, changes []events.Change) (*txn, error) {
 	t := &txn{}
 	keys := make([]string, 0, len(work))
 	for k := range work {

@@ -157,6 +157,67 @@ func lifecycle(t *testing.T, p provider.Provider, s Server, o Options) {
 		o.AfterCreate(t, s)
 	}
 
+	eps := checkListing(t, p, o, owner, len(base)+len(create), otherZone)
+
+	// Update: Old is the listed state (the TXT's precondition holds as
+	// listed, escapes and all); one A target kept, one replaced.
+	old := Find(eps, "www.example.org", "A")
+	if err := p.Apply(ctx, "example.org", []events.Change{
+		{Old: old, New: ep("www.example.org", "A", 0, "192.0.2.2", "192.0.2.3")},
+		{Old: Find(eps, "long.example.org", "TXT"), New: ep("long.example.org", "TXT", 0, "short")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantAnswers(t, s, "www.example.org", dns.TypeA, "192.0.2.2", "192.0.2.3")
+	wantTTL := uint32(300)
+	if o.UpdateKeepsTTL {
+		wantTTL = 120
+	}
+	if rrs, _ := s.Query("www.example.org", dns.TypeA); len(rrs) != 2 || rrs[0].Header().Ttl != wantTTL {
+		t.Fatalf("updated A without TTL: want TTL %d, got %v", wantTTL, rrs)
+	}
+	wantAnswers(t, s, "long.example.org", dns.TypeTXT, "short")
+
+	RefusesStalePlans(t, p, s, old, []string{"192.0.2.2", "192.0.2.3"})
+
+	deleteAndCheck(t, p, s, o, owner)
+	if o.AfterDelete != nil {
+		o.AfterDelete(t, s)
+	}
+}
+
+// deleteAndCheck deletes three of the RRsets lifecycle created, with
+// preconditions that differ from what the server holds only in the TTL and
+// the targets' case (which they ignore), and checks that DNS answers and
+// the listing hold them no more.
+func deleteAndCheck(t *testing.T, p provider.Provider, s Server, o Options, owner string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := p.Apply(ctx, "example.org", []events.Change{
+		{Old: ep("www.example.org", "A", 999, "192.0.2.2", "192.0.2.3")},
+		{Old: ep(o.OwnerName, "TXT", 0, owner)},
+		{Old: ep("alias.example.org", "CNAME", 0, strings.ToUpper(o.CNAMETarget[:3])+o.CNAMETarget[3:])},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	wantAnswers(t, s, "www.example.org", dns.TypeA)
+	wantAnswers(t, s, o.OwnerName, dns.TypeTXT)
+	wantAnswers(t, s, "alias.example.org", dns.TypeCNAME)
+	eps, err := p.Records(ctx, "example.org")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Find(eps, "www.example.org", "A") != nil || Find(eps, o.OwnerName, "TXT") != nil || Find(eps, "alias.example.org", "CNAME") != nil {
+		t.Fatalf("deleted RRsets still listed: %+v", eps)
+	}
+}
+
+// checkListing checks that the provider lists the records lifecycle
+// created as they were written (want RRsets in all, sorted, no SOA) and
+// example.net as it was, and returns the listing.
+func checkListing(t *testing.T, p provider.Provider, o Options, owner string, want int, otherZone []events.Endpoint) []events.Endpoint {
+	t.Helper()
+	ctx := context.Background()
 	eps, err := p.Records(ctx, "example.org")
 	if err != nil {
 		t.Fatal(err)
@@ -182,55 +243,13 @@ func lifecycle(t *testing.T, p provider.Provider, s Server, o Options) {
 	if Find(eps, "example.org", "SOA") != nil {
 		t.Fatal("SOA listed")
 	}
-	if len(eps) != len(base)+len(create) || !slices.IsSortedFunc(eps, events.CompareEndpoints) {
-		t.Fatalf("listing (%d RRsets before): %+v", len(base), eps)
+	if len(eps) != want || !slices.IsSortedFunc(eps, events.CompareEndpoints) {
+		t.Fatalf("listing (want %d RRsets): %+v", want, eps)
 	}
 	if net, err := p.Records(ctx, "example.net"); err != nil || !reflect.DeepEqual(net, otherZone) {
 		t.Fatalf("example.net changed: %+v %v, was %+v", net, err, otherZone)
 	}
-
-	// Update: Old is the listed state (the TXT's precondition holds as
-	// listed, escapes and all); one A target kept, one replaced.
-	old := Find(eps, "www.example.org", "A")
-	if err := p.Apply(ctx, "example.org", []events.Change{
-		{Old: old, New: ep("www.example.org", "A", 0, "192.0.2.2", "192.0.2.3")},
-		{Old: Find(eps, "long.example.org", "TXT"), New: ep("long.example.org", "TXT", 0, "short")},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	wantAnswers(t, s, "www.example.org", dns.TypeA, "192.0.2.2", "192.0.2.3")
-	wantTTL := uint32(300)
-	if o.UpdateKeepsTTL {
-		wantTTL = 120
-	}
-	if rrs, _ := s.Query("www.example.org", dns.TypeA); len(rrs) != 2 || rrs[0].Header().Ttl != wantTTL {
-		t.Fatalf("updated A without TTL: want TTL %d, got %v", wantTTL, rrs)
-	}
-	wantAnswers(t, s, "long.example.org", dns.TypeTXT, "short")
-
-	RefusesStalePlans(t, p, s, old, []string{"192.0.2.2", "192.0.2.3"})
-
-	// Delete: the precondition ignores the TTL and the targets' case.
-	if err := p.Apply(ctx, "example.org", []events.Change{
-		{Old: ep("www.example.org", "A", 999, "192.0.2.2", "192.0.2.3")},
-		{Old: ep(o.OwnerName, "TXT", 0, owner)},
-		{Old: ep("alias.example.org", "CNAME", 0, strings.ToUpper(o.CNAMETarget[:3])+o.CNAMETarget[3:])},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	wantAnswers(t, s, "www.example.org", dns.TypeA)
-	wantAnswers(t, s, o.OwnerName, dns.TypeTXT)
-	wantAnswers(t, s, "alias.example.org", dns.TypeCNAME)
-	eps, err = p.Records(ctx, "example.org")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if Find(eps, "www.example.org", "A") != nil || Find(eps, o.OwnerName, "TXT") != nil || Find(eps, "alias.example.org", "CNAME") != nil {
-		t.Fatalf("deleted RRsets still listed: %+v", eps)
-	}
-	if o.AfterDelete != nil {
-		o.AfterDelete(t, s)
-	}
+	return eps
 }
 
 // unreachable stops the server: listing fails, not permanently, and

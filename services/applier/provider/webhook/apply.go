@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 
 	"github.com/zonestream/zonestream/events"
@@ -26,7 +27,36 @@ type touched struct {
 // with provider.ErrStale before anything is sent. See README.md for the
 // window between the check and the POST.
 func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Change) error {
-	f, _, err := p.state(ctx)
+	if err := p.checkFilter(ctx, changes); err != nil {
+		return err
+	}
+	eps, err := p.list(ctx, true)
+	if err != nil {
+		return err
+	}
+	before := newListing(eps)
+	order, err := play(before, changes)
+	if err != nil {
+		return err
+	}
+	batch := p.batch(order)
+	if batch.Len() == 0 {
+		return nil
+	}
+	body, err := json.Marshal(batch)
+	if err != nil {
+		return provider.Permanent(err)
+	}
+	if _, err := p.do(ctx, http.MethodPost, PathRecords, body, p.cfg.WriteTimeout, nil, p.lookAgain(zone, before, order)); err != nil {
+		return fmt.Errorf("webhook: apply %d change(s) to zone %s: %w", len(changes), zone, err)
+	}
+	return nil
+}
+
+// checkFilter fails, for good, a batch with a change outside the domain
+// filter the webhook negotiated.
+func (p *Provider) checkFilter(ctx context.Context, changes []events.Change) error {
+	f, _, err := p.negotiated(ctx)
 	if err != nil {
 		return err
 	}
@@ -35,30 +65,26 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 			return provider.Permanentf("webhook: change %s: %s is outside the webhook's domain filter %s", c, n, describe(f))
 		}
 	}
-	eps, err := p.list(ctx, true)
-	if err != nil {
-		return err
-	}
-	before := newListing(eps)
+	return nil
+}
 
-	// Play the changes in order against the listing, checking each
-	// precondition; the POST states each RRset's final content once.
-	state := map[events.RRsetKey]events.Endpoint{}
-	for k, v := range before.view {
-		state[k] = v
-	}
+// play plays the changes in order against the listing, checking each
+// precondition, and returns the RRsets they touch, in the order first
+// touched, each with its final content: the POST states it once.
+func play(before *listing, changes []events.Change) ([]*touched, error) {
+	holds := maps.Clone(before.view)
 	var order []*touched
 	byKey := map[events.RRsetKey]*touched{}
 	for _, c := range changes {
 		k := provider.ChangeKey(c)
-		have, exists := state[k]
+		have, exists := holds[k]
 		if err := provider.CheckOld(c, have, exists); err != nil {
-			return fmt.Errorf("webhook: %w", err)
+			return nil, fmt.Errorf("webhook: %w", err)
 		}
 		if c.New != nil {
-			state[k] = provider.NormalizeEndpoint(*c.New)
+			holds[k] = provider.NormalizeEndpoint(*c.New)
 		} else {
-			delete(state, k)
+			delete(holds, k)
 		}
 		t, ok := byKey[k]
 		if !ok {
@@ -68,19 +94,15 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 		}
 		t.final = c.New
 	}
+	return order, nil
+}
 
-	batch := p.batch(order)
-	if batch.Len() == 0 {
-		return nil
-	}
-	body, err := json.Marshal(batch)
-	if err != nil {
-		return provider.Permanent(err)
-	}
-	// Before a retry, look again: a POST whose answer was lost may have
-	// been applied; one that was not is sent again only while the
-	// preconditions still hold.
-	again := func(ctx context.Context) (bool, error) {
+// lookAgain is what the POST does before a retry: look again, since a
+// POST whose answer was lost may have been applied (then it is done); one
+// that was not is sent again only while every RRset is still as before;
+// anything else is stale.
+func (p *Provider) lookAgain(zone string, before *listing, order []*touched) func(context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
 		eps, err := p.list(ctx, false)
 		if err != nil {
 			return false, err
@@ -106,10 +128,6 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 		}
 		return false, fmt.Errorf("%w: webhook: after a failed POST the records are neither as before nor as planned (partly applied, or changed by someone else)", provider.ErrStale)
 	}
-	if _, err := p.do(ctx, http.MethodPost, PathRecords, body, p.cfg.WriteTimeout, nil, again); err != nil {
-		return fmt.Errorf("webhook: apply %d change(s) to zone %s: %w", len(changes), zone, err)
-	}
-	return nil
 }
 
 // batch turns the touched RRsets into ExternalDNS' Changes. UpdateOld and

@@ -125,9 +125,9 @@ func describe(f *DomainFilter) string {
 	return string(b)
 }
 
-// state returns the filter and zones of the last negotiation, negotiating
-// if there was none.
-func (p *Provider) state(ctx context.Context) (*DomainFilter, []string, error) {
+// negotiated returns the filter and zones of the last negotiation,
+// negotiating if there was none.
+func (p *Provider) negotiated(ctx context.Context) (*DomainFilter, []string, error) {
 	p.mu.Lock()
 	f, zones := p.filter, p.zones
 	p.mu.Unlock()
@@ -191,7 +191,7 @@ func newListing(eps []events.Endpoint) *listing {
 // names in zone and in no longer zone of Zones, admitted by the domain
 // filter, one endpoint per name, type and set identifier.
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
-	f, zones, err := p.state(ctx)
+	f, zones, err := p.negotiated(ctx)
 	if err != nil {
 		return nil, err
 	}

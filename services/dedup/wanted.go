@@ -6,9 +6,9 @@ import (
 	"github.com/zonestream/zonestream/events"
 )
 
-// state is everything dedup knows, rebuilt from the sources stream at start:
+// wanted is everything dedup knows, rebuilt from the sources stream at start:
 // the endpoints of every object, and which objects want each name.
-type state struct {
+type wanted struct {
 	objects map[string]events.SourceState // by source subject
 	// byName maps a DNS name to the subjects of the objects wanting it,
 	// sorted: a slice, as most names are wanted by one object and a map
@@ -20,8 +20,8 @@ type state struct {
 	groups map[events.ObjectRef]int
 }
 
-func newState() *state {
-	return &state{objects: map[string]events.SourceState{}, byName: map[string][]string{},
+func newWanted() *wanted {
+	return &wanted{objects: map[string]events.SourceState{}, byName: map[string][]string{},
 		groups: map[events.ObjectRef]int{}}
 }
 
@@ -29,7 +29,7 @@ func groupOf(o events.ObjectRef) events.ObjectRef { o.Name = ""; return o }
 
 // set records an object's new endpoints and returns every name whose
 // desired state may have changed: the names it wanted before and now.
-func (s *state) set(subject string, src events.SourceState) []string {
+func (s *wanted) set(subject string, src events.SourceState) []string {
 	touched := map[string]struct{}{}
 	if old, ok := s.objects[subject]; ok {
 		for _, ep := range old.Endpoints {
@@ -76,7 +76,7 @@ func (s *state) set(subject string, src events.SourceState) []string {
 }
 
 // contributions lists what each object wants at name, in a fixed order.
-func (s *state) contributions(name string) []contribution {
+func (s *wanted) contributions(name string) []contribution {
 	subjects := s.byName[name]
 	out := make([]contribution, 0, len(subjects))
 	for _, subj := range subjects {
@@ -92,7 +92,7 @@ func (s *state) contributions(name string) []contribution {
 	return out
 }
 
-func (s *state) names() []string {
+func (s *wanted) names() []string {
 	out := make([]string, 0, len(s.byName))
 	for n := range s.byName {
 		out = append(out, n)
