@@ -210,3 +210,51 @@ func freePort(t *testing.T) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// TestFirstReplayLeavesKeysTombstonesOut: with ReplayWithoutTombstones a
+// reader that starts knowing nothing gets no key's tombstone in its first
+// replay (it means what an empty subject means), but a mark's tombstone,
+// and every tombstone published after it began.
+func TestFirstReplayLeavesKeysTombstonesOut(t *testing.T) {
+	js := startJetStream(t)
+	ctx := t.Context()
+	publish := func(subject string, ev Event) {
+		t.Helper()
+		if _, _, err := Publish(ctx, js, subject, ev, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := ObjectRef{Cluster: "c", Source: "service", Namespace: "ns", Name: "live"}
+	gone := ObjectRef{Cluster: "c", Source: "service", Namespace: "ns", Name: "gone"}
+	ep := NewEndpoint("www.example.org", "A", 0, "192.0.2.1")
+	publish(live.Subject(), &SourceState{Object: live, Endpoints: []Endpoint{ep}})
+	publish(gone.Subject(), &SourceState{Object: gone, Endpoints: []Endpoint{ep}})
+	publish(gone.Subject(), &SourceState{Object: gone})
+	retired := &CollectorState{CollectorRef: CollectorRef{Cluster: "c", Collector: "service"}, Phase: PhaseRetired}
+	publish(CollectorSubject("c", "service"), retired)
+
+	var mu sync.Mutex
+	var got []string
+	caughtUp, err := Watch(ctx, js, StreamSources, []string{SubjectSources + ".>"}, func(r Received) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, fmt.Sprintf("%s tombstone=%v", r.Subject, r.IsTombstone()))
+	}, ReplayWithoutTombstones())
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-caughtUp
+	publish(live.Subject(), &SourceState{Object: live})
+	want := []string{
+		live.Subject() + " tombstone=false",
+		CollectorSubject("c", "service") + " tombstone=true",
+		live.Subject() + " tombstone=true",
+	}
+	waitFor(t, "the live tombstone", func() bool { mu.Lock(); defer mu.Unlock(); return len(got) >= len(want) })
+	time.Sleep(100 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(got, want) {
+		t.Fatalf("delivered\n%v\nwant\n%v", got, want)
+	}
+}
