@@ -43,4 +43,3 @@ func cutOffHandler(ctx context.Context) func(error) {
 	fn, _ := ctx.Value(cutOffKey{}).(func(error))
 	return fn
 }
-
