@@ -12,29 +12,12 @@ import (
 )
 
 // WatchOption tunes Watch.
-type WatchOption func(*watchOptions)
-
-type watchOptions struct {
-	consumer       jetstream.OrderedConsumerConfig
-	skipTombstones bool
-}
+type WatchOption func(*jetstream.OrderedConsumerConfig)
 
 // HeadersOnly delivers headers without payloads: enough to learn the hash
 // of every key's last state.
 func HeadersOnly() WatchOption {
-	return func(o *watchOptions) { o.consumer.HeadersOnly = true }
-}
-
-// ReplayWithoutTombstones leaves the tombstones of keys out of the first
-// replay, for a reader that starts knowing no key: there a tombstone is
-// the last message of a subject the reader has not seen, and means what
-// an empty subject means. Up to TombstoneTTL of deletes would otherwise
-// be decoded for nothing at every start. Marks' tombstones (a retired
-// collector, a released claim) are delivered: they are news to a reader
-// that knows no key too. A replay from scratch after the stream went back
-// (guard) delivers every tombstone, as the reader knows keys by then.
-func ReplayWithoutTombstones() WatchOption {
-	return func(o *watchOptions) { o.skipTombstones = true }
+	return func(c *jetstream.OrderedConsumerConfig) { c.HeadersOnly = true }
 }
 
 // A watch pulls at two paces. Until it has caught up, and for
@@ -67,15 +50,15 @@ func startWatch(ctx context.Context, js jetstream.JetStream, stream string, filt
 	if err != nil {
 		return nil, fmt.Errorf("watch %s: %w", stream, err)
 	}
-	o := watchOptions{consumer: jetstream.OrderedConsumerConfig{
+	cfg := jetstream.OrderedConsumerConfig{
 		FilterSubjects: narrowFilters(filters, st.CachedInfo().Config.Subjects),
 		DeliverPolicy:  jetstream.DeliverLastPerSubjectPolicy,
-	}}
-	for _, opt := range opts {
-		opt(&o)
 	}
-	w := &watch{js: js, stream: stream, cfg: o.consumer, fn: fn, rest: atRest, cut: cutOffRule,
-		onCutOff: cutOffHandler(ctx), skipTombstones: o.skipTombstones, caughtUp: make(chan struct{})}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	w := &watch{js: js, stream: stream, cfg: cfg, fn: fn, rest: atRest, cut: cutOffRule,
+		onCutOff: cutOffHandler(ctx), caughtUp: make(chan struct{})}
 	if err := w.start(ctx, false, false); err != nil {
 		return nil, err
 	}
@@ -130,9 +113,6 @@ type watch struct {
 	quiet    bool               // the consumer pulls at rest's pace
 	level    time.Time          // when the server last had nothing more for the watch (cutoff.go)
 	cutOff   bool               // handed to onCutOff: fn gets nothing more
-	// skipTombstones: the first replay leaves keys' tombstones out
-	// (ReplayWithoutTombstones); off once it is done or started over.
-	skipTombstones bool
 	// What follow starts once the iterator stops: again (a restart was
 	// asked for), at rest's pace or not, over from scratch or not.
 	again, nextQuiet, nextOver bool
@@ -197,7 +177,6 @@ func (w *watch) start(ctx context.Context, quiet, over bool) error {
 // from scratch when over is set. Caller holds w.mu.
 func (w *watch) restart(quiet, over bool) {
 	w.again, w.nextQuiet, w.nextOver = true, quiet, w.nextOver || over
-	w.skipTombstones = w.skipTombstones && !over
 	if w.stopIter != nil {
 		w.stopIter()
 	}
@@ -254,18 +233,7 @@ func (w *watch) deliver(msg jetstream.Msg) {
 		w.level = time.Now()
 	}
 	history := w.history
-	skip := w.skipTombstones && meta.Sequence.Stream <= history &&
-		msg.Headers().Get(jetstream.MsgTTLHeader) != "" && !IsMarker(msg.Subject())
-	if meta.NumPending == 0 || meta.Sequence.Stream >= history {
-		w.skipTombstones = false // the first replay is done
-	}
 	w.mu.Unlock()
-	if skip {
-		if meta.NumPending == 0 {
-			w.done()
-		}
-		return
-	}
 	w.fn(Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(),
 		Seq: meta.Sequence.Stream, Pending: meta.NumPending, Time: meta.Timestamp,
 		Live: meta.Sequence.Stream > history})

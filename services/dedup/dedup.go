@@ -122,7 +122,7 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 			case msgs <- m:
 			case <-ctx.Done():
 			}
-		}, events.ReplayWithoutTombstones())
+		})
 	if err != nil {
 		return err
 	}

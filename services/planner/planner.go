@@ -271,7 +271,7 @@ func (p *Planner) watch(ctx context.Context, js jetstream.JetStream, in chan<- e
 			case in <- m:
 			case <-ctx.Done():
 			}
-		}, events.ReplayWithoutTombstones())
+		})
 	}
 	var err error
 	if replays[0], err = watch(events.StreamDesired, events.SubjectDesired+".>"); err != nil {

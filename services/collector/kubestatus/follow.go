@@ -80,7 +80,7 @@ func (s *Status) follow(ctx context.Context, js jetstream.JetStream, f feed, cau
 				return
 			}
 			s.report(ts)
-		}, events.ReplayWithoutTombstones())
+		})
 		if err == nil {
 			select {
 			case <-done:

@@ -203,7 +203,7 @@ func (t *statusTracker) follow(ctx context.Context, js jetstream.JetStream) {
 				return
 			}
 			t.observedChanged(r.Subject, &st)
-		}, events.ReplayWithoutTombstones())
+		})
 		if err == nil {
 			return
 		}
