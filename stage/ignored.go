@@ -36,7 +36,7 @@ var ignoredFlags = []struct {
 		flags: "connector-source-server= gloo-namespace= skipper-routegroup-groupversion= openshift-router-name= " +
 			"traefik-disable-new traefik-enable-legacy unstructured-resource="},
 	{reason: "not supported by zonestream's sources",
-		flags: "default-targets= force-default-targets gateway-name= gateway-listener-sets " +
+		flags: "gateway-name= gateway-listener-sets " +
 			"target-template= fqdn-target-template= create-ptr"},
 	{reason: "an object asks for an ALIAS record with the alias annotation",
 		flags: "prefer-alias"},

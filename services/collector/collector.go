@@ -79,6 +79,11 @@ type Config struct {
 	// NAT64Networks are the /96 networks whose AAAA targets also give A
 	// records (--nat64-networks).
 	NAT64Networks stage.StringList
+	// DefaultTargets and ForceDefaultTargets give endpoints without
+	// targets (DNSEndpoint entries), or with Force every endpoint, these
+	// targets (--default-targets, --force-default-targets).
+	DefaultTargets      stage.StringList
+	ForceDefaultTargets bool
 
 	// FQDNTemplate, CombineFQDNAnnotation and IgnoreHostnameAnnotation are
 	// shared by every source that makes hostnames from annotations.
@@ -136,6 +141,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(&c.TargetNetFilter, "target-net-filter", "publish only targets in these networks (CIDR, repeatable); a hostname target is in none")
 	fs.Var(&c.ExcludeTargetNet, "exclude-target-net", "never publish targets in these networks (CIDR, repeatable)")
 	fs.Var(&c.NAT64Networks, "nat64-networks", "IPv6 /96 NAT64 networks: an AAAA target in one also publishes the A record of the IPv4 address it embeds (repeatable)")
+	fs.Var(&c.DefaultTargets, "default-targets", "targets (IP addresses or host names, repeatable) of DNSEndpoint entries that have none; the record type follows each target")
+	fs.BoolVar(&c.ForceDefaultTargets, "force-default-targets", false, "give every endpoint of every source the --default-targets instead of its own (ExternalDNS' legacy behaviour)")
 	fs.StringVar(&c.AnnotationFilter, "annotation-filter", "", "only use objects whose annotations match this selector (label-selector syntax)")
 	fs.StringVar(&c.FQDNTemplate, "fqdn-template", "", "Go template over the object making comma-separated hostnames, for objects without hostname annotation")
 	fs.BoolVar(&c.CombineFQDNAnnotation, "combine-fqdn-annotation", false, "use the --fqdn-template hostnames in addition to the annotated ones")
@@ -176,7 +183,7 @@ var factories = map[string]func(*Collector) (source.Source, error){
 	crdsource.Name: func(c *Collector) (source.Source, error) {
 		return crdsource.New(crdsource.Options{
 			Flags: c.cfg.CRD, Filters: c.filters, Namespace: c.cfg.Namespace,
-			APIOptions: c.apiOptions(),
+			DefaultTargets: c.defaults, APIOptions: c.apiOptions(),
 		})
 	},
 }
@@ -232,6 +239,7 @@ type Collector struct {
 	filters    source.Filters
 	targets    source.TargetNets
 	nat64      source.NAT64
+	defaults   source.DefaultTargets
 	tmpl       *template.Template
 
 	runMu   sync.Mutex // held while Run runs: one Run at a time
@@ -283,6 +291,9 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 		return nil, err
 	}
 	if c.nat64, err = source.ParseNAT64(cfg.NAT64Networks); err != nil {
+		return nil, err
+	}
+	if c.defaults, err = source.ParseDefaultTargets(cfg.DefaultTargets, cfg.ForceDefaultTargets); err != nil {
 		return nil, err
 	}
 	if c.tmpl, err = source.ParseFQDNTemplate(cfg.FQDNTemplate); err != nil {
