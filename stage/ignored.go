@@ -28,8 +28,6 @@ var ignoredFlags = []struct {
 		flags: "request-timeout= kube-api-request-timeout="},
 	{reason: "--kube-status (on by default) writes ExternalDNS' Events on the objects",
 		flags: "events-emit="},
-	{reason: "zonestream reads annotations under external-dns.alpha.kubernetes.io/ and external-dns.kubernetes.io/, no other prefix",
-		flags: "annotation-prefix="},
 	{reason: "the legacy annotations of mate, molecule and kops-dns-controller are not read",
 		flags: "compatibility="},
 	{reason: "zonestream has no such source (connector, gloo-proxy, skipper-routegroup, openshift-route, traefik-proxy, unstructured)",

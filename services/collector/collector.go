@@ -85,6 +85,11 @@ type Config struct {
 	DefaultTargets      stage.StringList
 	ForceDefaultTargets bool
 
+	// AnnotationPrefix, when set, is the only prefix annotations are read
+	// under (--annotation-prefix); empty: both of ExternalDNS' prefixes,
+	// the alpha one winning. Process-wide: see source.SetAnnotationPrefix.
+	AnnotationPrefix string
+
 	// FQDNTemplate, CombineFQDNAnnotation and IgnoreHostnameAnnotation are
 	// shared by every source that makes hostnames from annotations.
 	FQDNTemplate             string
@@ -144,6 +149,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(&c.DefaultTargets, "default-targets", "targets (IP addresses or host names, repeatable) of DNSEndpoint entries that have none; the record type follows each target")
 	fs.BoolVar(&c.ForceDefaultTargets, "force-default-targets", false, "give every endpoint of every source the --default-targets instead of its own (ExternalDNS' legacy behaviour)")
 	fs.StringVar(&c.AnnotationFilter, "annotation-filter", "", "only use objects whose annotations match this selector (label-selector syntax)")
+	fs.StringVar(&c.AnnotationPrefix, "annotation-prefix", "", "the only prefix external-dns annotations are read under (ending in '/'); empty: "+
+		source.AnnotationPrefixAlpha+" and "+source.AnnotationPrefix+", the first winning when both set a key")
 	fs.StringVar(&c.FQDNTemplate, "fqdn-template", "", "Go template over the object making comma-separated hostnames, for objects without hostname annotation")
 	fs.BoolVar(&c.CombineFQDNAnnotation, "combine-fqdn-annotation", false, "use the --fqdn-template hostnames in addition to the annotated ones")
 	fs.BoolVar(&c.IgnoreHostnameAnnotation, "ignore-hostname-annotation", false, "ignore the hostname and internal-hostname annotations")
@@ -291,6 +298,9 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 		return nil, err
 	}
 	if c.nat64, err = source.ParseNAT64(cfg.NAT64Networks); err != nil {
+		return nil, err
+	}
+	if err := source.SetAnnotationPrefix(cfg.AnnotationPrefix); err != nil {
 		return nil, err
 	}
 	if c.defaults, err = source.ParseDefaultTargets(cfg.DefaultTargets, cfg.ForceDefaultTargets); err != nil {
