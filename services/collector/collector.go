@@ -151,7 +151,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.AnnotationFilter, "annotation-filter", "", "only use objects whose annotations match this selector (label-selector syntax)")
 	fs.StringVar(&c.AnnotationPrefix, "annotation-prefix", "", "the only prefix external-dns annotations are read under (ending in '/'); empty: "+
 		source.AnnotationPrefixAlpha+" and "+source.AnnotationPrefix+", the first winning when both set a key")
-	fs.StringVar(&c.FQDNTemplate, "fqdn-template", "", "Go template over the object making comma-separated hostnames, for objects without hostname annotation")
+	// Repeated, the templates are joined with commas, as ExternalDNS v0.22 does.
+	fs.Var(stage.JoinedString{P: &c.FQDNTemplate, Sep: ","}, "fqdn-template", "Go template over the object making comma-separated hostnames, for objects without hostname annotation; repeatable, each adding its names")
 	fs.BoolVar(&c.CombineFQDNAnnotation, "combine-fqdn-annotation", false, "use the --fqdn-template hostnames in addition to the annotated ones")
 	fs.BoolVar(&c.IgnoreHostnameAnnotation, "ignore-hostname-annotation", false, "ignore the hostname and internal-hostname annotations")
 	c.Service.RegisterFlags(fs)
