@@ -47,7 +47,11 @@ var ignoredFlags = []struct {
 		flags: "coredns-strictly-owned"},
 	{reason: "to serve a provider over the webhook protocol, run zonestream webhook-server",
 		flags: "webhook-server"},
-	{reason: "zone filters of ExternalDNS' providers (aws, azure, ...): read only in a build with -tags externaldns", provider: true,
+	// ExternalDNS' rfc2136, pdns, coredns, webhook and inmemory providers
+	// never read them either (v0.21, v0.22): filtering here would drop zones
+	// the ExternalDNS being replaced manages.
+	{reason: "zone filters of ExternalDNS' providers (aws, azure, ...): read only in a build with -tags externaldns; " +
+		"ExternalDNS' rfc2136, pdns, coredns, webhook and inmemory providers ignore them too", provider: true,
 		flags: "zone-id-filter= zone-name-filter="},
 	{reason: providerReason("alibabacloud"), provider: true,
 		flags: "alibaba-cloud-config-file= alibaba-cloud-zone-type="},
