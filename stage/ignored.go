@@ -35,7 +35,7 @@ var ignoredFlags = []struct {
 			"traefik-disable-new traefik-enable-legacy unstructured-resource="},
 	{reason: "not supported by zonestream's sources",
 		flags: "gateway-name= gateway-listener-sets " +
-			"target-template= fqdn-target-template= create-ptr"},
+			"target-template= fqdn-target-template="},
 	{reason: "an object asks for an ALIAS record with the alias annotation",
 		flags: "prefer-alias"},
 	{reason: "there is no DynamoDB registry (--registry is txt or noop)",

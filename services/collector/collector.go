@@ -84,6 +84,10 @@ type Config struct {
 	// targets (--default-targets, --force-default-targets).
 	DefaultTargets      stage.StringList
 	ForceDefaultTargets bool
+	// CreatePTR gives every A and AAAA record its PTR records
+	// (--create-ptr; PTR must be in --managed-record-types, which alone
+	// lets objects ask for them with the record-type annotation).
+	CreatePTR bool
 
 	// AnnotationPrefix, when set, is the only prefix annotations are read
 	// under (--annotation-prefix); empty: both of ExternalDNS' prefixes,
@@ -148,6 +152,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(&c.NAT64Networks, "nat64-networks", "IPv6 /96 NAT64 networks: an AAAA target in one also publishes the A record of the IPv4 address it embeds (repeatable)")
 	fs.Var(&c.DefaultTargets, "default-targets", "targets (IP addresses or host names, repeatable) of DNSEndpoint entries that have none; the record type follows each target")
 	fs.BoolVar(&c.ForceDefaultTargets, "force-default-targets", false, "give every endpoint of every source the --default-targets instead of its own (ExternalDNS' legacy behaviour)")
+	fs.BoolVar(&c.CreatePTR, "create-ptr", false, "publish the PTR records of every A and AAAA record (needs PTR in --managed-record-types); an object's record-type annotation overrides it: \"ptr\" or \"\"")
 	fs.StringVar(&c.AnnotationFilter, "annotation-filter", "", "only use objects whose annotations match this selector (label-selector syntax)")
 	fs.StringVar(&c.AnnotationPrefix, "annotation-prefix", "", "the only prefix external-dns annotations are read under (ending in '/'); empty: "+
 		source.AnnotationPrefixAlpha+" and "+source.AnnotationPrefix+", the first winning when both set a key")
@@ -248,6 +253,7 @@ type Collector struct {
 	targets    source.TargetNets
 	nat64      source.NAT64
 	defaults   source.DefaultTargets
+	ptr        source.PTR
 	tmpl       *template.Template
 
 	runMu   sync.Mutex // held while Run runs: one Run at a time
@@ -305,6 +311,9 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 		return nil, err
 	}
 	if c.defaults, err = source.ParseDefaultTargets(cfg.DefaultTargets, cfg.ForceDefaultTargets); err != nil {
+		return nil, err
+	}
+	if c.ptr, err = source.ParsePTR(cfg.CreatePTR, cfg.ManagedRecordTypes); err != nil {
 		return nil, err
 	}
 	if c.tmpl, err = source.ParseFQDNTemplate(cfg.FQDNTemplate); err != nil {

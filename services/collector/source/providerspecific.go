@@ -60,6 +60,8 @@ func propertyName(key string) (string, bool) {
 		return "alias", true
 	case key == "azure-tags":
 		return "azure/tags", true
+	case key == AnnotationRecordType:
+		return PropertyRecordType, true // taken off by the collector (PTR)
 	case slices.Contains(cloudflareKeys, key):
 		return AnnotationPrefixAlpha + key, true
 	}
