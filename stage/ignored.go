@@ -28,28 +28,30 @@ var ignoredFlags = []struct {
 		flags: "request-timeout= kube-api-request-timeout="},
 	{reason: "--kube-status (on by default) writes ExternalDNS' Events on the objects",
 		flags: "events-emit="},
-	{reason: "zonestream reads annotations under external-dns.alpha.kubernetes.io/ and external-dns.kubernetes.io/, no other prefix",
-		flags: "annotation-prefix="},
 	{reason: "the legacy annotations of mate, molecule and kops-dns-controller are not read",
 		flags: "compatibility="},
 	{reason: "zonestream has no such source (connector, gloo-proxy, skipper-routegroup, openshift-route, traefik-proxy, unstructured)",
 		flags: "connector-source-server= gloo-namespace= skipper-routegroup-groupversion= openshift-router-name= " +
 			"traefik-disable-new traefik-enable-legacy unstructured-resource="},
 	{reason: "not supported by zonestream's sources",
-		flags: "default-targets= force-default-targets gateway-name= gateway-listener-sets " +
-			"target-template= fqdn-target-template= create-ptr"},
+		flags: "gateway-name= gateway-listener-sets " +
+			"target-template= fqdn-target-template="},
 	{reason: "an object asks for an ALIAS record with the alias annotation",
 		flags: "prefer-alias"},
 	{reason: "there is no DynamoDB registry (--registry is txt or noop)",
 		flags: "dynamodb-region= dynamodb-table="},
-	{reason: "zonestream's rfc2136 provider has no GSS-TSIG or load balancing",
+	{reason: "zonestream's rfc2136 provider has no GSS-TSIG; several --rfc2136-host are asked in turn, as with ExternalDNS' default strategy (disabled), never spread",
 		flags: "rfc2136-gss-tsig rfc2136-kerberos-username= rfc2136-kerberos-password= rfc2136-kerberos-realm= " +
 			"rfc2136-load-balancing-strategy="},
 	{reason: "zonestream's coredns provider keeps ownership in the TXT registry only",
 		flags: "coredns-strictly-owned"},
 	{reason: "to serve a provider over the webhook protocol, run zonestream webhook-server",
 		flags: "webhook-server"},
-	{reason: "zone filters of ExternalDNS' providers (aws, azure, ...): read only in a build with -tags externaldns", provider: true,
+	// ExternalDNS' rfc2136, pdns, coredns, webhook and inmemory providers
+	// never read them either (v0.21, v0.22): filtering here would drop zones
+	// the ExternalDNS being replaced manages.
+	{reason: "zone filters of ExternalDNS' providers (aws, azure, ...): read only in a build with -tags externaldns; " +
+		"ExternalDNS' rfc2136, pdns, coredns, webhook and inmemory providers ignore them too", provider: true,
 		flags: "zone-id-filter= zone-name-filter="},
 	{reason: providerReason("alibabacloud"), provider: true,
 		flags: "alibaba-cloud-config-file= alibaba-cloud-zone-type="},

@@ -72,7 +72,10 @@ func TestOnceAndDryRun(t *testing.T) {
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
 		for _, want := range []string{"\nexternal_dns_source_endpoints_total 1\n", "\nexternal_dns_registry_endpoints_total 2\n",
-			"\nexternal_dns_registry_errors_total 0\n", "\nexternal_dns_source_errors_total 0\n"} {
+			"\nexternal_dns_registry_errors_total 0\n", "\nexternal_dns_source_errors_total 0\n",
+			// By record type, as ExternalDNS' vectors.
+			"\nexternal_dns_source_records{record_type=\"A\"} 1\n",
+			"\nexternal_dns_registry_records{record_type=\"A\"} 1\n", "\nexternal_dns_registry_records{record_type=\"NS\"} 1\n"} {
 			if !strings.Contains(string(body), want) {
 				return fmt.Errorf("no %q in /metrics", strings.TrimSpace(want))
 			}

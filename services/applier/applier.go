@@ -183,10 +183,11 @@ type Applier struct {
 	// needs nothing published.
 	listings     map[string]uint64
 	zoneListHash string
-	zones        []string        // the provider's zones at the last listing
-	listedZones  map[string]bool // zones listed successfully at least once
-	zoneRecords  map[string]int  // RRsets each zone held at its last listing
-	reconnects   uint64          // NATS reconnects when hashes were read back
+	zones        []string                  // the provider's zones at the last listing
+	listedZones  map[string]bool           // zones listed successfully at least once
+	zoneRecords  map[string]int            // RRsets each zone held at its last listing
+	zoneTypes    map[string]map[string]int // the same by record type
+	reconnects   uint64                    // NATS reconnects when hashes were read back
 }
 
 // New validates cfg and builds the provider it names.
@@ -254,7 +255,8 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 	calls := provider.Checked(provider.CacheZones(provider.RateLimit(p, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
 		cfg.ZonesCacheDuration))
 	return &Applier{cfg: cfg, name: name, raw: p, prov: calls, log: logger.With("provider", name),
-		listings: map[string]uint64{}, zoneRecords: map[string]int{}}, nil
+		listings: map[string]uint64{}, zoneRecords: map[string]int{},
+		zoneTypes: map[string]map[string]int{}}, nil
 }
 
 // Provider returns the provider the applier drives, as built.
@@ -321,6 +323,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	a.mu.Unlock()
 	a.listedZones = map[string]bool{}
 	a.zoneRecords = map[string]int{}
+	a.zoneTypes = map[string]map[string]int{}
 	a.listings = map[string]uint64{}
 	a.zones = nil
 

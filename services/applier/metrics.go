@@ -21,6 +21,12 @@ var (
 		Name: "external_dns_registry_endpoints_total",
 		Help: "Record sets the provider held at its last full listing (ExternalDNS' metric).",
 	})
+	// registryRecords is registryEndpoints by record type, as ExternalDNS'
+	// vector (v0.18 on).
+	registryRecords = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "external_dns_registry_records",
+		Help: "Number of registry records partitioned by label name (vector).",
+	}, []string{"record_type"})
 	registryErrors = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "external_dns_registry_errors_total",
 		Help: "Failed calls to the provider (ExternalDNS' metric).",
@@ -68,9 +74,17 @@ var (
 // metrics: when, and how many record sets they hold.
 func (a *Applier) synced(zones []string) {
 	n := 0
+	byType := map[string]int{}
 	for _, z := range zones {
 		n += a.zoneRecords[z]
+		for typ, k := range a.zoneTypes[z] {
+			byType[typ] += k
+		}
 	}
 	registryEndpoints.Set(float64(n))
+	registryRecords.Reset() // a type no zone holds any more is gone
+	for typ, k := range byType {
+		registryRecords.WithLabelValues(typ).Set(float64(k))
+	}
 	lastSync.SetToCurrentTime()
 }

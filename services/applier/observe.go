@@ -129,6 +129,11 @@ func (a *Applier) syncZone(ctx context.Context, js jetstream.JetStream, zone, ca
 	}
 	a.providerOK()
 	a.zoneRecords[zone] = len(eps)
+	types := map[string]int{}
+	for _, ep := range eps {
+		types[ep.RecordType]++
+	}
+	a.zoneTypes[zone] = types
 	return a.publishZone(ctx, js, zone, eps, nil, causation)
 }
 

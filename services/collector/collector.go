@@ -82,6 +82,20 @@ type Config struct {
 	// NAT64Networks are the /96 networks whose AAAA targets also give A
 	// records (--nat64-networks).
 	NAT64Networks stage.StringList
+	// DefaultTargets and ForceDefaultTargets give endpoints without
+	// targets (DNSEndpoint entries), or with Force every endpoint, these
+	// targets (--default-targets, --force-default-targets).
+	DefaultTargets      stage.StringList
+	ForceDefaultTargets bool
+	// CreatePTR gives every A and AAAA record its PTR records
+	// (--create-ptr; PTR must be in --managed-record-types, which alone
+	// lets objects ask for them with the record-type annotation).
+	CreatePTR bool
+
+	// AnnotationPrefix, when set, is the only prefix annotations are read
+	// under (--annotation-prefix); empty: both of ExternalDNS' prefixes,
+	// the alpha one winning. Process-wide: see source.SetAnnotationPrefix.
+	AnnotationPrefix string
 
 	// FQDNTemplate, CombineFQDNAnnotation and IgnoreHostnameAnnotation are
 	// shared by every source that makes hostnames from annotations.
@@ -139,8 +153,14 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(&c.TargetNetFilter, "target-net-filter", "publish only targets in these networks (CIDR, repeatable); a hostname target is in none")
 	fs.Var(&c.ExcludeTargetNet, "exclude-target-net", "never publish targets in these networks (CIDR, repeatable)")
 	fs.Var(&c.NAT64Networks, "nat64-networks", "IPv6 /96 NAT64 networks: an AAAA target in one also publishes the A record of the IPv4 address it embeds (repeatable)")
+	fs.Var(&c.DefaultTargets, "default-targets", "targets (IP addresses or host names, repeatable) of DNSEndpoint entries that have none; the record type follows each target")
+	fs.BoolVar(&c.ForceDefaultTargets, "force-default-targets", false, "give every endpoint of every source the --default-targets instead of its own (ExternalDNS' legacy behaviour)")
+	fs.BoolVar(&c.CreatePTR, "create-ptr", false, "publish the PTR records of every A and AAAA record (needs PTR in --managed-record-types); an object's record-type annotation overrides it: \"ptr\" or \"\"")
 	fs.StringVar(&c.AnnotationFilter, "annotation-filter", "", "only use objects whose annotations match this selector (label-selector syntax)")
-	fs.StringVar(&c.FQDNTemplate, "fqdn-template", "", "Go template over the object making comma-separated hostnames, for objects without hostname annotation")
+	fs.StringVar(&c.AnnotationPrefix, "annotation-prefix", "", "the only prefix external-dns annotations are read under (ending in '/'); empty: "+
+		source.AnnotationPrefixAlpha+" and "+source.AnnotationPrefix+", the first winning when both set a key")
+	// Repeated, the templates are joined with commas, as ExternalDNS v0.22 does.
+	fs.Var(stage.JoinedString{P: &c.FQDNTemplate, Sep: ","}, "fqdn-template", "Go template over the object making comma-separated hostnames, for objects without hostname annotation; repeatable, each adding its names")
 	fs.BoolVar(&c.CombineFQDNAnnotation, "combine-fqdn-annotation", false, "use the --fqdn-template hostnames in addition to the annotated ones")
 	fs.BoolVar(&c.IgnoreHostnameAnnotation, "ignore-hostname-annotation", false, "ignore the hostname and internal-hostname annotations")
 	c.Service.RegisterFlags(fs)
@@ -179,7 +199,7 @@ var factories = map[string]func(*Collector) (source.Source, error){
 	crdsource.Name: func(c *Collector) (source.Source, error) {
 		return crdsource.New(crdsource.Options{
 			Flags: c.cfg.CRD, Filters: c.filters, Namespace: c.cfg.Namespace,
-			APIOptions: c.apiOptions(),
+			DefaultTargets: c.defaults, APIOptions: c.apiOptions(),
 		})
 	},
 }
@@ -235,6 +255,8 @@ type Collector struct {
 	filters    source.Filters
 	targets    source.TargetNets
 	nat64      source.NAT64
+	defaults   source.DefaultTargets
+	ptr        source.PTR
 	tmpl       *template.Template
 
 	runMu   sync.Mutex // held while Run runs: one Run at a time
@@ -286,6 +308,15 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 		return nil, err
 	}
 	if c.nat64, err = source.ParseNAT64(cfg.NAT64Networks); err != nil {
+		return nil, err
+	}
+	if err := source.SetAnnotationPrefix(cfg.AnnotationPrefix); err != nil {
+		return nil, err
+	}
+	if c.defaults, err = source.ParseDefaultTargets(cfg.DefaultTargets, cfg.ForceDefaultTargets); err != nil {
+		return nil, err
+	}
+	if c.ptr, err = source.ParsePTR(cfg.CreatePTR, cfg.ManagedRecordTypes); err != nil {
 		return nil, err
 	}
 	if c.tmpl, err = source.ParseFQDNTemplate(cfg.FQDNTemplate); err != nil {

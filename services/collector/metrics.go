@@ -13,6 +13,12 @@ var (
 		Name: "external_dns_source_endpoints_total",
 		Help: "Endpoints the collector's objects want now (ExternalDNS' metric).",
 	})
+	// sourceRecords is sourceEndpoints by record type, as ExternalDNS'
+	// vector (v0.18 on).
+	sourceRecords = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "external_dns_source_records",
+		Help: "Number of source records partitioned by label name (vector).",
+	}, []string{"record_type"})
 	sourceErrors = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "external_dns_source_errors_total",
 		Help: "Objects whose endpoints could not be read, or had bad input (ExternalDNS' metric).",

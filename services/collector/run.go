@@ -54,6 +54,10 @@ type run struct {
 	// and endpointTotal their sum (external_dns_source_endpoints_total).
 	endpoints     map[string]int
 	endpointTotal int
+	// byType are the same counts per subject by record type, and typeTotal
+	// their sums (external_dns_source_records).
+	byType    map[string]map[string]int
+	typeTotal map[string]int
 	// reconnects is the NATS reconnect count when hashes were read back.
 	reconnects uint64
 	problems   map[string]string // subject -> problems last reported
@@ -365,7 +369,9 @@ func (r *run) processNext(ctx context.Context) bool {
 func (r *run) process(ctx context.Context, it item) error {
 	src := r.sources[it.source]
 	eps, exists, problems := src.Endpoints(it.key)
-	eps = r.c.targets.Filter(r.c.nat64.Add(eps))
+	// In ExternalDNS' order: default targets, NAT64, the target filter,
+	// then PTR records.
+	eps = r.c.ptr.Apply(r.c.targets.Filter(r.c.nat64.Add(r.c.defaults.Apply(eps))))
 	ref := r.ref(it)
 	subject := ref.Subject()
 	if r.unknown(it, problems) {
@@ -416,7 +422,7 @@ func (r *run) toPublish(it item, subject string, state *events.SourceState, exis
 	r.mu.Unlock()
 	if had && last == hash {
 		publishSkipped.WithLabelValues(it.source).Inc()
-		r.countEndpoints(subject, len(state.Endpoints))
+		r.countEndpoints(subject, state.Endpoints)
 		return false, nil
 	}
 	if !had && state.IsTombstone() {
@@ -463,7 +469,7 @@ func (r *run) publish(ctx context.Context, it item, subject string, state *event
 		r.hashes[subject] = published
 	}
 	r.mu.Unlock()
-	r.countEndpoints(subject, len(eps))
+	r.countEndpoints(subject, eps)
 	kind := "update"
 	if state.IsTombstone() {
 		kind = "tombstone"
@@ -508,18 +514,34 @@ func (r *run) report(it item, subject string, problems []error) {
 }
 
 // countEndpoints keeps the count of the endpoints the objects want now
-// (ExternalDNS' external_dns_source_endpoints_total).
-func (r *run) countEndpoints(subject string, n int) {
+// (ExternalDNS' external_dns_source_endpoints_total), and by record type
+// (external_dns_source_records).
+func (r *run) countEndpoints(subject string, eps []events.Endpoint) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.endpoints == nil {
-		r.endpoints = map[string]int{}
+		r.endpoints, r.byType, r.typeTotal = map[string]int{}, map[string]map[string]int{}, map[string]int{}
 	}
+	n := len(eps)
 	r.endpointTotal += n - r.endpoints[subject]
+	types := map[string]int{}
+	for _, ep := range eps {
+		types[ep.RecordType]++
+	}
+	for typ, k := range r.byType[subject] {
+		r.typeTotal[typ] -= k
+	}
+	for typ, k := range types {
+		r.typeTotal[typ] += k
+	}
 	if n == 0 {
 		delete(r.endpoints, subject)
+		delete(r.byType, subject)
 	} else {
-		r.endpoints[subject] = n
+		r.endpoints[subject], r.byType[subject] = n, types
 	}
 	sourceEndpoints.Set(float64(r.endpointTotal))
+	for typ, k := range r.typeTotal {
+		sourceRecords.WithLabelValues(typ).Set(float64(k))
+	}
 }

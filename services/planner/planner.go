@@ -182,6 +182,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 
 	s := newRun(p)
 	s.js = js
+	defer s.forgetVerified() // the next Run counts again from the streams
 	batch := time.NewTimer(time.Hour)
 	batch.Stop()
 	wake := newAlarm() // wake.go

@@ -52,6 +52,8 @@ type run struct {
 	// provider, until the name's desired state changes (adjust.go).
 	adjusts  map[string]bool
 	adjusted map[string]map[string][]events.Endpoint
+	// verified is each name's share of verifiedRecords (verified.go).
+	verified verifiedByName
 }
 
 type desiredEntry struct {
@@ -105,7 +107,8 @@ func newRun(p *Planner) *run {
 		observed: map[string]map[string]observedEntry{}, zones: map[string][]string{},
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames(),
 		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{},
-		adjusts: map[string]bool{}, adjusted: map[string]map[string][]events.Endpoint{}}
+		adjusts: map[string]bool{}, adjusted: map[string]map[string][]events.Endpoint{},
+		verified: verifiedByName{}}
 }
 
 // on reports whether subject is under the subject root.
@@ -164,6 +167,7 @@ func (r *run) foldDesired(m events.Received) error {
 	} else {
 		r.desired[d.DNSName] = desiredEntry{state: d, live: m.Live}
 	}
+	r.recountVerified(d.DNSName)
 	r.mark(d.DNSName, m.EventID())
 	return nil
 }
@@ -187,6 +191,7 @@ func (r *run) foldObserved(m events.Received) error {
 	} else {
 		byName[o.DNSName] = observedEntry{records: o.Records, seq: m.Seq}
 	}
+	r.recountVerified(o.DNSName)
 	r.observedSeq = max(r.observedSeq, m.Seq)
 	r.mark(o.DNSName, m.EventID())
 	for _, owner := range r.registryOwners(o.DNSName) {

@@ -41,6 +41,14 @@ func startBus(t *testing.T) (*nats.Conn, jetstream.JetStream) {
 // replayed the streams.
 func runPlanner(t *testing.T, js jetstream.JetStream, cfg Config) *Planner {
 	t.Helper()
+	p, _ := runPlannerUntil(t, js, cfg)
+	return p
+}
+
+// runPlannerUntil is runPlanner, with a stop that ends it before the test
+// does (and returns once Run has).
+func runPlannerUntil(t *testing.T, js jetstream.JetStream, cfg Config) (*Planner, func()) {
+	t.Helper()
 	if cfg.Ownership.OwnerID == "" {
 		cfg.Ownership.OwnerID = "me"
 	}
@@ -56,9 +64,10 @@ func runPlanner(t *testing.T, js jetstream.JetStream, cfg Config) *Planner {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = p.Run(ctx, js) }()
-	t.Cleanup(func() { cancel(); <-done })
+	stop := func() { cancel(); <-done }
+	t.Cleanup(stop)
 	waitUntil(t, "planner replayed the streams", func() bool { return p.Ready() == nil })
-	return p
+	return p, stop
 }
 
 // freshRun is a caught-up planner state on a real JetStream, planning

@@ -22,12 +22,15 @@ var (
 )
 
 // ProviderSpecific are the object's provider-specific annotations as
-// endpoint properties, sorted by name. Either annotation prefix is read;
-// when both carry the same key, the alpha one wins, as for every
-// annotation.
+// endpoint properties, sorted by name, read under AnnotationPrefixes; when
+// two prefixes carry the same key, the first wins, as for every
+// annotation. A property's name does not follow a custom prefix: it is
+// what the provider reads.
 func (in *Inputs) ProviderSpecific() []events.ProviderSpecificProperty {
 	props := map[string]string{}
-	for _, prefix := range []string{AnnotationPrefix, AnnotationPrefixAlpha} { // alpha last: it wins
+	prefixes := AnnotationPrefixes()
+	for i := len(prefixes) - 1; i >= 0; i-- { // the first last: it wins
+		prefix := prefixes[i]
 		for k, v := range in.Annotations {
 			key, ok := strings.CutPrefix(k, prefix)
 			if !ok {
@@ -57,6 +60,8 @@ func propertyName(key string) (string, bool) {
 		return "alias", true
 	case key == "azure-tags":
 		return "azure/tags", true
+	case key == AnnotationRecordType:
+		return PropertyRecordType, true // taken off by the collector (PTR)
 	case slices.Contains(cloudflareKeys, key):
 		return AnnotationPrefixAlpha + key, true
 	}

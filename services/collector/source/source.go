@@ -14,7 +14,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -29,9 +28,10 @@ import (
 	"github.com/zonestream/zonestream/events"
 )
 
-// The annotation prefixes ExternalDNS users already write. Both are accepted
-// everywhere an annotation is read; when both spell the same key, the alpha
-// prefix wins.
+// The annotation prefixes ExternalDNS users already write. Both are read
+// everywhere an annotation is read (unless --annotation-prefix names
+// another, see SetAnnotationPrefix); when both spell the same key, the
+// alpha prefix wins.
 const (
 	AnnotationPrefixAlpha = "external-dns.alpha.kubernetes.io/"
 	AnnotationPrefix      = "external-dns.kubernetes.io/"
@@ -237,7 +237,7 @@ func keepAnnotations(ann map[string]string, keep map[string]bool) map[string]str
 		if k == lastApplied {
 			continue
 		}
-		if strings.HasPrefix(k, AnnotationPrefixAlpha) || strings.HasPrefix(k, AnnotationPrefix) || keep[k] {
+		if hasAnnotationPrefix(k) || keep[k] {
 			if kept == nil {
 				kept = make(map[string]string)
 			}
@@ -248,14 +248,14 @@ func keepAnnotations(ann map[string]string, keep map[string]bool) map[string]str
 }
 
 // Annotation returns the value of an external-dns annotation given by its
-// key without prefix ("hostname", "ttl", ...), under either prefix; the
-// alpha prefix wins when both are set.
+// key without prefix ("hostname", "ttl", ...), under the prefixes read
+// (AnnotationPrefixes); the first that has it wins: by default the alpha
+// prefix when both are set.
 func Annotation(annotations map[string]string, key string) (value, fullKey string, ok bool) {
-	if v, ok := annotations[AnnotationPrefixAlpha+key]; ok {
-		return v, AnnotationPrefixAlpha + key, true
-	}
-	if v, ok := annotations[AnnotationPrefix+key]; ok {
-		return v, AnnotationPrefix + key, true
+	for _, p := range AnnotationPrefixes() {
+		if v, ok := annotations[p+key]; ok {
+			return v, p + key, true
+		}
 	}
 	return "", "", false
 }

@@ -106,22 +106,24 @@ func (p *Provider) send(ctx context.Context, zone string, m *dns.Msg) error {
 		func(attempt int, wait time.Duration, last error) {
 			p.log.Warn("rfc2136: retrying update", "zone", zone, "attempt", attempt, "after", wait, "err", last)
 		},
-		func() error { return p.exchange(ctx, zone, m.Copy()) })
+		func() error {
+			return p.servers.try(ctx, func(s server) error { return p.exchange(ctx, s, zone, m.Copy()) })
+		})
 	if err != nil && !errors.Is(err, provider.ErrStale) && !errors.Is(err, provider.ErrPermanent) && ctx.Err() == nil {
 		return fmt.Errorf("rfc2136: %w", err)
 	}
 	return err
 }
 
-func (p *Provider) exchange(ctx context.Context, zone string, m *dns.Msg) error {
-	c := &dns.Client{Net: p.net, TLSConfig: p.tls, Timeout: p.cfg.Timeout}
+func (p *Provider) exchange(ctx context.Context, s server, zone string, m *dns.Msg) error {
+	c := &dns.Client{Net: p.net, TLSConfig: s.tls, Timeout: p.cfg.Timeout}
 	if !p.cfg.Insecure {
 		p.sign(m)
 		c.TsigProvider = tsig{p.keyName, p.cfg.TSIGSecret}
 	}
-	r, _, err := c.ExchangeContext(ctx, m, p.addr)
+	r, _, err := c.ExchangeContext(ctx, m, s.addr)
 	if err != nil {
-		err = fmt.Errorf("rfc2136: update %s at %s: %w", zone, p.addr, err)
+		err = fmt.Errorf("rfc2136: update %s at %s: %w", zone, s.addr, err)
 		for _, tsigErr := range []error{dns.ErrAuth, dns.ErrSig, dns.ErrSecret, dns.ErrKeyAlg, dns.ErrTime, dns.ErrNoSig} {
 			if errors.Is(err, tsigErr) {
 				// The server rejected the key (BADSIG, BADKEY, BADTIME):
@@ -137,11 +139,11 @@ func (p *Provider) exchange(ctx context.Context, zone string, m *dns.Msg) error 
 	case dns.RcodeYXRrset, dns.RcodeNXRrset, dns.RcodeYXDomain, dns.RcodeNameError:
 		return fmt.Errorf("%w: rfc2136: update %s: %s", provider.ErrStale, zone, dns.RcodeToString[r.Rcode])
 	case dns.RcodeServerFailure:
-		return fmt.Errorf("rfc2136: update %s: %s", zone, dns.RcodeToString[r.Rcode])
+		return fmt.Errorf("rfc2136: update %s at %s: %s", zone, s.addr, dns.RcodeToString[r.Rcode])
 	}
 	rc := dns.RcodeToString[r.Rcode]
 	if rc == "" {
 		rc = "rcode " + strconv.Itoa(r.Rcode)
 	}
-	return provider.Permanentf("rfc2136: update %s refused by %s: %s", zone, p.addr, rc)
+	return provider.Permanentf("rfc2136: update %s refused by %s: %s", zone, s.addr, rc)
 }

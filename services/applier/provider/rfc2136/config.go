@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,7 +21,11 @@ const Name = "rfc2136"
 
 // Config holds the provider's flags, named as ExternalDNS' rfc2136 flags.
 type Config struct {
+	// Hosts are the DNS servers (--rfc2136-host, repeatable), tried in
+	// turn as servers.go says; Host, when set, is one more before them
+	// (a Config built in code).
 	Host            string
+	Hosts           stage.StringList
 	Port            int
 	Zones           stage.StringList
 	TSIGKeyName     string
@@ -43,7 +48,7 @@ type Config struct {
 
 // RegisterFlags registers the --rfc2136-* flags.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.Host, "rfc2136-host", "", "when using the RFC2136 provider, the host of the DNS server")
+	fs.Var(&c.Hosts, "rfc2136-host", "when using the RFC2136 provider, the host of the DNS server; repeatable: the others are asked in turn when the one in use does not answer")
 	fs.IntVar(&c.Port, "rfc2136-port", 0, "when using the RFC2136 provider, the port of the DNS server (0: 53)")
 	fs.Var(&c.Zones, "rfc2136-zone", "when using the RFC2136 provider, a zone to manage (repeatable, or comma-separated)")
 	fs.StringVar(&c.TSIGKeyName, "rfc2136-tsig-keyname", "", "when using the RFC2136 provider, the TSIG key name")
@@ -69,7 +74,7 @@ var algorithms = map[string]string{
 
 // Validate checks the configuration and fills in defaults.
 func (c *Config) Validate() error {
-	if c.Host == "" {
+	if len(c.hosts()) == 0 {
 		return errors.New("rfc2136: --rfc2136-host is required")
 	}
 	if c.Port == 0 {
@@ -118,4 +123,15 @@ func (c *Config) Validate() error {
 	}
 	c.RetryConfig.Defaults()
 	return nil
+}
+
+// hosts are Host and Hosts, each once, in order.
+func (c *Config) hosts() []string {
+	var out []string
+	for _, h := range append([]string{c.Host}, c.Hosts...) {
+		if h = strings.TrimSpace(h); h != "" && !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
 }

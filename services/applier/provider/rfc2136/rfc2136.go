@@ -6,12 +6,9 @@ package rfc2136
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 	"log/slog"
-	"net"
 	"slices"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -21,12 +18,11 @@ import (
 	"github.com/zonestream/zonestream/services/applier/provider"
 )
 
-// Provider talks RFC 2136 and AXFR to one DNS server.
+// Provider talks RFC 2136 and AXFR to a DNS server (one of servers).
 type Provider struct {
 	cfg        Config
-	addr       string
-	net        string      // "tcp", or "tcp-tls" with --rfc2136-use-tls
-	tls        *tls.Config // nil without --rfc2136-use-tls
+	servers    *servers
+	net        string // "tcp", or "tcp-tls" with --rfc2136-use-tls
 	zones      []string
 	keyName    string
 	alg        string
@@ -52,17 +48,16 @@ func New(cfg Config, opts provider.Options) (*Provider, error) {
 	}
 	p := &Provider{
 		cfg:        cfg,
-		addr:       net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port)),
 		defaultTTL: opts.DefaultTTL,
 		minTTL:     int64(cfg.MinTTL / time.Second),
 		log:        opts.Logger,
 		net:        "tcp",
 	}
 	var err error
-	if p.tls, err = cfg.TLS.build(cfg.Host); err != nil {
+	if p.servers, err = newServers(cfg); err != nil {
 		return nil, err
 	}
-	if p.tls != nil {
+	if cfg.TLS.Use {
 		p.net = "tcp-tls"
 	}
 	for _, z := range cfg.Zones {
@@ -105,19 +100,33 @@ func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint,
 	m.SetAxfr(dns.Fqdn(zone))
 	rrs, err := p.transfer(ctx, m)
 	if err != nil {
-		return nil, fmt.Errorf("rfc2136: AXFR %s from %s: %w", zone, p.addr, err)
+		return nil, fmt.Errorf("rfc2136: AXFR %s: %w", zone, err)
 	}
 	if len(rrs) == 0 {
-		return nil, fmt.Errorf("rfc2136: AXFR %s from %s: empty transfer", zone, p.addr)
+		return nil, fmt.Errorf("rfc2136: AXFR %s from %s: empty transfer", zone, p.servers.inUse().addr)
 	}
 	p.keep(zone, rrs)
 	return endpointsOf(zone, rrs), nil
 }
 
 // transfer runs the zone transfer m (AXFR or IXFR) and returns every RR
-// it brought, in order.
+// it brought, in order, from the first server that answers.
 func (p *Provider) transfer(ctx context.Context, m *dns.Msg) ([]dns.RR, error) {
-	tr := &dns.Transfer{DialTimeout: p.cfg.Timeout, ReadTimeout: p.cfg.Timeout, WriteTimeout: p.cfg.Timeout, TLS: p.tls}
+	var rrs []dns.RR
+	err := p.servers.try(ctx, func(s server) error {
+		var err error
+		rrs, err = p.transferFrom(ctx, s, m.Copy())
+		if err != nil {
+			return fmt.Errorf("from %s: %w", s.addr, err)
+		}
+		return nil
+	})
+	return rrs, err
+}
+
+// transferFrom runs the zone transfer m with server s.
+func (p *Provider) transferFrom(ctx context.Context, s server, m *dns.Msg) ([]dns.RR, error) {
+	tr := &dns.Transfer{DialTimeout: p.cfg.Timeout, ReadTimeout: p.cfg.Timeout, WriteTimeout: p.cfg.Timeout, TLS: s.tls}
 	if p.cfg.TSIGAXFR {
 		p.sign(m)
 		tr.TsigProvider = tsig{p.keyName, p.cfg.TSIGSecret}
@@ -133,7 +142,7 @@ func (p *Provider) transfer(ctx context.Context, m *dns.Msg) ([]dns.RR, error) {
 				tr.Conn.Close()
 			}
 		}()
-		env, err := tr.In(m, p.addr)
+		env, err := tr.In(m, s.addr)
 		if err != nil {
 			done <- result{err: unverified(err)}
 			return

@@ -60,6 +60,9 @@ type Options struct {
 	Filters source.Filters
 	// Namespace limits the source to one namespace; empty: all.
 	Namespace string
+	// DefaultTargets (--default-targets): when given, an entry without
+	// targets is valid, and takes them from the collector.
+	DefaultTargets source.DefaultTargets
 	source.APIOptions
 }
 
@@ -190,5 +193,5 @@ func (s *Source) ObjectEndpoints(u *unstructured.Unstructured) ([]events.Endpoin
 	if !s.opts.Filters.Matches(u.GetLabels(), u.GetAnnotations()) {
 		return nil, nil
 	}
-	return ParseEndpoints(u)
+	return parseEndpoints(u, s.opts.DefaultTargets.Given())
 }

@@ -28,6 +28,13 @@ var RecordTypes = []string{"A", "AAAA", "CNAME", "DNAME", "MX", "NAPTR", "NS", "
 // labels, providerSpecific). An entry that cannot be decoded or is not
 // valid (ValidateEndpoint) is skipped and returned as a problem.
 func ParseEndpoints(u *unstructured.Unstructured) ([]events.Endpoint, []error) {
+	return parseEndpoints(u, false)
+}
+
+// parseEndpoints is ParseEndpoints; with noTargetsOK (--default-targets
+// given), an entry without targets is valid: the collector gives it the
+// default targets.
+func parseEndpoints(u *unstructured.Unstructured, noTargetsOK bool) ([]events.Endpoint, []error) {
 	var problems []error
 	problem := func(i int, err error) {
 		problems = append(problems, &source.Problem{Object: u, Reason: ReasonInvalidEndpoint,
@@ -60,7 +67,7 @@ func ParseEndpoints(u *unstructured.Unstructured) ([]events.Endpoint, []error) {
 			problem(i, err)
 			continue
 		}
-		if err := ValidateEndpoint(&ep); err != nil {
+		if err := validateEndpoint(&ep, noTargetsOK); err != nil {
 			problem(i, err)
 			continue
 		}
@@ -77,7 +84,9 @@ func ParseEndpoints(u *unstructured.Unstructured) ([]events.Endpoint, []error) {
 // address, CNAME/NS/PTR/DNAME: a host name, MX: "<preference> <host>",
 // SRV: "<priority> <weight> <port> <host>"; TXT, NAPTR, TLSA: anything
 // non-empty), a TTL in 0..2^31-1. Trailing dots are accepted.
-func ValidateEndpoint(ep *events.Endpoint) error {
+func ValidateEndpoint(ep *events.Endpoint) error { return validateEndpoint(ep, false) }
+
+func validateEndpoint(ep *events.Endpoint, noTargetsOK bool) error {
 	name := strings.TrimSuffix(ep.DNSName, ".")
 	if err := source.ValidateHostname(name, true); err != nil {
 		return fmt.Errorf("dnsName: %w", err)
@@ -88,7 +97,7 @@ func ValidateEndpoint(ep *events.Endpoint) error {
 	if ep.RecordTTL < 0 || ep.RecordTTL > math.MaxInt32 {
 		return fmt.Errorf("recordTTL %d is outside 0..%d", ep.RecordTTL, math.MaxInt32)
 	}
-	if len(ep.Targets) == 0 {
+	if len(ep.Targets) == 0 && !noTargetsOK {
 		return fmt.Errorf("%s record %s has no targets", ep.RecordType, name)
 	}
 	for _, t := range ep.Targets {

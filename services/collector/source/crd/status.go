@@ -229,8 +229,10 @@ func (t *statusTracker) check(ctx context.Context, k source.Key) error {
 	if !t.src.opts.Filters.Matches(u.GetLabels(), u.GetAnnotations()) {
 		return nil // not ours
 	}
-	eps, _ := ParseEndpoints(u)
-	if !Applied(t.observed, eps) {
+	// The endpoints as the collector publishes them: with their default
+	// targets.
+	eps, _ := parseEndpoints(u, t.src.opts.DefaultTargets.Given())
+	if !Applied(t.observed, t.src.opts.DefaultTargets.Apply(eps)) {
 		return nil
 	}
 	gen := u.GetGeneration()

@@ -84,8 +84,16 @@ func (s *Source) RouteEndpoints(r route) ([]events.Endpoint, []error) {
 // routeHosts are the route's names: spec.hostnames, the hostname
 // annotation, the --fqdn-template ones; or, when the route names nothing
 // at all (an invalid name counts: it is reported, not replaced), the
-// single empty name that takes each listener's hostname.
+// single empty name that takes each listener's hostname. The route's
+// gateway-hostname-source annotation narrows them (hostnamesource.go).
 func (s *Source) routeHosts(in *source.Inputs, r route) []string {
+	only := hostnameSource(in)
+	if only == HostnameSourceAnnotationOnly {
+		if s.opts.IgnoreHostnameAnnotation {
+			return nil
+		}
+		return in.Hostnames(source.AnnotationHostname)
+	}
 	specHosts, _ := routeParts(r)
 	raw := make([]string, len(specHosts))
 	for i, h := range specHosts {
@@ -93,7 +101,7 @@ func (s *Source) routeHosts(in *source.Inputs, r route) []string {
 	}
 	given := len(raw) > 0
 	hosts := in.ValidHostnames(raw, "spec.hostnames", source.ReasonInvalidHostname)
-	if !s.opts.IgnoreHostnameAnnotation {
+	if !s.opts.IgnoreHostnameAnnotation && only != HostnameSourceDefinedHostsOnly {
 		if v, _, ok := source.Annotation(in.Annotations, source.AnnotationHostname); ok && len(source.SplitList(v)) > 0 {
 			given = true
 			hosts = append(hosts, in.Hostnames(source.AnnotationHostname)...)
@@ -104,7 +112,7 @@ func (s *Source) routeHosts(in *source.Inputs, r route) []string {
 		given = given || len(names) > 0
 		hosts = append(hosts, names...)
 	}
-	if !given {
+	if !given && only != HostnameSourceDefinedHostsOnly {
 		return []string{""}
 	}
 	return hosts
