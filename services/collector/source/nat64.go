@@ -28,11 +28,13 @@ func ParseNAT64(cidrs []string) (NAT64, error) {
 }
 
 // Add adds the A records the AAAA targets in the networks embed, merged
-// into an A record the object already has at the name.
+// into an A record the object already has at the name. It works on a copy:
+// eps is the source's, which may keep it.
 func (n NAT64) Add(eps []events.Endpoint) []events.Endpoint {
 	if len(n) == 0 {
 		return eps
 	}
+	eps = slices.Clone(eps)
 	for _, ep := range eps {
 		if ep.RecordType != events.RecordTypeAAAA {
 			continue

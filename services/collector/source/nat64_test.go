@@ -14,12 +14,17 @@ func TestNAT64(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eps := n.Add([]events.Endpoint{
+	in := make([]events.Endpoint, 4, 8) // room to append: Add must not write into it
+	copy(in, []events.Endpoint{
 		{DNSName: "a.example.org", RecordType: "AAAA", Targets: []string{"64:ff9b::c000:201", "2001:db8::1"}},
 		{DNSName: "b.example.org", RecordType: "AAAA", Targets: []string{"64:ff9b::c000:202"}},
 		{DNSName: "b.example.org", RecordType: "A", Targets: []string{"192.0.2.9"}},
 		{DNSName: "c.example.org", RecordType: "AAAA", Targets: []string{"2001:db8::3"}},
 	})
+	eps := n.Add(in)
+	if got := fmt.Sprintf("%v %q", in[2].Targets, in[:cap(in)][4].DNSName); got != `[192.0.2.9] ""` {
+		t.Fatalf("Add wrote into the source's endpoints: %s", got)
+	}
 	var got []string
 	for _, e := range eps {
 		got = append(got, fmt.Sprintf("%s %s %v", e.DNSName, e.RecordType, e.Targets))
