@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
 	"reflect"
 	"strconv"
 	"time"
@@ -71,7 +72,17 @@ func HashOf(ev Event) (string, error) {
 // server and in every stage, is what exists plus the last minutes of
 // deletes, not a day of them (which made a NATS restart late in a long
 // run take 20 s, where it took 4 s early on).
-const TombstoneTTL = 15 * time.Minute
+// $ZS_TOMBSTONE_TTL shortens it for a test that must see tombstones expire
+// within its run (the chaos command); a process and its readers must agree
+// on it.
+var TombstoneTTL = durationFromEnv("ZS_TOMBSTONE_TTL", 15*time.Minute)
+
+func durationFromEnv(key string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(key)); err == nil && d > 0 {
+		return d
+	}
+	return def
+}
 
 // MarkTombstoneTTL is how long the tombstone of a completeness mark (a
 // retired collector), a cluster claim (released) or held deletes

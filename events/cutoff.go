@@ -20,7 +20,7 @@ import (
 // level, so it is missed only if it expired within CutOffAfter of that:
 // TombstoneTTL is three times as long, which also covers messages that
 // waited in the client's buffer and the server's clock running apart.
-const CutOffAfter = TombstoneTTL / 3
+var CutOffAfter = TombstoneTTL / 3
 
 // cutOffRule is when a watch is cut off, and how often it asks the server
 // whether it is level; a var so tests can shorten them.

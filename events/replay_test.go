@@ -3,8 +3,12 @@ package events
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events/internal/natstest"
 )
@@ -82,5 +86,54 @@ func TestNarrowFilters(t *testing.T) {
 		if got := narrowFilters(c.filters, stream); len(got) != c.want {
 			t.Errorf("narrowFilters(%v) = %v, want %d filters", c.filters, got, c.want)
 		}
+	}
+}
+
+// TestReplayIsNotStalledByTombstonesExpiring: tombstones that expire while
+// a watch replays its stream (after nats-server listed the last message of
+// every subject for its consumer) cost the replay nothing: a restart
+// during a long run meets tombstones expiring by the thousand.
+func TestReplayIsNotStalledByTombstonesExpiring(t *testing.T) {
+	js := startJetStream(t)
+	ctx := t.Context()
+	publishSeqs(t, js, "live", 3000, 0) // more than a pull fetches: the tombstones stay on the server
+	for i := range 50 {
+		name := fmt.Sprintf("gone%d.example.org", i)
+		msg, err := Message(DesiredSubject(name), &DesiredState{DNSName: name}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg.Header.Set(jetstream.MsgTTLHeader, "1s")
+		if _, err := js.PublishMsg(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	last := publishSeqs(t, js, "last", 1, 0)
+	var once sync.Once
+	expired := make(chan struct{})
+	got := &sequences{}
+	caughtUp, err := Watch(ctx, js, StreamDesired, []string{SubjectDesired + ".>"}, func(r Received) {
+		// A slow reader: the tombstones expire while the replay is under way.
+		once.Do(func() { <-expired })
+		got.take(r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the tombstones to expire", func() bool {
+		st, err := js.Stream(ctx, StreamDesired)
+		return err == nil && st.CachedInfo().State.Msgs == 3001
+	})
+	close(expired)
+	began := time.Now()
+	select {
+	case <-caughtUp:
+	case <-time.After(15 * time.Second):
+		seqs, _ := got.snapshot()
+		t.Fatalf("replay not done 15 s after the reader went on: %d messages delivered", len(seqs))
+	}
+	t.Logf("replay done %s after the reader went on", time.Since(began).Round(time.Millisecond))
+	if seqs, _ := got.snapshot(); !slices.Contains(seqs, last[0]) {
+		t.Fatalf("the last message (%d) was not delivered", last[0])
 	}
 }
