@@ -33,8 +33,8 @@ var atRest = restPace{after: 2 * time.Minute, expiry: 2 * time.Minute, heartbeat
 type restPace struct{ after, expiry, heartbeat time.Duration }
 
 // Watch replays the last message of every subject in stream matching
-// filters, then follows new messages, calling fn for each from one
-// goroutine. The returned channel is closed once the replay is done: what
+// filters (replayPolicy), then follows new messages, calling fn for each
+// from one goroutine. The returned channel is closed once the replay is done: what
 // fn has seen by then is the stream's state when Watch was called. Watch
 // stops when ctx ends; a broken consumer is recreated by the client.
 func Watch(ctx context.Context, js jetstream.JetStream, stream string, filters []string, fn func(Received), opts ...WatchOption) (<-chan struct{}, error) {
@@ -52,7 +52,7 @@ func startWatch(ctx context.Context, js jetstream.JetStream, stream string, filt
 	}
 	cfg := jetstream.OrderedConsumerConfig{
 		FilterSubjects: narrowFilters(filters, st.CachedInfo().Config.Subjects),
-		DeliverPolicy:  jetstream.DeliverLastPerSubjectPolicy,
+		DeliverPolicy:  replayPolicy(st.CachedInfo().Config),
 	}
 	for _, o := range opts {
 		o(&cfg)
@@ -73,6 +73,23 @@ func startWatch(ctx context.Context, js jetstream.JetStream, stream string, filt
 	go w.follow(ctx)
 	go w.guard(ctx)
 	return w, nil
+}
+
+// replayPolicy is how a watch reads a stream's history: the last message
+// of every subject. A stream that keeps one message per subject (the state
+// streams) holds nothing else, and is read from its first message instead:
+// the same messages, without the list of last sequences nats-server makes
+// for a last-per-subject consumer when it is created. A message of that
+// list removed before it is delivered (a tombstone that expired) makes the
+// consumer wait for the stream's next message or its next pull request:
+// twice in chaos runs, once tombstones were expiring, a restarted stage
+// whose stream then stayed quiet (the collector reading back its own
+// sources; the planner its observed state) never finished its replay.
+func replayPolicy(cfg jetstream.StreamConfig) jetstream.DeliverPolicy {
+	if cfg.MaxMsgsPerSubject == 1 {
+		return jetstream.DeliverAllPolicy
+	}
+	return jetstream.DeliverLastPerSubjectPolicy
 }
 
 // narrowFilters returns the filters a consumer needs to select what
