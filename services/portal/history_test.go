@@ -35,9 +35,11 @@ func TestHistoryChain(t *testing.T) {
 	publish(t, js, events.ObservedSubject("bind", name), observed("bind", zone, name, want), planEvent)
 	publish(t, js, events.ResultSubject("bind", zone), &events.Result{PlanID: "p1", Provider: "bind", Zone: zone,
 		Status: events.ResultApplied, Applied: 1}, planEvent)
-	waitFor(t, "the result to reach the name", func() bool {
+	// The observed state and the result come through watches of two
+	// streams, so either may reach the projection first: wait for both.
+	waitFor(t, "the observed state and the result to reach the name", func() bool {
 		v, _ := p.Projection().Get(name)
-		return v.Result != nil && v.Result.PlanID == "p1"
+		return v.Observed["bind"] != nil && v.Result != nil && v.Result.PlanID == "p1"
 	})
 
 	resp, err := http.Get("http://" + p.Addr() + "/api/names/" + name)
