@@ -137,3 +137,58 @@ func TestReplayIsNotStalledByTombstonesExpiring(t *testing.T) {
 		t.Fatalf("the last message (%d) was not delivered", last[0])
 	}
 }
+
+// TestReplayEndingInExpiredTombstonesIsDone: the replay's last messages
+// are tombstones that expire after the server sent the message before them
+// (its pending count still naming them) and before the reader's next pull.
+// No message then says "nothing pending", and a reader that waits for one
+// to be done waits for the stream's next message: the collector reading
+// back its own sources after a restart, when nothing else publishes there,
+// waited forever (a chaos trial, half an hour into the run, held every
+// delete until its bound).
+func TestReplayEndingInExpiredTombstonesIsDone(t *testing.T) {
+	js := startJetStream(t)
+	ctx := t.Context()
+	// Exactly one pull's worth (nats.go's 500) of live state, then the
+	// tombstones: the first pull ends right before them.
+	publishSeqs(t, js, "live", jetstream.DefaultMaxMessages, 0)
+	for i := range 50 {
+		name := fmt.Sprintf("gone%d.example.org", i)
+		msg, err := Message(DesiredSubject(name), &DesiredState{DNSName: name}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg.Header.Set(jetstream.MsgTTLHeader, "1s")
+		if _, err := js.PublishMsg(ctx, msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var once sync.Once
+	expired := make(chan struct{})
+	got := &sequences{}
+	caughtUp, err := Watch(ctx, js, StreamDesired, []string{SubjectDesired + ".>"}, func(r Received) {
+		// A slow reader: the client asks for no more until it has taken
+		// half of the first pull, and by then the tombstones are gone.
+		once.Do(func() { <-expired })
+		got.take(r)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the tombstones to expire", func() bool {
+		st, err := js.Stream(ctx, StreamDesired)
+		return err == nil && st.CachedInfo().State.Msgs == jetstream.DefaultMaxMessages
+	})
+	close(expired)
+	began := time.Now()
+	select {
+	case <-caughtUp:
+	case <-time.After(15 * time.Second):
+		seqs, _ := got.snapshot()
+		t.Fatalf("replay not done 15 s after the reader went on: %d of %d messages delivered, none of them said nothing was pending", len(seqs), jetstream.DefaultMaxMessages)
+	}
+	t.Logf("replay done %s after the reader went on", time.Since(began).Round(time.Millisecond))
+	if seqs, _ := got.snapshot(); len(seqs) != jetstream.DefaultMaxMessages {
+		t.Fatalf("delivered %d messages, want the %d live ones", len(seqs), jetstream.DefaultMaxMessages)
+	}
+}

@@ -79,12 +79,9 @@ func startWatch(ctx context.Context, js jetstream.JetStream, stream string, filt
 // of every subject. A stream that keeps one message per subject (the state
 // streams) holds nothing else, and is read from its first message instead:
 // the same messages, without the list of last sequences nats-server makes
-// for a last-per-subject consumer when it is created. A message of that
-// list removed before it is delivered (a tombstone that expired) makes the
-// consumer wait for the stream's next message or its next pull request:
-// twice in chaos runs, once tombstones were expiring, a restarted stage
-// whose stream then stayed quiet (the collector reading back its own
-// sources; the planner its observed state) never finished its replay.
+// for a last-per-subject consumer when it is created, and a replay that
+// can go on after the last message it delivered when its consumer is made
+// again (checkReplay).
 func replayPolicy(cfg jetstream.StreamConfig) jetstream.DeliverPolicy {
 	if cfg.MaxMsgsPerSubject == 1 {
 		return jetstream.DeliverAllPolicy
@@ -121,15 +118,20 @@ type watch struct {
 	caughtUp chan struct{}
 	once     sync.Once
 
-	mu       sync.Mutex
-	cons     jetstream.Consumer
-	iter     jetstream.MessagesContext
-	history  uint64             // the stream's last sequence when the watch began
-	seen     uint64             // the highest sequence delivered
-	stopIter context.CancelFunc // ends the current iterator's Pump
-	quiet    bool               // the consumer pulls at rest's pace
-	level    time.Time          // when the server last had nothing more for the watch (cutoff.go)
-	cutOff   bool               // handed to onCutOff: fn gets nothing more
+	mu      sync.Mutex
+	cons    jetstream.Consumer
+	iter    jetstream.MessagesContext
+	history uint64 // the stream's last sequence when the watch began
+	seen    uint64 // the highest sequence delivered
+	// The last message fn has returned from (or that was skipped): its
+	// consumer and its sequence there (checkReplay).
+	handledBy  string
+	handledSeq uint64
+	active     time.Time          // when the consumer last started or delivered a message
+	stopIter   context.CancelFunc // ends the current iterator's Pump
+	quiet      bool               // the consumer pulls at rest's pace
+	level      time.Time          // when the server last had nothing more for the watch (cutoff.go)
+	cutOff     bool               // handed to onCutOff: fn gets nothing more
 	// What follow starts once the iterator stops: again (a restart was
 	// asked for), at rest's pace or not, over from scratch or not.
 	again, nextQuiet, nextOver bool
@@ -166,6 +168,9 @@ func (w *watch) start(ctx context.Context, quiet, over bool) error {
 		// Every message up to history was delivered or has a newer one
 		// after it: starting past both reads no older state of a key.
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, max(seen, history)+1
+	} else if cfg.DeliverPolicy == jetstream.DeliverAllPolicy && seen > 0 {
+		// A replay of every message goes on after the last delivered.
+		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, seen+1
 	}
 	cons, err := w.js.OrderedConsumer(ctx, w.stream, cfg)
 	if err != nil {
@@ -180,7 +185,7 @@ func (w *watch) start(ctx context.Context, quiet, over bool) error {
 		return fmt.Errorf("watch %s: %w", w.stream, err)
 	}
 	w.mu.Lock()
-	w.cons, w.iter, w.quiet = cons, iter, quiet
+	w.cons, w.iter, w.quiet, w.active = cons, iter, quiet, time.Now()
 	if fresh {
 		// A replay reads the last message of every subject as it is now:
 		// the watch misses nothing stored before it began.
@@ -242,21 +247,97 @@ func (w *watch) deliver(msg jetstream.Msg) {
 	}
 	w.mu.Lock()
 	if meta.Sequence.Stream <= w.seen || w.cutOff {
+		w.handledBy, w.handledSeq = meta.Consumer, meta.Sequence.Consumer
 		w.mu.Unlock()
 		return
 	}
-	w.seen = meta.Sequence.Stream
+	w.seen, w.active = meta.Sequence.Stream, time.Now()
 	if meta.NumPending == 0 {
-		w.level = time.Now()
+		w.level = w.active
 	}
 	history := w.history
 	w.mu.Unlock()
 	w.fn(Received{Subject: msg.Subject(), Header: msg.Headers(), Data: msg.Data(),
 		Seq: meta.Sequence.Stream, Pending: meta.NumPending, Time: meta.Timestamp,
 		Live: meta.Sequence.Stream > history})
+	w.mu.Lock()
+	w.handledBy, w.handledSeq = meta.Consumer, meta.Sequence.Consumer
+	w.mu.Unlock()
 	if meta.NumPending == 0 {
 		w.done()
 	}
+}
+
+// replayCheck is how long a replay may see no message before the watch
+// asks the server whether anything is left for it (checkReplay);
+// recountAfter, how long before it stops believing the server's count.
+const (
+	replayCheck  = time.Second
+	recountAfter = 5 * time.Second
+)
+
+// checkReplay ends a replay that has nothing left to deliver though no
+// message said so. A message's pending count is the server's running count
+// when it sent it, and messages removed under a consumer (tombstones
+// expiring, by the thousand in a long run) can leave it too high: the
+// last message then names messages that will never come, and the replay
+// would wait for the stream's next one. The collector reading back its
+// own sources after a restart, where nothing else publishes, waited
+// forever. The consumer's info settles it (nats-server bounds its count
+// by what the stream still holds); a count that stays above zero while
+// nothing comes is made again by a new consumer, after the last message
+// delivered.
+func (w *watch) checkReplay(ctx context.Context) {
+	w.mu.Lock()
+	cons, idle := w.cons, time.Since(w.active)
+	w.mu.Unlock()
+	if w.isCaughtUp() || cons == nil || idle < replayCheck {
+		return
+	}
+	ictx, cancel := context.WithTimeout(ctx, replayCheck)
+	defer cancel()
+	info, err := cons.Info(ictx)
+	if err != nil {
+		return
+	}
+	w.mu.Lock()
+	// Every message the consumer sent has been through deliver: none
+	// waits in the client's buffer.
+	handedAll := info.Delivered.Consumer == 0 || info.Name == w.handledBy && info.Delivered.Consumer <= w.handledSeq
+	verdict := replayVerdict(info.NumPending, handedAll, idle, w.cfg.DeliverPolicy == jetstream.DeliverAllPolicy)
+	if verdict == replayRecount && !w.again {
+		w.restart(false, false)
+	}
+	w.mu.Unlock()
+	if verdict == replayDone {
+		w.done()
+	}
+}
+
+// What checkReplay does about a replay that has gone quiet.
+type replayAction int
+
+const (
+	replayWait    replayAction = iota // messages are on their way, or fn is busy
+	replayDone                        // the server has nothing more, and fn had all it sent
+	replayRecount                     // the server's count says more, but nothing comes
+)
+
+// replayVerdict decides from the server's pending count, whether fn has
+// had every message the server sent, and how long nothing came. Only a
+// replay that reads every message may resume after the last one
+// delivered; a last-per-subject replay would start over, and waits.
+func replayVerdict(pending uint64, handedAll bool, idle time.Duration, resumable bool) replayAction {
+	if !handedAll {
+		return replayWait
+	}
+	switch {
+	case pending == 0:
+		return replayDone
+	case idle >= recountAfter && resumable:
+		return replayRecount
+	}
+	return replayWait
 }
 
 // guard sets the watch's pace and keeps it whole. After NATS reconnected
@@ -282,11 +363,23 @@ func (w *watch) guard(ctx context.Context) {
 	defer rest.Stop()
 	probe := time.NewTicker(w.cut.probe)
 	defer probe.Stop()
+	// Until the replay is done, a check that it is not waiting for a
+	// message that will never come.
+	replay := time.NewTicker(replayCheck)
+	defer replay.Stop()
+	replayed := w.caughtUp
 	var retry <-chan time.Time // while a check could not ask the server
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-replayed:
+			replay.Stop()
+			replayed = nil
+			continue
+		case <-replay.C:
+			w.checkReplay(ctx)
+			continue
 		case <-probe.C:
 			if !w.checkLevel(ctx) {
 				return
