@@ -128,6 +128,7 @@ type watch struct {
 	handledBy  string
 	handledSeq uint64
 	active     time.Time          // when the consumer last started or delivered a message
+	recounts   int                // consumers made again since the last message (checkReplay)
 	stopIter   context.CancelFunc // ends the current iterator's Pump
 	quiet      bool               // the consumer pulls at rest's pace
 	level      time.Time          // when the server last had nothing more for the watch (cutoff.go)
@@ -251,7 +252,7 @@ func (w *watch) deliver(msg jetstream.Msg) {
 		w.mu.Unlock()
 		return
 	}
-	w.seen, w.active = meta.Sequence.Stream, time.Now()
+	w.seen, w.active, w.recounts = meta.Sequence.Stream, time.Now(), 0
 	if meta.NumPending == 0 {
 		w.level = w.active
 	}
@@ -289,7 +290,7 @@ const (
 // delivered.
 func (w *watch) checkReplay(ctx context.Context) {
 	w.mu.Lock()
-	cons, idle := w.cons, time.Since(w.active)
+	cons, idle, recounts := w.cons, time.Since(w.active), w.recounts
 	w.mu.Unlock()
 	if w.isCaughtUp() || cons == nil || idle < replayCheck {
 		return
@@ -304,8 +305,12 @@ func (w *watch) checkReplay(ctx context.Context) {
 	// Every message the consumer sent has been through deliver: none
 	// waits in the client's buffer.
 	handedAll := info.Delivered.Consumer == 0 || info.Name == w.handledBy && info.Delivered.Consumer <= w.handledSeq
-	verdict := replayVerdict(info.NumPending, handedAll, idle, w.cfg.DeliverPolicy == jetstream.DeliverAllPolicy)
+	// Each recount in a row waits twice as long: a server slow to find the
+	// next message is not interrupted forever.
+	patience := recountAfter << min(recounts, 4)
+	verdict := replayVerdict(info.NumPending, handedAll, idle >= patience, w.cfg.DeliverPolicy == jetstream.DeliverAllPolicy)
 	if verdict == replayRecount && !w.again {
+		w.recounts++
 		w.restart(false, false)
 	}
 	w.mu.Unlock()
@@ -324,17 +329,18 @@ const (
 )
 
 // replayVerdict decides from the server's pending count, whether fn has
-// had every message the server sent, and how long nothing came. Only a
-// replay that reads every message may resume after the last one
-// delivered; a last-per-subject replay would start over, and waits.
-func replayVerdict(pending uint64, handedAll bool, idle time.Duration, resumable bool) replayAction {
+// had every message the server sent, and whether nothing came for longer
+// than the watch trusts the count. Only a replay that reads every message
+// may resume after the last one delivered; a last-per-subject replay
+// would start over, and waits.
+func replayVerdict(pending uint64, handedAll, distrust, resumable bool) replayAction {
 	if !handedAll {
 		return replayWait
 	}
 	switch {
 	case pending == 0:
 		return replayDone
-	case idle >= recountAfter && resumable:
+	case distrust && resumable:
 		return replayRecount
 	}
 	return replayWait

@@ -216,23 +216,21 @@ func freePort(t *testing.T) int {
 // nothing is made again, but only where the replay can resume.
 func TestReplayVerdict(t *testing.T) {
 	for _, c := range []struct {
-		pending   uint64
-		handedAll bool
-		idle      time.Duration
-		resumable bool
-		want      replayAction
+		pending                        uint64
+		handedAll, distrust, resumable bool
+		want                           replayAction
 	}{
-		{0, true, replayCheck, true, replayDone},
-		{0, true, replayCheck, false, replayDone},
-		{0, false, time.Minute, true, replayWait}, // sent, still in the client's buffer or in fn
-		{3, true, replayCheck, true, replayWait},  // may be on its way
-		{3, true, recountAfter, true, replayRecount},
-		{3, true, recountAfter, false, replayWait},
-		{3, false, recountAfter, true, replayWait},
+		{0, true, false, true, replayDone},
+		{0, true, true, false, replayDone},
+		{0, false, true, true, replayWait}, // sent, still in the client's buffer or in fn
+		{3, true, false, true, replayWait}, // may be on its way
+		{3, true, true, true, replayRecount},
+		{3, true, true, false, replayWait},
+		{3, false, true, true, replayWait},
 	} {
-		if got := replayVerdict(c.pending, c.handedAll, c.idle, c.resumable); got != c.want {
-			t.Errorf("replayVerdict(%d pending, handed all %t, idle %s, resumable %t) = %d, want %d",
-				c.pending, c.handedAll, c.idle, c.resumable, got, c.want)
+		if got := replayVerdict(c.pending, c.handedAll, c.distrust, c.resumable); got != c.want {
+			t.Errorf("replayVerdict(%d pending, handed all %t, distrust %t, resumable %t) = %d, want %d",
+				c.pending, c.handedAll, c.distrust, c.resumable, got, c.want)
 		}
 	}
 }
