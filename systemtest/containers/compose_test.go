@@ -1,4 +1,4 @@
-package systemtest
+package containers
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func TestComposeFilesLoad(t *testing.T) {
 		}
 		return p
 	}
-	base := load("../docker-compose.yml")
+	base := load("../../docker-compose.yml")
 	for _, name := range []string{"nats", "bind", "collector", "dedup", "planner", "applier", "portal"} {
 		s, ok := base.Services[name]
 		if !ok {
@@ -52,7 +52,7 @@ func TestComposeFilesLoad(t *testing.T) {
 		t.Errorf("collector KUBECONFIG = %v, want /kube/config", got)
 	}
 
-	local := load("../docker-compose.yml", "../deploy/compose/local-kube.yml")
+	local := load("../../docker-compose.yml", "../../deploy/compose/local-kube.yml")
 	c := local.Services["collector"]
 	if got := c.Environment["KUBECONFIG"]; got == nil || *got != "/local-kube/kubeconfig" {
 		t.Errorf("with local-kube.yml the collector's KUBECONFIG = %v, want /local-kube/kubeconfig", got)

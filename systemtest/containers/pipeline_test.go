@@ -1,4 +1,4 @@
-package systemtest
+package containers
 
 import (
 	"context"
