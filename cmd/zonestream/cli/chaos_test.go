@@ -70,7 +70,7 @@ func TestChaos(t *testing.T) {
 	const zone, owner = "chaos.test", "chaos"
 	victims := strings.Split(*chaosVictims, ",")
 	for _, v := range victims {
-		if _, ok := findStage(v); !ok && v != "nats" {
+		if _, ok := FindStage(v); !ok && v != "nats" {
 			t.Fatalf("-chaos.victims: unknown victim %q", v)
 		}
 	}

@@ -35,9 +35,9 @@ func Main(args []string) int {
 	case "plans":
 		err = plans(args)
 	case "streams":
-		err = streams(args)
+		err = Streams(args)
 	case "nats-config":
-		err = natsConfigCommand(args, os.Stdout, os.Stderr)
+		err = NatsConfigCommand(args, os.Stdout, os.Stderr)
 	case "demo":
 		err = demo(args)
 	case "webhook-server":
@@ -47,7 +47,7 @@ func Main(args []string) int {
 	case "help":
 		fmt.Println(usage)
 	default:
-		def, ok := findStage(cmd)
+		def, ok := FindStage(cmd)
 		if !ok {
 			fmt.Fprintf(os.Stderr, "zonestream: unknown command %q\n\n%s\n", cmd, usage)
 			return 2

@@ -177,7 +177,7 @@ func TestLostClusterHoldsCompletenessUntilRetired(t *testing.T) {
 	kept("web.example.org", "api.example.org")
 
 	// c retired while dedup runs: its name goes, b still holds completeness.
-	if _, err := retireCluster(ctx, js, "c", false, time.Now()); err != nil {
+	if _, err := RetireCluster(ctx, js, "c", false, time.Now()); err != nil {
 		t.Fatalf("retire c: %v", err)
 	}
 	waitUntil(t, "c's name gone", 10*time.Second, func() error { return unwanted("api.example.org") })
@@ -186,7 +186,7 @@ func TestLostClusterHoldsCompletenessUntilRetired(t *testing.T) {
 
 	// b retired while dedup is down: the restarted dedup reads it back.
 	stop()
-	if _, err := retireCluster(ctx, js, "b", false, time.Now()); err != nil {
+	if _, err := RetireCluster(ctx, js, "b", false, time.Now()); err != nil {
 		t.Fatalf("retire b: %v", err)
 	}
 	_, _, marksAt, desiredAt = log.since(0, 0)

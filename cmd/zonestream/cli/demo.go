@@ -155,8 +155,8 @@ func startDemoZonestream(ctx context.Context, opts *demoOptions, world *demoWorl
 	}
 	local := []string{"--nats-listen=127.0.0.1:0", "--data-dir=" + world.dataDir, "--metrics-address=127.0.0.1:0",
 		"--portal-listen=" + webAddr, "--portal-resolver=" + world.dns.Addr, "--portal-grace=30s"}
-	a := newAllInOne()
-	if _, err := a.parse(append(slices.Clone(flags), local...)); err != nil {
+	a := NewAllInOne()
+	if _, err := a.Parse(append(slices.Clone(flags), local...)); err != nil {
 		return "", nil, err
 	}
 	var logOut io.Writer = io.Discard
@@ -166,7 +166,7 @@ func startDemoZonestream(ctx context.Context, opts *demoOptions, world *demoWorl
 	logger := slog.New(slog.NewTextHandler(logOut, nil))
 	natsURL := make(chan string, 1)
 	runErr := make(chan error, 1)
-	go func() { runErr <- a.run(ctx, true, logger, func(u string) { natsURL <- u }) }()
+	go func() { runErr <- a.Run(ctx, true, logger, func(u string) { natsURL <- u }) }()
 	select {
 	case u := <-natsURL:
 		walkthrough.Say("zonestream is running, embedded JetStream at %s, as:\n\n    zonestream %s\n", u, strings.Join(flags, " \\\n      "))

@@ -124,7 +124,7 @@ func checkClusterManifests(t *testing.T, rendered string) {
 			}
 		case "Deployment":
 			args := d.Spec.Template.Spec.Containers[0].Args
-			st, ok := findStage(args[0])
+			st, ok := FindStage(args[0])
 			if !ok {
 				t.Errorf("%s runs unknown stage %q", clusterManifests, args[0])
 				continue
@@ -144,8 +144,8 @@ func checkClusterManifests(t *testing.T, rendered string) {
 			stagesSeen++
 		}
 	}
-	if stagesSeen != len(stages) {
-		t.Errorf("%s: %d stages, want %d", clusterManifests, stagesSeen, len(stages))
+	if stagesSeen != len(Stages()) {
+		t.Errorf("%s: %d stages, want %d", clusterManifests, stagesSeen, len(Stages()))
 	}
 }
 
@@ -177,7 +177,7 @@ func checkStageDeployment(t *testing.T, source string, d appsv1.Deployment) (nam
 		t.Setenv(e.Name, v)
 	}
 	standInMountedSecrets(t, d, args)
-	st, ok := findStage(args[0])
+	st, ok := FindStage(args[0])
 	if !ok {
 		t.Errorf("%s runs unknown stage %q", source, args[0])
 		return "", false

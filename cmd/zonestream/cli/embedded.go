@@ -39,11 +39,11 @@ func checkEmbeddedListen(listen string, beyondLoopback bool, logger *slog.Logger
 	return nil
 }
 
-// startEmbeddedNATS runs a JetStream server inside the process, storing
+// StartEmbeddedNATS runs a JetStream server inside the process, storing
 // under dataDir and listening on listen, so that the NATS CLI can watch a
 // laptop install too. memory: the streams are in memory (embeddedStore),
 // and the server's memory limit must take what they reserve.
-func startEmbeddedNATS(dataDir, listen string, memory bool) (*server.Server, error) {
+func StartEmbeddedNATS(dataDir, listen string, memory bool) (*server.Server, error) {
 	host, portStr, err := net.SplitHostPort(listen)
 	if err != nil {
 		return nil, fmt.Errorf("--nats-listen=%q: %w", listen, err)

@@ -17,9 +17,9 @@ import (
 	"github.com/zonestream/zonestream/services/portal/history"
 )
 
-// explanation is everything the bus knows about one DNS name, gathered
+// Explanation is everything the bus knows about one DNS name, gathered
 // from the last message of each subject that speaks of it.
-type explanation struct {
+type Explanation struct {
 	Name     string                         `json:"name"`
 	Desired  *stored[events.DesiredState]   `json:"desired,omitempty"`
 	Sources  []stored[events.SourceState]   `json:"sources,omitempty"`
@@ -53,7 +53,7 @@ func explain(args []string) error {
 		return err
 	}
 	defer nc.Close()
-	ex, err := explainName(ctx, js, name)
+	ex, err := ExplainName(ctx, js, name)
 	if err != nil {
 		return err
 	}
@@ -66,12 +66,12 @@ func explain(args []string) error {
 	return nil
 }
 
-// explainName gathers what the bus says about name: its desired state, the
+// ExplainName gathers what the bus says about name: its desired state, the
 // last state of every object behind it, and what every provider holds at
 // the name and at its ownership records.
-func explainName(ctx context.Context, js jetstream.JetStream, name string) (*explanation, error) {
+func ExplainName(ctx context.Context, js jetstream.JetStream, name string) (*Explanation, error) {
 	name = events.NormalizeName(name)
-	ex := &explanation{Name: name}
+	ex := &Explanation{Name: name}
 	var d events.DesiredState
 	if s, err := lastEvent(ctx, js, events.StreamDesired, events.DesiredSubject(name), &d); err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func subjectsUnder(ctx context.Context, js jetstream.JetStream, stream, filter s
 	return out, nil
 }
 
-func (ex *explanation) print(w io.Writer) {
+func (ex *Explanation) print(w io.Writer) {
 	fmt.Fprintf(w, "%s\n", ex.Name)
 	if ex.Desired == nil {
 		fmt.Fprintf(w, "  wanted by: nothing on the bus has ever wanted it\n")

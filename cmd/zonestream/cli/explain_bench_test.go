@@ -45,7 +45,7 @@ func BenchmarkExplain(b *testing.B) {
 		b.Fatalf("the streams hold %d events, want %d", stored, explainBenchEvents)
 	}
 	for b.Loop() {
-		ex, err := explainName(ctx, js, target)
+		ex, err := ExplainName(ctx, js, target)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -42,7 +42,7 @@ func TestExplain(t *testing.T) {
 	publish(events.ObservedSubject("rfc2136", "a-"+name), &events.ObservedState{Provider: "rfc2136", Zone: "example.org",
 		DNSName: "a-" + name, Records: []events.Endpoint{events.NewEndpoint("a-"+name, "TXT", 60, "heritage=external-dns,external-dns/owner=eu")}})
 
-	ex, err := explainName(ctx, js, "WWW.example.org.")
+	ex, err := ExplainName(ctx, js, "WWW.example.org.")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestExplain(t *testing.T) {
 		}
 	}
 
-	none, err := explainName(ctx, js, "nothing.example.org")
+	none, err := ExplainName(ctx, js, "nothing.example.org")
 	if err != nil {
 		t.Fatal(err)
 	}

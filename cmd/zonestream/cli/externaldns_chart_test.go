@@ -109,7 +109,7 @@ func runExternalDNSChart(t *testing.T, cluster *kube.Cluster, objects string, de
 	if len(c.Ports) != 1 || c.Ports[0].Name != "http" || c.Ports[0].ContainerPort != 7979 {
 		t.Fatalf("the chart's container ports changed: %+v", c.Ports)
 	}
-	if def := newAllInOne().fs.Lookup("metrics-address").DefValue; def != ":7979" {
+	if def := NewAllInOne().FlagSet().Lookup("metrics-address").DefValue; def != ":7979" {
 		t.Fatalf("zonestream's --metrics-address defaults to %s, not the chart's port 7979", def)
 	}
 

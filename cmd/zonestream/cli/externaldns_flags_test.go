@@ -182,9 +182,9 @@ func TestEveryExternalDNSFlagParses(t *testing.T) {
 		for _, f := range parsed {
 			cmdline = append(cmdline, args(f)...)
 		}
-		a := newAllInOne()
+		a := NewAllInOne()
 		a.fs.SetOutput(io.Discard)
-		if _, err := a.parse(cmdline); err != nil {
+		if _, err := a.Parse(cmdline); err != nil {
 			t.Errorf("%s: %v", form, err)
 			continue
 		}
@@ -202,9 +202,9 @@ func TestEveryExternalDNSFlagParses(t *testing.T) {
 	// One by one, so that a flag that eats the next one shows.
 	for _, f := range parsed {
 		for form, args := range forms {
-			a := newAllInOne()
+			a := NewAllInOne()
 			a.fs.SetOutput(io.Discard)
-			if _, err := a.parse(append(args(f), "--txt-owner-id=next")); err != nil {
+			if _, err := a.Parse(append(args(f), "--txt-owner-id=next")); err != nil {
 				t.Errorf("%s %s: %v", form, f.name, err)
 			} else if v := a.fs.Lookup("txt-owner-id").Value.String(); v != "next" {
 				t.Errorf("%s %s: the next flag was taken as its value", form, f.name)

@@ -59,7 +59,7 @@ func TestWrongFilterWipeIsHeldUntilApproved(t *testing.T) {
 	_, js := natsenv.Connect(t, bus.ClientURL())
 	var held events.HeldDeletes
 	waitUntil(t, "the planner to hold the zone's deletes", 2*time.Minute, func() error {
-		hs, err := readHeld(ctx, js)
+		hs, err := ReadHeld(ctx, js)
 		if err != nil {
 			return err
 		}
@@ -110,7 +110,7 @@ func TestWrongFilterWipeIsHeldUntilApproved(t *testing.T) {
 	}
 	waitZone(t, ns, zone, zoneOf(zone, owner, nil), time.Minute)
 	waitUntil(t, "the hold to be cleared", 30*time.Second, func() error {
-		if hs, err := readHeld(ctx, js); err != nil || len(hs) > 0 {
+		if hs, err := ReadHeld(ctx, js); err != nil || len(hs) > 0 {
 			return fmt.Errorf("held: %+v %v", hs, err)
 		}
 		return nil

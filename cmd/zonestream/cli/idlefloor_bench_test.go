@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkIdleFloor is the floor under the cost table's idle goal: the
-// all-in-one's embedded JetStream (startEmbeddedNATS) holding the
+// all-in-one's embedded JetStream (StartEmbeddedNATS) holding the
 // pipeline's streams and lease bucket, with no client connected and
 // nothing else running, measured like BenchmarkIdle (CPU-seconds of the
 // process per minute at rest). nats-server's file store keeps a 100 ms
@@ -22,7 +22,7 @@ import (
 func BenchmarkIdleFloor(b *testing.B) {
 	for range b.N {
 		b.StopTimer()
-		s, err := startEmbeddedNATS(b.TempDir(), "127.0.0.1:0", false)
+		s, err := StartEmbeddedNATS(b.TempDir(), "127.0.0.1:0", false)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -95,7 +95,7 @@ func TestTwoClustersOneBus(t *testing.T) {
 
 	// b is retired: its records go, a's stay (www keeps a's address only).
 	_, js := natsenv.Connect(t, bus.ClientURL())
-	if _, err := retireCluster(ctx, js, "b", false, time.Now()); err != nil {
+	if _, err := RetireCluster(ctx, js, "b", false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	onlyA := sorted(append(slices.Clone(base),

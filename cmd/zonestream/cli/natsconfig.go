@@ -30,7 +30,9 @@ type natsConfig struct {
 	tlsVerify              bool
 }
 
-func natsConfigCommand(args []string, stdout, stderr io.Writer) error {
+// NatsConfigCommand runs `zonestream nats-config` with args: the
+// configuration goes to stdout, what to run next to stderr.
+func NatsConfigCommand(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("nats-config", flag.ContinueOnError)
 	var c natsConfig
 	fs.Var(&c.clusters, "cluster", "a cluster whose collector gets an identity (repeatable, comma-separated)")
@@ -67,15 +69,15 @@ func natsConfigCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "seeds in %s; start each process with its own:\n", c.outDir)
 	for _, u := range users {
-		fmt.Fprintf(stderr, "  %-24s %s\n", u.perms.Identity, strings.Join(identityFlags(c.outDir, u.perms), " "))
+		fmt.Fprintf(stderr, "  %-24s %s\n", u.perms.Identity, strings.Join(IdentityFlags(c.outDir, u.perms), " "))
 	}
 	fmt.Fprintln(stderr, "then, once, with the operator's: zonestream streams ensure "+
-		strings.Join(identityFlags(c.outDir, events.OperatorPermissions()), " "))
+		strings.Join(IdentityFlags(c.outDir, events.OperatorPermissions()), " "))
 	return nil
 }
 
-// identityFlags are the flags a process of identity p connects with.
-func identityFlags(dir string, p events.Permissions) []string {
+// IdentityFlags are the flags a process of identity p connects with.
+func IdentityFlags(dir string, p events.Permissions) []string {
 	return []string{"--nats-nkey=" + seedPath(dir, p.Identity), "--nats-inbox-prefix=" + p.InboxPrefix}
 }
 

@@ -68,7 +68,7 @@ func startBus(t *testing.T, clusters, providers []string, withTLS bool) *secured
 		args = append(args, "--provider="+p)
 	}
 	var conf bytes.Buffer
-	if err := natsConfigCommand(args, &conf, io.Discard); err != nil {
+	if err := NatsConfigCommand(args, &conf, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	b.conf = conf.Bytes()
@@ -92,7 +92,7 @@ func startBus(t *testing.T, clusters, providers []string, withTLS bool) *secured
 	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
 	b.url = s.ClientURL()
 	ensure := append([]string{"ensure", "--nats-url=" + b.url}, b.flags(events.OperatorPermissions())...)
-	if err := streams(ensure); err != nil {
+	if err := Streams(ensure); err != nil {
 		t.Fatalf("zonestream streams ensure with the operator's credentials: %v", err)
 	}
 	return b
@@ -100,7 +100,7 @@ func startBus(t *testing.T, clusters, providers []string, withTLS bool) *secured
 
 // flags are the command-line flags of a process of identity p.
 func (b *securedBus) flags(p events.Permissions) []string {
-	return append(identityFlags(b.dir, p), b.tls...)
+	return append(IdentityFlags(b.dir, p), b.tls...)
 }
 
 // creds are the credentials of identity p.
@@ -330,7 +330,7 @@ func TestNatsConfigKeepsSeeds(t *testing.T) {
 			args = append(args, "--cluster="+c)
 		}
 		var out bytes.Buffer
-		if err := natsConfigCommand(args, &out, io.Discard); err != nil {
+		if err := NatsConfigCommand(args, &out, io.Discard); err != nil {
 			t.Fatal(err)
 		}
 		return out.String()

@@ -70,7 +70,7 @@ const maxListedPlans = 10000
 // listPlans prints the held deletes, then the plans queued for the
 // appliers, each with its changes as a diff.
 func listPlans(ctx context.Context, js jetstream.JetStream, out io.Writer) error {
-	held, err := readHeld(ctx, js)
+	held, err := ReadHeld(ctx, js)
 	if err != nil {
 		return err
 	}
@@ -133,8 +133,8 @@ func writeDiff(out io.Writer, changes []events.Change) {
 	}
 }
 
-// readHeld reads every zone's held deletes, by provider and zone.
-func readHeld(ctx context.Context, js jetstream.JetStream) ([]events.HeldDeletes, error) {
+// ReadHeld reads every zone's held deletes, by provider and zone.
+func ReadHeld(ctx context.Context, js jetstream.JetStream) ([]events.HeldDeletes, error) {
 	var (
 		mu   sync.Mutex
 		done bool
@@ -161,7 +161,7 @@ func readHeld(ctx context.Context, js jetstream.JetStream) ([]events.HeldDeletes
 // approveHeld publishes an approval of the held deletes id, in the name
 // of by. It refuses an id no zone holds now.
 func approveHeld(ctx context.Context, js jetstream.JetStream, id, by string) (events.HeldDeletes, error) {
-	held, err := readHeld(ctx, js)
+	held, err := ReadHeld(ctx, js)
 	if err != nil {
 		return events.HeldDeletes{}, err
 	}

@@ -146,7 +146,7 @@ func TestMonitoringStaysOnLoopback(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conf.Close()
-	if err := natsConfigCommand([]string{"--out-dir=" + dir, "--cluster=a", "--provider=inmemory"}, conf, io.Discard); err != nil {
+	if err := NatsConfigCommand([]string{"--out-dir=" + dir, "--cluster=a", "--provider=inmemory"}, conf, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	opts, err := server.ProcessConfigFile(file)

@@ -35,27 +35,28 @@ func cluster(args []string) error {
 	defer nc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	sum, err := retireCluster(ctx, js, name, *force, time.Now())
+	sum, err := RetireCluster(ctx, js, name, *force, time.Now())
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stdout, "retired cluster %s: %d objects tombstoned, %d collectors retired, name released\n"+
 		"its records are deleted once dedup marks the desired state complete (every other collector synced)\n",
-		name, sum.objects, sum.collectors)
+		name, sum.Objects, sum.Collectors)
 	return nil
 }
 
-// retired is what retireCluster did.
-type retired struct{ objects, collectors int }
+// Retired is what RetireCluster did: how many objects it tombstoned and
+// how many collectors' marks it retired.
+type Retired struct{ Objects, Collectors int }
 
-// retireCluster tombstones every object of cluster on the sources stream,
+// RetireCluster tombstones every object of cluster on the sources stream,
 // retires its collectors' marks and releases its name. The released name
 // retires every collector of the cluster, also those of which the sources
 // stream holds nothing any more but dedup's last mark still requires, and
 // also for a dedup that was down and reads it back. It refuses while a
 // collector of the cluster is live (its mark's lease has not lapsed),
 // unless force: a live collector would publish its objects again.
-func retireCluster(ctx context.Context, js jetstream.JetStream, cluster string, force bool, now time.Time) (retired, error) {
+func RetireCluster(ctx context.Context, js jetstream.JetStream, cluster string, force bool, now time.Time) (Retired, error) {
 	var (
 		mu      sync.Mutex
 		done    bool
@@ -89,27 +90,27 @@ func retireCluster(ctx context.Context, js jetstream.JetStream, cluster string, 
 	done = true
 	mu.Unlock()
 	if err != nil {
-		return retired{}, err
+		return Retired{}, err
 	}
 	if len(live) > 0 && !force {
 		slices.Sort(live)
-		return retired{}, fmt.Errorf("cluster %s has live collectors: %s; stop them first, or wait for their leases to lapse (--force retires anyway)",
+		return Retired{}, fmt.Errorf("cluster %s has live collectors: %s; stop them first, or wait for their leases to lapse (--force retires anyway)",
 			cluster, strings.Join(live, ", "))
 	}
 	for _, ref := range objects {
 		if _, _, err := events.Publish(ctx, js, ref.Subject(), &events.SourceState{Object: ref}, ""); err != nil {
-			return retired{}, err
+			return Retired{}, err
 		}
 	}
 	for i := range marks {
 		marks[i].Phase = events.PhaseRetired
 		if _, _, err := events.Publish(ctx, js, events.CollectorSubject(cluster, marks[i].Collector), &marks[i], ""); err != nil {
-			return retired{}, err
+			return Retired{}, err
 		}
 	}
 	claim := &events.ClusterClaim{Cluster: cluster}
 	if _, _, err := events.Publish(ctx, js, events.ClaimSubject(cluster), claim, ""); err != nil {
-		return retired{}, err
+		return Retired{}, err
 	}
-	return retired{objects: len(objects), collectors: len(marks)}, nil
+	return Retired{Objects: len(objects), Collectors: len(marks)}, nil
 }

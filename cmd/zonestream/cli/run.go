@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -18,8 +19,10 @@ import (
 	"github.com/zonestream/zonestream/stage"
 )
 
-// allInOne is the all-in-one's configuration beyond the stages' own flags.
-type allInOne struct {
+// AllInOne is the all-in-one's configuration beyond the stages' own flags:
+// `zonestream` with no command, and what the demo and the whole-system
+// tests run in process (NewAllInOne, Parse, Run).
+type AllInOne struct {
 	opts    stage.Options
 	dataDir string
 	// dataDirSet is whether --data-dir was given, rather than defaulted.
@@ -36,8 +39,10 @@ type allInOne struct {
 	ignored *stage.IgnoredFlags
 }
 
-func newAllInOne() *allInOne {
-	a := &allInOne{fs: flag.NewFlagSet("zonestream", flag.ContinueOnError)}
+// NewAllInOne is the all-in-one with every stage and their flags
+// registered, none parsed yet.
+func NewAllInOne() *AllInOne {
+	a := &AllInOne{fs: flag.NewFlagSet("zonestream", flag.ContinueOnError)}
 	a.opts.RegisterFlags(a.fs)
 	a.opts.Election.RegisterFlags(a.fs)
 	a.fs.StringVar(&a.dataDir, "data-dir", defaultDataDir(), "where the embedded NATS stores its streams")
@@ -57,9 +62,9 @@ func newAllInOne() *allInOne {
 	return a
 }
 
-// parse parses args; the embedded NATS is used unless --nats-url (or
+// Parse parses args; the embedded NATS is used unless --nats-url (or
 // $ZS_NATS_URL) names another.
-func (a *allInOne) parse(args []string) (embedded bool, err error) {
+func (a *AllInOne) Parse(args []string) (embedded bool, err error) {
 	for _, d := range a.stages {
 		if d.TakeArgs != nil {
 			args = stage.Take(a.fs, args, d.TakeArgs)
@@ -83,10 +88,23 @@ func (a *allInOne) parse(args []string) (embedded bool, err error) {
 	return embedded, nil
 }
 
+// FlagSet is the all-in-one's command line: every stage's flags and its
+// own.
+func (a *AllInOne) FlagSet() *flag.FlagSet { return a.fs }
+
+// Logger is the logger --log-level and --log-format ask for.
+func (a *AllInOne) Logger() (*slog.Logger, error) { return a.opts.Logger() }
+
+// WithoutStages leaves the stages named out of those Run runs (a
+// benchmark of the pipeline behind the collector runs no collector).
+func (a *AllInOne) WithoutStages(names ...string) {
+	a.stages = slices.DeleteFunc(a.stages, func(d stage.Definition) bool { return slices.Contains(names, d.Name) })
+}
+
 // runAll runs every stage in one process until SIGINT/SIGTERM.
 func runAll(args []string) error {
-	a := newAllInOne()
-	embedded, err := a.parse(args)
+	a := NewAllInOne()
+	embedded, err := a.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
@@ -104,12 +122,12 @@ func runAll(args []string) error {
 	a.ignored.Log(logger)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return a.run(ctx, embedded, logger, nil)
+	return a.Run(ctx, embedded, logger, nil)
 }
 
-// run runs every stage until ctx ends. started, if not nil, is told the
+// Run runs every stage until ctx ends. started, if not nil, is told the
 // NATS URL once everything runs (the demo uses it).
-func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, started func(natsURL string)) error {
+func (a *AllInOne) Run(ctx context.Context, embedded bool, logger *slog.Logger, started func(natsURL string)) error {
 	svcs, err := a.newStages(embedded, logger)
 	if err != nil {
 		return err
@@ -155,7 +173,7 @@ func (a *allInOne) run(ctx context.Context, embedded bool, logger *slog.Logger, 
 
 // newStages builds every stage the all-in-one runs, each behind a leader
 // election unless the bus is the embedded one.
-func (a *allInOne) newStages(embedded bool, logger *slog.Logger) ([]stage.Runner, error) {
+func (a *AllInOne) newStages(embedded bool, logger *slog.Logger) ([]stage.Runner, error) {
 	var svcs []stage.Runner
 	// The embedded NATS on loopback is this process' alone: no other
 	// cluster's collector reaches it.
@@ -180,7 +198,7 @@ func (a *allInOne) newStages(embedded bool, logger *slog.Logger) ([]stage.Runner
 // memory when it cannot be written) and returns its URL, the options to
 // connect to it in process, and what stops it, which is to be called
 // even when an error is returned.
-func (a *allInOne) startEmbedded(logger *slog.Logger) (url string, connect []stage.ConnectOption, stop func(), err error) {
+func (a *AllInOne) startEmbedded(logger *slog.Logger) (url string, connect []stage.ConnectOption, stop func(), err error) {
 	stop = func() {}
 	if err := checkEmbeddedListen(a.natsListen, a.natsListenBeyondLoopback, logger); err != nil {
 		return "", nil, stop, err
@@ -190,7 +208,7 @@ func (a *allInOne) startEmbedded(logger *slog.Logger) (url string, connect []sta
 		return "", nil, stop, err
 	}
 	stop = store.cleanup
-	ns, err := startEmbeddedNATS(store.dir, a.natsListen, store.memory)
+	ns, err := StartEmbeddedNATS(store.dir, a.natsListen, store.memory)
 	if err != nil {
 		return "", nil, stop, err
 	}
@@ -209,7 +227,7 @@ func (a *allInOne) startEmbedded(logger *slog.Logger) (url string, connect []sta
 }
 
 // ready is the all-in-one's readiness: every stage's.
-func (a *allInOne) ready(svcs []stage.Runner) func() error {
+func (a *AllInOne) ready(svcs []stage.Runner) func() error {
 	return func() error {
 		var errs []error
 		for i, s := range svcs {
@@ -223,7 +241,7 @@ func (a *allInOne) ready(svcs []stage.Runner) func() error {
 
 // runStages runs every stage on js until ctx ends or one fails or
 // finishes (--once), which ends the others.
-func (a *allInOne) runStages(ctx context.Context, js jetstream.JetStream, svcs []stage.Runner) error {
+func (a *AllInOne) runStages(ctx context.Context, js jetstream.JetStream, svcs []stage.Runner) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for i, s := range svcs {
 		g.Go(func() error {

@@ -281,7 +281,7 @@ func TestRetiredClusterLosesItsRecordsAndNoOneElse(t *testing.T) {
 	}
 
 	// Retired: b's record goes, and a's deleted Service's; a's others stay.
-	if _, err := retireCluster(ctx, js, "b", false, time.Now()); err != nil {
+	if _, err := RetireCluster(ctx, js, "b", false, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	waitZone(t, ns, zone, zoneOf(zone, owner, svcRange(1, 4)), time.Minute)

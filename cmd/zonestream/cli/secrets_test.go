@@ -23,9 +23,9 @@ var secretFlags = []string{"rfc2136-tsig-secret", "pdns-api-key", "txt-encrypt-a
 func TestEverySecretFromEnvOrFile(t *testing.T) {
 	parse := func(t *testing.T, args ...string) *flag.FlagSet {
 		t.Helper()
-		a := newAllInOne()
+		a := NewAllInOne()
 		a.fs.SetOutput(io.Discard)
-		if _, err := a.parse(args); err != nil {
+		if _, err := a.Parse(args); err != nil {
 			t.Fatal(err)
 		}
 		return a.fs
@@ -67,7 +67,7 @@ func TestNoSecretFlagWithoutAFile(t *testing.T) {
 	for _, f := range stage.IgnoredFlagTable() {
 		ignored[f.Name] = true
 	}
-	a := newAllInOne()
+	a := NewAllInOne()
 	var found []string
 	a.fs.VisitAll(func(f *flag.Flag) {
 		if !looksSecret.MatchString(f.Name) || ignored[f.Name] {

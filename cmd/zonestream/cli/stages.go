@@ -20,8 +20,18 @@ var stages = []func() stage.Definition{collector.Stage, dedup.Stage, planner.Sta
 // provider of ExternalDNS.
 var applierStage = applier.Stage
 
-// findStage is the stage a command names.
-func findStage(name string) (stage.Definition, bool) {
+// Stages are the pipeline's stages, in the order the all-in-one starts
+// them.
+func Stages() []stage.Definition {
+	defs := make([]stage.Definition, len(stages))
+	for i, def := range stages {
+		defs[i] = def()
+	}
+	return defs
+}
+
+// FindStage is the stage a command names.
+func FindStage(name string) (stage.Definition, bool) {
 	for _, def := range stages {
 		if d := def(); d.Name == name {
 			return d, true

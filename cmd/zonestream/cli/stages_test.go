@@ -14,7 +14,7 @@ import (
 // runs alone or in the all-in-one: each flag is defined once (registering
 // one twice on the all-in-one's FlagSet would panic here).
 func TestEveryStageTakesTheSameFlagsAloneAndInTheAllInOne(t *testing.T) {
-	all := newAllInOne().fs
+	all := NewAllInOne().fs
 	for _, def := range stages {
 		d := def()
 		alone := flag.NewFlagSet(d.Name, flag.ContinueOnError)

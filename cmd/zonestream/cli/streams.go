@@ -10,12 +10,12 @@ import (
 	"github.com/zonestream/zonestream/events"
 )
 
-// streams runs `zonestream streams ensure`: it creates the pipeline's
+// Streams runs `zonestream streams ensure`: it creates the pipeline's
 // streams, or adds to them what the pipeline needs, with the operator's
 // credentials. Services do the same at start, but under the generated
 // permissions they may not create or change a stream: they only check
 // that the streams are as required.
-func streams(args []string) error {
+func Streams(args []string) error {
 	if len(args) == 0 || args[0] != "ensure" {
 		return errors.New("usage: zonestream streams ensure [--nats-stream-replicas N]")
 	}

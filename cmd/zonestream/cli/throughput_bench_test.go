@@ -16,7 +16,6 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/stage"
 	"github.com/zonestream/zonestream/testenv/loopback"
 )
 
@@ -24,7 +23,7 @@ import (
 // per second through the pipeline's stages on the all-in-one's embedded
 // JetStream, beside the floor of that JetStream alone.
 //
-// What runs: the all-in-one's own code (allInOne.run: embedded NATS,
+// What runs: the all-in-one's own code (AllInOne.Run: embedded NATS,
 // dedup, planner, applier with the inmemory provider, in this process)
 // without the collector and the portal. The benchmark stands in for the
 // collector: it publishes N events.SourceState (the collector's message,
@@ -92,20 +91,20 @@ func benchThroughput(b *testing.B, n int) {
 // returns the NATS URL once every stage is ready.
 func startPipelineInProcess(b *testing.B) string {
 	ops := loopback.Addr(b)
-	a := newAllInOne()
-	if _, err := a.parse([]string{"--provider=inmemory", "--inmemory-zone=" + throughputZone, "--domain-filter=" + throughputZone,
+	a := NewAllInOne()
+	if _, err := a.Parse([]string{"--provider=inmemory", "--inmemory-zone=" + throughputZone, "--domain-filter=" + throughputZone,
 		"--txt-owner-id=bench", "--nats-listen=127.0.0.1:0", "--data-dir=" + b.TempDir(), "--metrics-address=" + ops,
 		"--log-level=warn"}); err != nil {
 		b.Fatal(err)
 	}
-	a.stages = slices.DeleteFunc(a.stages, func(d stage.Definition) bool { return d.Name == "collector" || d.Name == "portal" })
-	logger, err := a.opts.Logger()
+	a.WithoutStages("collector", "portal")
+	logger, err := a.Logger()
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	urls, stopped := make(chan string, 1), make(chan error, 1)
-	go func() { stopped <- a.run(ctx, true, logger, func(url string) { urls <- url }) }()
+	go func() { stopped <- a.Run(ctx, true, logger, func(url string) { urls <- url }) }()
 	b.Cleanup(func() {
 		cancel()
 		if err := <-stopped; err != nil {
