@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -78,7 +79,7 @@ func TestNoSecretFlagWithoutAFile(t *testing.T) {
 			t.Errorf("--%s has no --%s-file", f.Name, f.Name)
 		}
 	})
-	if strings.Join(found, ",") != strings.Join(sorted(secretFlags), ",") {
+	if strings.Join(found, ",") != strings.Join(slices.Sorted(slices.Values(secretFlags)), ",") {
 		t.Errorf("secret flags are %v; secretFlags lists %v", found, secretFlags)
 	}
 }
