@@ -41,19 +41,19 @@ if has externaldns; then
     (cd "$(mktemp -d)" && GOBIN=$edns GOFLAGS=-mod=mod go install -trimpath -ldflags="-s -w" sigs.k8s.io/external-dns@v0.21.0)
   fi
   export ZS_EXTERNAL_DNS=$edns/external-dns
-  bench 'BenchmarkExternalDNS' 1x ./cmd/zonestream/
+  bench 'BenchmarkExternalDNS' 1x ./systemtest/
 fi
 if has idle; then
-  bench 'BenchmarkIdle$' 1x ./cmd/zonestream/
-  bench 'BenchmarkIdleFloor' 1x ./cmd/zonestream/
+  bench 'BenchmarkIdle$' 1x ./systemtest/
+  bench 'BenchmarkIdleFloor' 1x ./systemtest/
 fi
-if has work; then bench 'BenchmarkWorkPerChange' 1x ./cmd/zonestream/; fi
+if has work; then bench 'BenchmarkWorkPerChange' 1x ./systemtest/; fi
 if has latency; then
-  bench 'BenchmarkStatusToRecord' 20x ./cmd/zonestream/
-  bench 'BenchmarkConverge/500' 1x ./cmd/zonestream/
+  bench 'BenchmarkStatusToRecord' 20x ./systemtest/
+  bench 'BenchmarkConverge/500' 1x ./systemtest/
 fi
 # 100k names unless $ZS_SCALE_NAMES / $ZS_THROUGHPUT_EVENTS say fewer.
-if has scale; then bench 'BenchmarkScale' 1x ./cmd/zonestream/; fi
-if has throughput; then bench 'BenchmarkThroughput' 1x ./cmd/zonestream/; fi
+if has scale; then bench 'BenchmarkScale' 1x ./systemtest/; fi
+if has throughput; then bench 'BenchmarkThroughput' 1x ./systemtest/; fi
 if has providers; then bench 'BenchmarkApply/.*/zone=10000/plan=1000' 3x ./services/applier/; fi
 table "$out"

@@ -5,8 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
 export KUBEBUILDER_ASSETS
-go test -run '^$' -bench 'BenchmarkStatusToRecord' -benchtime=20x ./cmd/zonestream/
-go test -run '^$' -bench 'BenchmarkConverge' -benchtime=1x ./cmd/zonestream/
+go test -run '^$' -bench 'BenchmarkStatusToRecord' -benchtime=20x ./systemtest/
+go test -run '^$' -bench 'BenchmarkConverge' -benchtime=1x ./systemtest/
 # Planner with 100k names in place.
 go test -run '^$' -bench 'BenchmarkPlanOneNameChange|BenchmarkPlanBusyZoneFlood' -benchtime=2000x ./services/planner/
 go test -run '^$' -bench 'BenchmarkFirstPlan|BenchmarkMemoryPerName' -benchtime=1x ./services/planner/
@@ -24,10 +24,10 @@ go test -run '^$' -bench 'BenchmarkApply' -benchtime=3x ./services/applier/
 go test -run '^$' -bench 'BenchmarkCollectorServices|BenchmarkCollectorGatewayRoutes' -benchtime=1x -timeout 30m ./services/collector/
 # Portal: explain with 10^6 events in the streams; projection heap per name;
 # the list page with 10k names, served and loaded in chromium.
-go test -run '^$' -bench 'BenchmarkExplain$' -benchtime=20x -timeout 30m ./cmd/zonestream/
+go test -run '^$' -bench 'BenchmarkExplain$' -benchtime=20x -timeout 30m ./systemtest/
 go test -run '^$' -bench 'BenchmarkMemoryPerName' -benchtime=1x ./services/portal/projection/
 go test -run '^$' -bench 'BenchmarkListPage10k|BenchmarkPageLoadInChromium' -benchtime=10x ./services/portal/web/
 # At rest: the all-in-one with 1000 Services in BIND, nothing
 # changing, --interval=1m: its own CPU-seconds per idle minute (twice, from
 # /proc), RSS, and a CPU profile of the second minute in $ZS_IDLE_PROFILE_DIR.
-ZS_IDLE_PROFILE_DIR=${ZS_IDLE_PROFILE_DIR:-$(mktemp -d)} go test -run '^$' -bench 'BenchmarkIdle' -benchtime=1x -timeout 20m -v ./cmd/zonestream/
+ZS_IDLE_PROFILE_DIR=${ZS_IDLE_PROFILE_DIR:-$(mktemp -d)} go test -run '^$' -bench 'BenchmarkIdle' -benchtime=1x -timeout 20m -v ./systemtest/

@@ -16,4 +16,4 @@ KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
 export KUBEBUILDER_ASSETS
 # Every trial is bounded in time by the test itself; a long run must not
 # be cut by go test's default 10 minutes (a later -timeout wins).
-exec go test -count=1 -timeout 24h -run '^TestChaos$' -v ./cmd/zonestream "$@"
+exec go test -count=1 -timeout 24h -run '^TestChaos$' -v ./systemtest "$@"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's chromium when it is missing: the portal's page is
-# tested in a real headless browser (cmd/zonestream TestPortalInBrowser,
+# tested in a real headless browser (systemtest TestPortalInBrowser,
 # driven with chromedp). Safe to run again.
 set -euo pipefail
 if command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1; then

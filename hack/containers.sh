@@ -2,7 +2,7 @@
 # Runs zonestream the way users do, on a machine with no image registry:
 # starts a Docker engine (unless one runs; stopped again at the end),
 # builds the images from host-built binaries, runs the testcontainers-go
-# system tests (systemtest/), and brings the docker-compose stack up once to
+# container tests (systemtest/containers/), and brings the docker-compose stack up once to
 # see a Service become a record in its BIND. hack/test.sh runs it after the
 # Go tests (which include the Helm chart and NATS CLI tests).
 #
@@ -35,8 +35,8 @@ export TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=localhost
 leftover=$($DOCKER ps -aq --filter label=org.testcontainers=true)
 [ -z "$leftover" ] || $DOCKER rm -f $leftover >/dev/null
 export ZS_SYSTEM_TESTS=1
-go test -count=1 -timeout 15m ./systemtest/...
-step "system tests passed"
+go test -count=1 -timeout 15m ./systemtest/containers/
+step "container tests passed"
 
 hack/containers/compose-check.sh
 step "compose stack converged"

@@ -24,9 +24,10 @@ mapfile -t modules < <(go list -m -f '{{.Dir}}')
 pkgs=()
 for m in "${modules[@]}"; do pkgs+=("$m/..."); done
 go vet "${pkgs[@]}"
-go vet -tags demo ./cmd/zonestream  # the demo, built only with -tags demo
-# zonestream with every provider of ExternalDNS, built only with -tags externaldns.
-go vet -tags externaldns ./cmd/zonestream
+go vet -tags demo ./cmd/zonestream/...  # the demo, built only with -tags demo
+# zonestream with every provider of ExternalDNS, built only with -tags
+# externaldns, and the system tests that run it.
+go vet -tags externaldns ./cmd/zonestream/... ./systemtest/...
 unformatted=$(gofmt -l "${modules[@]}")
 if [ -n "$unformatted" ]; then
   echo "gofmt would change:" >&2; echo "$unformatted" >&2; exit 1
@@ -34,7 +35,7 @@ fi
 go test -count=1 -timeout 25m "$@" "${pkgs[@]}"
 # The all-in-one with ExternalDNS' providers, end to end into Route53 (moto),
 # and as ExternalDNS' own Helm chart runs it for aws and cloudflare.
-if [ $# -eq 0 ]; then go test -count=1 -timeout 10m -tags externaldns -run 'TestRoute53|TestExternalDNSChartCloud' ./cmd/zonestream; fi
+if [ $# -eq 0 ]; then go test -count=1 -timeout 10m -tags externaldns -run 'TestRoute53|TestExternalDNSChartCloud' ./systemtest; fi
 # The whole run also runs the images, the system tests in containers and
 # the docker-compose stack (Docker engine started here if none runs).
 if [ $# -eq 0 ]; then hack/containers.sh; fi

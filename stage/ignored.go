@@ -10,7 +10,7 @@ import (
 // and does nothing with, and why: a Deployment moved over from ExternalDNS
 // keeps its command line. A name ending in '=' takes a value; the others
 // are boolean. Only flags no stage defines belong here
-// (cmd/zonestream TestEveryExternalDNSFlagParses checks it).
+// (cmd/zonestream/cli TestEveryExternalDNSFlagParses checks it).
 var ignoredFlags = []struct {
 	reason string
 	// provider: the flag of a provider the applier offers only in a build

@@ -7,7 +7,7 @@ import (
 
 const sample = `goos: linux
 goarch: amd64
-pkg: github.com/zonestream/zonestream/cmd/zonestream
+pkg: github.com/zonestream/zonestream/systemtest
 cpu: AMD EPYC
 BenchmarkIdle/services=5000-2         	       1	300012345678 ns/op	  0.0300 idle-cpu-s/min	        88.50 rss-MiB	  3420 B/name-portal
 BenchmarkExternalDNS/idle/services=5000-2 	       1	300012345678 ns/op	  0.2200 idle-cpu-s/min	       116.0 rss-MiB

@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestNatsConfigKeepsSeeds: running nats-config again, with one more
+// cluster, keeps every existing identity's key and adds the new one.
+func TestNatsConfigKeepsSeeds(t *testing.T) {
+	dir := t.TempDir()
+	gen := func(clusters ...string) string {
+		args := []string{"--out-dir=" + dir, "--provider=rfc2136"}
+		for _, c := range clusters {
+			args = append(args, "--cluster="+c)
+		}
+		var out bytes.Buffer
+		if err := NatsConfigCommand(args, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	nkeysOf := func(conf string) map[string]string {
+		keys := map[string]string{}
+		var id string
+		for _, line := range strings.Split(conf, "\n") {
+			line = strings.TrimSpace(line)
+			if rest, ok := strings.CutPrefix(line, "# "); ok && strings.Contains(rest, "--nats-inbox-prefix") {
+				id = strings.Fields(rest)[0]
+			}
+			if rest, ok := strings.CutPrefix(line, `{nkey: "`); ok {
+				keys[id] = rest[:strings.Index(rest, `"`)]
+			}
+		}
+		return keys
+	}
+	first, second := nkeysOf(gen("a")), nkeysOf(gen("a", "b"))
+	if len(first) != 6 || len(second) != 7 {
+		t.Fatalf("identities: %v then %v", first, second)
+	}
+	for id, k := range first {
+		if second[id] != k {
+			t.Errorf("%s got a new key", id)
+		}
+	}
+	info, err := os.Stat(seedPath(dir, "collector-b"))
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("collector-b's seed: %v %v", info, err)
+	}
+}

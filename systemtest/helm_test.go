@@ -1,0 +1,243 @@
+package systemtest
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/zonestream/zonestream/cmd/zonestream/cli"
+	"github.com/zonestream/zonestream/testenv/kube"
+)
+
+const chart = "../deploy/helm/zonestream"
+
+// goTool finds a command hack/test.sh builds into the cache: $env, else
+// PATH, else ~/.cache/zonestream/tools.
+func goTool(t *testing.T, env, name string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	cache := os.Getenv("ZS_CACHE")
+	if cache == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cache = filepath.Join(base, "zonestream")
+	}
+	p := filepath.Join(cache, "tools", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("no %s on PATH, in $%s or in %s: hack/tools.sh builds it", name, env, p)
+	}
+	return p
+}
+
+// command runs name with args and returns its output, failing the test
+// unless it succeeds.
+func command(t *testing.T, name string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s %s: %v\n%s", filepath.Base(name), strings.Join(args, " "), err, out.String())
+	}
+	return out.String()
+}
+
+// TestHelmChart lints the chart, renders it for the ways it is installed
+// (bundled NATS with generated users, an external NATS with .creds and
+// another provider, a bundled NATS with no users), has a real
+// kube-apiserver validate every object (server-side dry run), and each
+// stage's arguments by its own flag parsing.
+func TestHelmChart(t *testing.T) {
+	helm := goTool(t, "ZS_HELM", "helm")
+	kubectl, err := exec.LookPath("kubectl")
+	if err != nil {
+		t.Fatal("kubectl is needed to validate the chart: ", err)
+	}
+	command(t, helm, "lint", "--strict", chart, "--set", "domainFilters={example.org}")
+	if b, c := readFile(t, "../deploy/crds/dnsendpoint.yaml"), readFile(t, chart+"/crds/dnsendpoint.yaml"); b != c {
+		t.Error("the chart's DNSEndpoint CRD differs from deploy/crds/dnsendpoint.yaml: copy it over")
+	}
+
+	cluster := kube.StartT(t)
+	command(t, kubectl, "--kubeconfig", cluster.Kubeconfig, "create", "namespace", "zonestream")
+	for _, tc := range []struct {
+		name    string
+		values  string            // a values file
+		inbox   map[string]string // stage -> --nats-inbox-prefix
+		natsURL string
+		absent  []string // kinds the release must not hold
+		stages  []string // the stages it runs, when not all
+		// applier: what the applier's pod spec must hold (a cloud
+		// provider's identity and credentials), as "key=value" lines.
+		applier []string
+	}{
+		{name: "bundled NATS with generated users", values: "domainFilters: [example.org]",
+			inbox:   map[string]string{"collector": "_INBOX.collector-default", "dedup": "_INBOX.dedup", "planner": "_INBOX.planner", "applier": "_INBOX.applier-rfc2136"},
+			natsURL: "nats://zs-zonestream-nats:4222"},
+		{name: "external NATS with creds and pdns", values: `
+clusterName: prod-eu
+domainFilters: [example.org, example.net]
+txtEncryptAesKeySecret: {name: txt-key, key: aes}
+collector: {replicas: 2}
+provider:
+  name: pdns
+  args: {pdns: {pdns-server: "http://pdns:8081"}}
+  secrets: {pdns: {pdns-api-key: {name: pdns, key: api-key}}}
+nats:
+  bundled: false
+  url: nats://a:4222,nats://b:4222
+  streamReplicas: 3
+  credentials: {type: creds}
+  tls: {secret: nats-ca}
+`,
+			inbox:   map[string]string{"collector": "_INBOX.collector-prod-eu", "applier": "_INBOX.applier-pdns"},
+			natsURL: "nats://a:4222,nats://b:4222", absent: []string{"StatefulSet", "NetworkPolicy"}},
+		{name: "member cluster with a collector only", values: "clusterName: prod-us\nnats: {bundled: false, url: 'nats://bus.example:4222'}\n" +
+			"dedup: {enabled: false}\nplanner: {enabled: false}\napplier: {enabled: false}\nportal: {enabled: false}",
+			stages:  []string{"collector"},
+			inbox:   map[string]string{"collector": "_INBOX.collector-prod-us"},
+			natsURL: "nats://bus.example:4222", absent: []string{"StatefulSet", "NetworkPolicy"}},
+		{name: "bundled NATS with no users", values: "domainFilters: [example.org]\nnats: {configSecret: '', credentials: {type: none}}",
+			natsURL: "nats://zs-zonestream-nats:4222"},
+		// A cloud provider's identity and credentials (any provider: this
+		// test's zonestream is built without -tags externaldns).
+		{name: "a cloud identity (IRSA) and a token from a Secret", values: `
+domainFilters: [example.org]
+nats: {configSecret: '', credentials: {type: none}}
+applier:
+  serviceAccountName: dns-writer
+  env:
+    - {name: AWS_REGION, value: eu-west-1}
+    - {name: CF_API_TOKEN, valueFrom: {secretKeyRef: {name: cloudflare, key: api-token}}}
+`, natsURL: "nats://zs-zonestream-nats:4222",
+			applier: []string{"serviceAccount=dns-writer", "arg=--provider=rfc2136",
+				"env=AWS_REGION=eu-west-1", "env=CF_API_TOKEN<-cloudflare/api-token"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			values := filepath.Join(dir, "values.yaml")
+			if err := os.WriteFile(values, []byte(tc.values), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"template", "zs", chart, "--namespace", "zonestream", "--include-crds", "-f", values}
+			rendered := command(t, helm, args...)
+			file := filepath.Join(dir, "rendered.yaml")
+			if err := os.WriteFile(file, []byte(rendered), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			out := command(t, kubectl, "--kubeconfig", cluster.Kubeconfig, "apply", "--dry-run=server", "-f", file)
+			if !strings.Contains(out, "customresourcedefinition.apiextensions.k8s.io/dnsendpoints.externaldns.k8s.io") {
+				t.Errorf("the DNSEndpoint CRD is not in the release:\n%s", out)
+			}
+			kinds, seen, budgets := map[string]bool{}, map[string]bool{}, 0
+			for _, doc := range strings.Split(rendered, "\n---\n") {
+				var d appsv1.Deployment
+				if err := yaml.Unmarshal([]byte(doc), &d); err != nil {
+					t.Fatalf("%v in\n%s", err, doc)
+				}
+				kinds[d.Kind] = true
+				if d.Kind == "PodDisruptionBudget" {
+					budgets++
+				}
+				if d.Kind != "Deployment" {
+					continue
+				}
+				name, elected := checkStageDeployment(t, tc.name, d)
+				seen[name] = true
+				// By default one replica works and one stands by.
+				if r := d.Spec.Replicas; r == nil || *r != 2 || !elected {
+					t.Errorf("%s: %s runs %v replicas, leader election %v: want 2, elected", tc.name, name, r, elected)
+				}
+				joined := strings.Join(d.Spec.Template.Spec.Containers[0].Args, " ")
+				if name == "applier" && tc.applier != nil {
+					if got := applierSpec(d); !slices.Equal(got, tc.applier) {
+						t.Errorf("%s: the applier's pod holds\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.applier, "\n"))
+					}
+				}
+				if !strings.Contains(joined, "--nats-url="+tc.natsURL+" ") {
+					t.Errorf("%s: %s is not given --nats-url=%s: %s", tc.name, name, tc.natsURL, joined)
+				}
+				if want, ok := tc.inbox[name]; ok && !strings.Contains(joined, "--nats-inbox-prefix="+want+" ") {
+					t.Errorf("%s: %s does not reply under its identity's inbox %s: %s", tc.name, name, want, joined)
+				}
+				if len(tc.inbox) == 0 && strings.Contains(joined, "--nats-inbox-prefix") {
+					t.Errorf("%s: %s has an inbox prefix but no credentials: %s", tc.name, name, joined)
+				}
+			}
+			want := tc.stages
+			if want == nil {
+				for _, def := range cli.Stages() {
+					want = append(want, def.Name)
+				}
+			}
+			for _, name := range want {
+				if !seen[name] {
+					t.Errorf("%s: no Deployment runs the %s stage", tc.name, name)
+				}
+			}
+			if len(seen) != len(want) {
+				t.Errorf("%s: the release runs %v, want only %v", tc.name, seen, want)
+			}
+			if budgets != len(want) {
+				t.Errorf("%s: %d disruption budgets for %d stages", tc.name, budgets, len(want))
+			}
+			for _, k := range tc.absent {
+				if kinds[k] {
+					t.Errorf("%s: the release holds a %s", tc.name, k)
+				}
+			}
+		})
+	}
+
+	// Values that cannot work fail the rendering with a message.
+	for _, set := range []string{"nats.credentials.type=token", "nats.bundled=false", "nats.configSecret="} {
+		out, err := exec.Command(helm, "template", "zs", chart, "--set", set).CombinedOutput()
+		if err == nil {
+			t.Errorf("helm template --set %s rendered:\n%s", set, out)
+		}
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// applierSpec is what the applier's pod holds of a provider's identity
+// and credentials: its ServiceAccount, its provider arguments and its
+// environment (a value, or the Secret and key it comes from).
+func applierSpec(d appsv1.Deployment) []string {
+	pod := d.Spec.Template.Spec
+	out := []string{"serviceAccount=" + pod.ServiceAccountName}
+	for _, a := range pod.Containers[0].Args {
+		if strings.HasPrefix(a, "--provider=") || strings.HasPrefix(a, "--aws-") {
+			out = append(out, "arg="+a)
+		}
+	}
+	for _, e := range pod.Containers[0].Env {
+		if r := e.ValueFrom; r != nil && r.SecretKeyRef != nil {
+			out = append(out, "env="+e.Name+"<-"+r.SecretKeyRef.Name+"/"+r.SecretKeyRef.Key)
+			continue
+		}
+		out = append(out, "env="+e.Name+"="+e.Value)
+	}
+	return out
+}

@@ -1,0 +1,300 @@
+package systemtest
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	"golang.org/x/sync/errgroup"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/zonestream/zonestream/testenv/bind"
+	"github.com/zonestream/zonestream/testenv/kube"
+	"github.com/zonestream/zonestream/testenv/loopback"
+)
+
+// endpointsPerObject is how many endpoints each DNSEndpoint of
+// BenchmarkScale holds.
+const endpointsPerObject = 100
+
+// scaleSettle is how long the all-in-one is left alone before the one
+// change and before first-start writes are counted: the status it writes
+// back on every object (Events, Ready conditions) is not the change.
+const scaleSettle = 30 * time.Second
+
+// BenchmarkScale is the cost table's "at scale" goal: N names (default 100000,
+// $ZS_SCALE_NAMES for a quicker try), a fifth of them Services and the
+// rest DNSEndpoints of 100 endpoints each, on a real kube-apiserver and
+// BIND, with the all-in-one binary (--source=service --source=crd).
+//
+//   - converge-s: every object is in place before the binary starts; from
+//     its start until an AXFR of BIND holds exactly every record (and
+//     ownership TXT). The figure includes the binary's start and the last
+//     transfer (about a second at 100k names).
+//   - one-change-ms: with all N names in place and settled, one change (a
+//     Service's load balancer address, a DNSEndpoint's target, in turn),
+//     from the API update to BIND answering it to a DNS query; the median
+//     of scaleChanges, their max beside it.
+//   - first-start-writes: the binary is killed and a fresh one (new data
+//     dir: nothing on the bus) started on the converged zone; RRset changes
+//     its applier applied (zonestream_applier_changes_total, outcome
+//     applied) from its start until scaleSettle after dedup has all N names
+//     and the desired state is complete. The planner's planned changes and
+//     the SOA serial's move beside it say the same from two other sides.
+func BenchmarkScale(b *testing.B) {
+	n := scaleNames(b)
+	b.Run(fmt.Sprintf("names=%d", n), func(b *testing.B) {
+		for range b.N {
+			benchScale(b, n)
+		}
+	})
+}
+
+// scaleChanges is how many single changes one-change-ms is the median of.
+const scaleChanges = 6
+
+func scaleNames(b *testing.B) int {
+	n, err := strconv.Atoi(cmp.Or(os.Getenv("ZS_SCALE_NAMES"), "100000"))
+	if err != nil || n < 5*endpointsPerObject {
+		b.Fatalf("ZS_SCALE_NAMES: %q is not a number of names (at least %d)", os.Getenv("ZS_SCALE_NAMES"), 5*endpointsPerObject)
+	}
+	return n
+}
+
+func benchScale(b *testing.B, n int) {
+	b.StopTimer()
+	const zone = "scale.test"
+	ctx := context.Background()
+	services := n / 5
+	cluster := kube.StartT(b, "../deploy/crds")
+	ns := bind.StartT(b, zone)
+	dyn, err := dynamic.NewForConfig(cluster.Config)
+	if err != nil {
+		b.Fatal(err)
+	}
+	created := time.Now()
+	if err := createServices(ctx, cluster.Client, zone, 0, services); err != nil {
+		b.Fatal(err)
+	}
+	if err := createEndpoints(ctx, dyn, zone, n-services); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d Services and %d endpoints in DNSEndpoints created in %s", services, n-services, time.Since(created).Round(time.Second))
+	want := scaleZone(zone, services, n-services)
+
+	b.StartTimer()
+	p, ops := startScaleProcess(b, cluster, ns, zone)
+	profiled := profileConvergence(b, ops)
+	took := waitZone(b, ns, zone, want, 20*time.Minute)
+	b.StopTimer()
+	<-profiled
+	b.ReportMetric(took.Seconds(), "converge-s")
+
+	time.Sleep(scaleSettle)
+	changes := oneChanges(b, cluster, dyn, ns, zone, n-services)
+	slices.Sort(changes)
+	b.ReportMetric(float64(changes[len(changes)/2].Microseconds())/1000, "one-change-ms")
+	b.ReportMetric(float64(changes[len(changes)-1].Microseconds())/1000, "one-change-max-ms")
+
+	// The changes are BIND's now: the fresh start must leave them as they are.
+	time.Sleep(scaleSettle)
+	serial := soaSerial(b, ns, zone)
+	p.kill()
+	start := time.Now()
+	_, ops = startScaleProcess(b, cluster, ns, zone)
+	waitDesiredComplete(b, ops, n, 15*time.Minute)
+	b.ReportMetric(time.Since(start).Seconds(), "first-start-complete-s")
+	time.Sleep(scaleSettle)
+	b.ReportMetric(metricSum(b, ops, "zonestream_applier_changes_total", `outcome="applied"`), "first-start-writes")
+	b.ReportMetric(metricSum(b, ops, "zonestream_planner_changes_planned_total", ""), "first-start-planned")
+	b.ReportMetric(float64(soaSerial(b, ns, zone)-serial), "first-start-serial-moves")
+}
+
+// profileConvergence saves a CPU profile of the all-in-one's first
+// minute after its start when $ZS_IDLE_PROFILE_DIR is set; the channel
+// closes once it is saved (at once when not set).
+func profileConvergence(b *testing.B, ops string) <-chan struct{} {
+	done := make(chan struct{})
+	if os.Getenv("ZS_IDLE_PROFILE_DIR") == "" {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		for range 100 { // the ops listener comes up with the process
+			if resp, err := http.Get("http://" + ops + "/metrics"); err == nil {
+				resp.Body.Close()
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		<-profileCPU(b, ops, "converge", time.Minute)
+	}()
+	return done
+}
+
+// startScaleProcess starts the all-in-one on both sources with a fresh data
+// dir, and returns it and its metrics address.
+func startScaleProcess(b *testing.B, cluster *kube.Cluster, ns *bind.Server, zone string) (*process, string) {
+	ops := loopback.Addr(b)
+	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--source=crd",
+		"--nats-listen=127.0.0.1:0", "--data-dir=" + b.TempDir(), "--metrics-address=" + ops,
+		"--portal-listen=" + loopback.Addr(b), "--pprof", "--log-level=warn"},
+		rfc2136Flags(ns, zone, "bench")...)
+	return startProcess(b, "zonestream", args...), ops
+}
+
+// endpointName and endpointIP are the k-th endpoint of createEndpoints:
+// object k/endpointsPerObject, its (k%endpointsPerObject)-th endpoint.
+func endpointName(k int) string {
+	return fmt.Sprintf("ep-%d-%d", k/endpointsPerObject, k%endpointsPerObject)
+}
+func endpointIP(k int) string { return fmt.Sprintf("10.2.%d.%d", k/250%250, k%250+1) }
+
+// createEndpoints creates DNSEndpoints in default holding n A endpoints
+// in all, endpointsPerObject each (the last one fewer).
+func createEndpoints(ctx context.Context, dyn dynamic.Interface, zone string, n int) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(8)
+	for first := 0; first < n; first += endpointsPerObject {
+		g.Go(func() error {
+			var eps []any
+			for k := first; k < min(first+endpointsPerObject, n); k++ {
+				eps = append(eps, map[string]any{"dnsName": endpointName(k) + "." + zone, "recordType": "A", "targets": []any{endpointIP(k)}})
+			}
+			u := &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "externaldns.k8s.io/v1alpha1", "kind": "DNSEndpoint",
+				"metadata": map[string]any{"name": fmt.Sprintf("ep-%d", first/endpointsPerObject), "namespace": "default"},
+				"spec":     map[string]any{"endpoints": eps},
+			}}
+			_, err := dyn.Resource(dnsEndpoints).Namespace("default").Create(ctx, u, metav1.CreateOptions{})
+			return err
+		})
+	}
+	return g.Wait()
+}
+
+// scaleZone is the zone BIND must hold: createServices' first services
+// Services and createEndpoints' endpoints, each with its ownership TXT.
+func scaleZone(zone string, services, endpoints int) []string {
+	want := slices.DeleteFunc(burstZone(zone, "bench", services), func(s string) bool { return s == "legacy A 192.0.2.99" })
+	for k := range endpoints {
+		name := endpointName(k)
+		want = append(want, name+" A "+endpointIP(k),
+			"a-"+name+" TXT heritage=external-dns,external-dns/owner=bench,external-dns/resource=crd/default/ep-"+strconv.Itoa(k/endpointsPerObject))
+	}
+	return sorted(want)
+}
+
+// oneChanges makes scaleChanges single changes, a Service's address and a
+// DNSEndpoint's target in turn, each once BIND answered the last, and
+// says how long each took to answer.
+func oneChanges(b *testing.B, cluster *kube.Cluster, dyn dynamic.Interface, ns *bind.Server, zone string, endpoints int) []time.Duration {
+	ctx := context.Background()
+	var took []time.Duration
+	for i := range scaleChanges {
+		ip := fmt.Sprintf("192.0.2.%d", i+1)
+		name := "svc-" + strconv.Itoa(i)
+		var sent time.Time
+		var err error
+		if i%2 == 0 {
+			sent, err = setServiceIP(ctx, cluster.Client, name, ip)
+		} else {
+			k := (i * endpoints / scaleChanges) / endpointsPerObject * endpointsPerObject // first endpoint of an object
+			name = endpointName(k)
+			sent, err = setEndpointTarget(ctx, dyn, k, ip)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		took = append(took, awaitAnswer(b, ns, name+"."+zone, ip, sent))
+	}
+	b.Logf("one change to BIND, in turn Service and DNSEndpoint: %v", took)
+	return took
+}
+
+// setEndpointTarget sets the target of createEndpoints' k-th endpoint to
+// ip, and says when the update was sent.
+func setEndpointTarget(ctx context.Context, dyn dynamic.Interface, k int, ip string) (time.Time, error) {
+	res := dyn.Resource(dnsEndpoints).Namespace("default")
+	u, err := res.Get(ctx, fmt.Sprintf("ep-%d", k/endpointsPerObject), metav1.GetOptions{})
+	if err != nil {
+		return time.Time{}, err
+	}
+	eps, _, err := unstructured.NestedSlice(u.Object, "spec", "endpoints")
+	if err != nil {
+		return time.Time{}, err
+	}
+	eps[k%endpointsPerObject].(map[string]any)["targets"] = []any{ip}
+	if err := unstructured.SetNestedSlice(u.Object, eps, "spec", "endpoints"); err != nil {
+		return time.Time{}, err
+	}
+	sent := time.Now()
+	_, err = res.Update(ctx, u, metav1.UpdateOptions{})
+	return sent, err
+}
+
+func soaSerial(b *testing.B, ns *bind.Server, zone string) int64 {
+	b.Helper()
+	rrs, err := ns.Query(zone, dns.TypeSOA)
+	if err != nil || len(rrs) != 1 {
+		b.Fatalf("SOA of %s: %v %v", zone, rrs, err)
+	}
+	return int64(rrs[0].(*dns.SOA).Serial)
+}
+
+// waitDesiredComplete waits until the all-in-one at ops has n names in
+// dedup and says the desired state is complete: from then on its planner
+// may plan anything, deletes included.
+func waitDesiredComplete(b *testing.B, ops string, n int, limit time.Duration) {
+	b.Helper()
+	waitUntil(b, "desired state of every name complete", limit, func() error {
+		names := metricSum(b, ops, "zonestream_dedup_names", "")
+		complete := metricSum(b, ops, "zonestream_dedup_complete", "")
+		if int(names) != n || complete != 1 {
+			return fmt.Errorf("dedup has %v names of %d, complete %v", names, n, complete)
+		}
+		return nil
+	})
+}
+
+// metricSum is the sum of the samples of metric (every label set holding
+// labels, a substring; "" for all) that ops' /metrics serves; 0 when none.
+func metricSum(b *testing.B, ops, metric, labels string) float64 {
+	b.Helper()
+	resp, err := http.Get("http://" + ops + "/metrics")
+	if err != nil {
+		// Not serving yet: nothing counted yet either.
+		return 0
+	}
+	defer resp.Body.Close()
+	sum := 0.0
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		rest, ok := strings.CutPrefix(line, metric)
+		if !ok || (rest != "" && rest[0] != ' ' && rest[0] != '{') || !strings.Contains(rest, labels) {
+			continue
+		}
+		v, err := strconv.ParseFloat(rest[strings.LastIndexByte(rest, ' ')+1:], 64)
+		if err != nil {
+			b.Fatalf("metric line %q: %v", line, err)
+		}
+		sum += v
+	}
+	if err := sc.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return sum
+}
