@@ -95,44 +95,10 @@ func TestNarrowFilters(t *testing.T) {
 // during a long run meets tombstones expiring by the thousand.
 func TestReplayIsNotStalledByTombstonesExpiring(t *testing.T) {
 	js := startJetStream(t)
-	ctx := t.Context()
 	publishSeqs(t, js, "live", 3000, 0) // more than a pull fetches: the tombstones stay on the server
-	for i := range 50 {
-		name := fmt.Sprintf("gone%d.example.org", i)
-		msg, err := Message(DesiredSubject(name), &DesiredState{DNSName: name}, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		msg.Header.Set(jetstream.MsgTTLHeader, "1s")
-		if _, err := js.PublishMsg(ctx, msg); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publishExpiring(t, js, 50)
 	last := publishSeqs(t, js, "last", 1, 0)
-	var once sync.Once
-	expired := make(chan struct{})
-	got := &sequences{}
-	caughtUp, err := Watch(ctx, js, StreamDesired, []string{SubjectDesired + ".>"}, func(r Received) {
-		// A slow reader: the tombstones expire while the replay is under way.
-		once.Do(func() { <-expired })
-		got.take(r)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitFor(t, "the tombstones to expire", func() bool {
-		st, err := js.Stream(ctx, StreamDesired)
-		return err == nil && st.CachedInfo().State.Msgs == 3001
-	})
-	close(expired)
-	began := time.Now()
-	select {
-	case <-caughtUp:
-	case <-time.After(15 * time.Second):
-		seqs, _ := got.snapshot()
-		t.Fatalf("replay not done 15 s after the reader went on: %d messages delivered", len(seqs))
-	}
-	t.Logf("replay done %s after the reader went on", time.Since(began).Round(time.Millisecond))
+	got := replayPastExpiry(t, js, 3001)
 	if seqs, _ := got.snapshot(); !slices.Contains(seqs, last[0]) {
 		t.Fatalf("the last message (%d) was not delivered", last[0])
 	}
@@ -148,27 +114,44 @@ func TestReplayIsNotStalledByTombstonesExpiring(t *testing.T) {
 // delete until its bound).
 func TestReplayEndingInExpiredTombstonesIsDone(t *testing.T) {
 	js := startJetStream(t)
-	ctx := t.Context()
 	// Exactly one pull's worth (nats.go's 500) of live state, then the
-	// tombstones: the first pull ends right before them.
+	// tombstones: the first pull ends right before them, and the client
+	// asks for more only once the slow reader has taken half of it.
 	publishSeqs(t, js, "live", jetstream.DefaultMaxMessages, 0)
-	for i := range 50 {
+	publishExpiring(t, js, 50)
+	got := replayPastExpiry(t, js, jetstream.DefaultMaxMessages)
+	if seqs, _ := got.snapshot(); len(seqs) != jetstream.DefaultMaxMessages {
+		t.Fatalf("delivered %d messages, want the %d live ones", len(seqs), jetstream.DefaultMaxMessages)
+	}
+}
+
+// publishExpiring publishes n tombstones on ZS_DESIRED that expire in 1 s.
+func publishExpiring(t *testing.T, js jetstream.JetStream, n int) {
+	t.Helper()
+	for i := range n {
 		name := fmt.Sprintf("gone%d.example.org", i)
 		msg, err := Message(DesiredSubject(name), &DesiredState{DNSName: name}, "")
 		if err != nil {
 			t.Fatal(err)
 		}
 		msg.Header.Set(jetstream.MsgTTLHeader, "1s")
-		if _, err := js.PublishMsg(ctx, msg); err != nil {
+		if _, err := js.PublishMsg(t.Context(), msg); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// replayPastExpiry watches ZS_DESIRED with a slow reader, held at its
+// first message until the stream is down to live messages (the
+// tombstones expired under the replay), and fails unless the replay is
+// done within 15 s of the reader going on. It returns what was delivered.
+func replayPastExpiry(t *testing.T, js jetstream.JetStream, live uint64) *sequences {
+	t.Helper()
+	ctx := t.Context()
 	var once sync.Once
 	expired := make(chan struct{})
 	got := &sequences{}
 	caughtUp, err := Watch(ctx, js, StreamDesired, []string{SubjectDesired + ".>"}, func(r Received) {
-		// A slow reader: the client asks for no more until it has taken
-		// half of the first pull, and by then the tombstones are gone.
 		once.Do(func() { <-expired })
 		got.take(r)
 	})
@@ -177,7 +160,7 @@ func TestReplayEndingInExpiredTombstonesIsDone(t *testing.T) {
 	}
 	waitFor(t, "the tombstones to expire", func() bool {
 		st, err := js.Stream(ctx, StreamDesired)
-		return err == nil && st.CachedInfo().State.Msgs == jetstream.DefaultMaxMessages
+		return err == nil && st.CachedInfo().State.Msgs == live
 	})
 	close(expired)
 	began := time.Now()
@@ -185,10 +168,8 @@ func TestReplayEndingInExpiredTombstonesIsDone(t *testing.T) {
 	case <-caughtUp:
 	case <-time.After(15 * time.Second):
 		seqs, _ := got.snapshot()
-		t.Fatalf("replay not done 15 s after the reader went on: %d of %d messages delivered, none of them said nothing was pending", len(seqs), jetstream.DefaultMaxMessages)
+		t.Fatalf("replay not done 15 s after the reader went on: %d of %d live messages delivered", len(seqs), live)
 	}
 	t.Logf("replay done %s after the reader went on", time.Since(began).Round(time.Millisecond))
-	if seqs, _ := got.snapshot(); len(seqs) != jetstream.DefaultMaxMessages {
-		t.Fatalf("delivered %d messages, want the %d live ones", len(seqs), jetstream.DefaultMaxMessages)
-	}
+	return got
 }
