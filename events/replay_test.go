@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zonestream/zonestream/events/internal/natstest"
 )
@@ -119,9 +120,14 @@ func TestReplayEndingInExpiredTombstonesIsDone(t *testing.T) {
 	// asks for more only once the slow reader has taken half of it.
 	publishSeqs(t, js, "live", jetstream.DefaultMaxMessages, 0)
 	publishExpiring(t, js, 50)
+	settled := ReplaysSettled.WithLabelValues(StreamDesired, "done")
+	before := testutil.ToFloat64(settled)
 	got := replayPastExpiry(t, js, jetstream.DefaultMaxMessages)
 	if seqs, _ := got.snapshot(); len(seqs) != jetstream.DefaultMaxMessages {
 		t.Fatalf("delivered %d messages, want the %d live ones", len(seqs), jetstream.DefaultMaxMessages)
+	}
+	if n := testutil.ToFloat64(settled) - before; n != 1 {
+		t.Fatalf("zonestream_watch_replays_settled_total{how=done} went up by %v, want 1", n)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 )
 
 // WatchOption tunes Watch.
@@ -312,12 +314,23 @@ func (w *watch) checkReplay(ctx context.Context) {
 	if verdict == replayRecount && !w.again {
 		w.recounts++
 		w.restart(false, false)
+		ReplaysSettled.WithLabelValues(w.stream, "recount").Inc()
 	}
 	w.mu.Unlock()
 	if verdict == replayDone {
 		w.done()
+		ReplaysSettled.WithLabelValues(w.stream, "done").Inc()
 	}
 }
+
+// ReplaysSettled counts the replays checkReplay settled, by stream and
+// how: "done" (the consumer had nothing pending), "recount" (a consumer
+// made again because its count brought nothing). Each is a replay that
+// would have waited for the stream's next message.
+var ReplaysSettled = promauto.NewCounterVec(prometheus.CounterOpts{
+	Name: "zonestream_watch_replays_settled_total",
+	Help: "replays no message said were done, settled by asking the consumer (how=done) or by making it again (how=recount), by stream",
+}, []string{"stream", "how"})
 
 // What checkReplay does about a replay that has gone quiet.
 type replayAction int
