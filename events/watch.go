@@ -317,7 +317,9 @@ func (w *watch) checkReplay(ctx context.Context) {
 		ReplaysSettled.WithLabelValues(w.stream, "recount").Inc()
 	}
 	w.mu.Unlock()
-	if verdict == replayDone {
+	// A message may have said "nothing pending" meanwhile: count only
+	// the replays this check ended.
+	if verdict == replayDone && !w.isCaughtUp() {
 		w.done()
 		ReplaysSettled.WithLabelValues(w.stream, "done").Inc()
 	}
