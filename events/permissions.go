@@ -59,6 +59,9 @@ type Permissions struct {
 	// requests (adjust.go) in the planner's inbox, which it may not
 	// otherwise publish to.
 	Responds bool
+	// StageFlags are the flags its stage must run with to stay within
+	// these permissions.
+	StageFlags []string
 }
 
 const (
@@ -147,22 +150,40 @@ func (p *Permissions) done() Permissions {
 // CollectorPermissions: a collector of cluster publishes under its own
 // cluster's subjects only (its objects, its marks, its claim), reads them
 // back, and reads (never writes) the pipeline's outcome for the status of
-// its objects: desired state, observed state, zone lists, plan results.
+// its objects: desired state, observed state, zone lists, plan results,
+// held deletes. Those subjects name a DNS name, not the clusters that want
+// it, so the outcome it reads is every cluster's; on a bus whose clusters
+// must not learn of each other, give it CollectorPermissionsWithoutStatus.
 // Each stage holds only its own leader lease (a collector: its cluster's).
 func CollectorPermissions(cluster string) Permissions {
-	p := newPermissions(RoleCollector, cluster)
-	own := SourceFilter(cluster)
-	p.publish(own)
-	p.read(StreamSources, own)
-	p.directGet(StreamSources, own)
+	p := collectorPermissions(cluster)
 	p.read(StreamObserved, SubjectObserved+".>")
 	p.read(StreamObserved, SubjectZones+".>")
 	p.read(StreamDesired, SubjectDesired+".>")
 	p.read(StreamResults, SubjectResults+".>")
 	p.read(StreamHeld, SubjectHeld+".>")
+	return p.done()
+}
+
+// CollectorPermissionsWithoutStatus: a collector of cluster that reads
+// nothing but its own objects, run with --kube-status=false (as
+// ExternalDNS, it then writes no outcome back to its objects). Its
+// cluster learns nothing of the others on the bus.
+func CollectorPermissionsWithoutStatus(cluster string) Permissions {
+	p := collectorPermissions(cluster)
+	p.StageFlags = []string{"--kube-status=false"}
+	return p.done()
+}
+
+func collectorPermissions(cluster string) *Permissions {
+	p := newPermissions(RoleCollector, cluster)
+	own := SourceFilter(cluster)
+	p.publish(own)
+	p.read(StreamSources, own)
+	p.directGet(StreamSources, own)
 	p.lease(leaseKey(RoleCollector, cluster) + ".*")
 	p.Subscribe = append(p.Subscribe, RenewCollectorsSubject()) // renewal.go
-	return p.done()
+	return p
 }
 
 // DedupPermissions: dedup reads every source and publishes the desired

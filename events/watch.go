@@ -175,6 +175,7 @@ func (w *watch) start(ctx context.Context, quiet, over bool) error {
 		// A replay of every message goes on after the last delivered.
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, seen+1
 	}
+	cfg.NamePrefix = ConsumerNamePrefix()
 	cons, err := w.js.OrderedConsumer(ctx, w.stream, cfg)
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", w.stream, err)

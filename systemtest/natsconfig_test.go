@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -40,20 +41,20 @@ type securedBus struct {
 // startSecuredBus generates the configuration for clusters and providers,
 // runs a nats-server from it on loopback, and creates the streams with
 // the operator's credentials (zonestream streams ensure).
-func startSecuredBus(t *testing.T, clusters, providers []string) *securedBus {
-	return startBus(t, clusters, providers, false)
+func startSecuredBus(t *testing.T, clusters, providers []string, natsConfigArgs ...string) *securedBus {
+	return startBus(t, clusters, providers, false, natsConfigArgs...)
 }
 
 // startSecuredBusTLS is startSecuredBus speaking TLS only, the server
 // requiring a client certificate of its CA from every process.
-func startSecuredBusTLS(t *testing.T, clusters, providers []string) *securedBus {
-	return startBus(t, clusters, providers, true)
+func startSecuredBusTLS(t *testing.T, clusters, providers []string, natsConfigArgs ...string) *securedBus {
+	return startBus(t, clusters, providers, true, natsConfigArgs...)
 }
 
-func startBus(t *testing.T, clusters, providers []string, withTLS bool) *securedBus {
+func startBus(t *testing.T, clusters, providers []string, withTLS bool, natsConfigArgs ...string) *securedBus {
 	t.Helper()
 	b := &securedBus{dir: t.TempDir()}
-	args := []string{"--out-dir=" + b.dir, "--listen=" + loopback.Addr(t), "--store-dir=" + t.TempDir(), "--http="}
+	args := append([]string{"--out-dir=" + b.dir, "--listen=" + loopback.Addr(t), "--store-dir=" + t.TempDir(), "--http="}, natsConfigArgs...)
 	if withTLS {
 		certs := t.TempDir()
 		ca := pki.New(t, certs, "ca")
@@ -337,5 +338,33 @@ func TestMissingInboxPrefixIsExplained(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "--nats-inbox-prefix") {
 		t.Fatalf("the log does not name --nats-inbox-prefix:\n%s", log)
+	}
+}
+
+// TestCollectorWithoutStatusReadsOnlyItsOwn: with nats-config
+// --collector-status=false a collector still publishes and reads back its
+// own objects, and may read nothing else: no other cluster's desired
+// state, observed state, zone list, result or held delete.
+func TestCollectorWithoutStatusReadsOnlyItsOwn(t *testing.T) {
+	b := startSecuredBus(t, []string{"a", "b"}, []string{"inmemory"}, "--collector-status=false")
+	p := events.CollectorPermissionsWithoutStatus("a")
+	if !slices.Equal(p.StageFlags, []string{"--kube-status=false"}) {
+		t.Fatalf("a collector without status runs with %v", p.StageFlags)
+	}
+	js, log := b.connectAs(t, p)
+	ctx := context.Background()
+	own := events.SourceSubject("a", "service", "default", "web")
+	if _, _, err := events.Publish(ctx, js, own, sourceEvent("a"), ""); err != nil {
+		t.Fatalf("a cannot publish its own object: %v", err)
+	}
+	if h, err := events.LastHashes(ctx, js, events.StreamSources, events.SourceFilter("a")); err != nil || len(h) != 1 {
+		t.Fatalf("a cannot read its own objects back: %v %v", h, err)
+	}
+	for _, f := range [][2]string{{events.StreamDesired, events.SubjectDesired + ".>"}, {events.StreamObserved, events.SubjectObserved + ".>"},
+		{events.StreamObserved, events.SubjectZones + ".>"}, {events.StreamResults, events.SubjectResults + ".>"}, {events.StreamHeld, events.SubjectHeld + ".>"}} {
+		refused(t, log, "publish", "$JS.API.CONSUMER.CREATE."+f[0]+".peek."+f[1], func() error {
+			_, err := js.CreateConsumer(ctx, f[0], jetstream.ConsumerConfig{Name: "peek", FilterSubject: f[1]})
+			return err
+		})
 	}
 }

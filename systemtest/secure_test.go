@@ -111,15 +111,26 @@ func TestForgedPlanIsNeverApplied(t *testing.T) {
 // processes, each with its own generated credentials and nothing more,
 // against a nats-server run from the generated configuration, speaking
 // TLS only and requiring client certificates: a Service becomes a record,
-// changes and goes, and no stage is refused anything.
+// changes and goes, and no stage is refused anything. Then again with
+// collectors that read nothing but their own objects
+// (nats-config --collector-status=false).
 func TestPipelineWithGeneratedCredentials(t *testing.T) {
+	t.Run("collector-status", func(t *testing.T) {
+		pipelineWithGeneratedCredentials(t, events.CollectorPermissions("secure"))
+	})
+	t.Run("no-collector-status", func(t *testing.T) {
+		pipelineWithGeneratedCredentials(t, events.CollectorPermissionsWithoutStatus("secure"), "--collector-status=false")
+	})
+}
+
+func pipelineWithGeneratedCredentials(t *testing.T, collector events.Permissions, natsConfigArgs ...string) {
 	const zone = "secure.test"
 	cluster := kube.StartT(t)
 	ns := bind.StartT(t, zone)
-	b := startSecuredBusTLS(t, []string{"secure"}, []string{"rfc2136"})
+	b := startSecuredBusTLS(t, []string{"secure"}, []string{"rfc2136"}, natsConfigArgs...)
 	portalAddr := loopback.Addr(t)
 	p := startStagesWith(t, b.url, cluster, "secure", tsigFromFile(t, rfc2136Flags(ns, zone, "secure")), map[string][]string{
-		"collector": b.flags(events.CollectorPermissions("secure")),
+		"collector": append(b.flags(collector), collector.StageFlags...),
 		"dedup":     b.flags(events.DedupPermissions()),
 		"planner":   b.flags(events.PlannerPermissions()),
 		"applier":   b.flags(events.ApplierPermissions("rfc2136")),

@@ -28,6 +28,7 @@ type natsConfig struct {
 	listen, storeDir, http string
 	tlsCert, tlsKey, tlsCA string
 	tlsVerify              bool
+	collectorStatus        bool
 }
 
 // NatsConfigCommand runs `zonestream nats-config` with args: the
@@ -45,6 +46,8 @@ func NatsConfigCommand(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&c.tlsKey, "tls-key", "", "the server's key file")
 	fs.StringVar(&c.tlsCA, "tls-ca", "", "CA file the server verifies client certificates with")
 	fs.BoolVar(&c.tlsVerify, "tls-verify", false, "require a client certificate signed by --tls-ca")
+	fs.BoolVar(&c.collectorStatus, "collector-status", true, "let collectors read every name's outcome for their objects' status (the outcome is every cluster's); "+
+		"false: a collector reads only its own objects and runs with --kube-status=false")
 	if err := stage.Parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
@@ -69,7 +72,7 @@ func NatsConfigCommand(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "seeds in %s; start each process with its own:\n", c.outDir)
 	for _, u := range users {
-		fmt.Fprintf(stderr, "  %-24s %s\n", u.perms.Identity, strings.Join(IdentityFlags(c.outDir, u.perms), " "))
+		fmt.Fprintf(stderr, "  %-24s %s\n", u.perms.Identity, strings.Join(append(IdentityFlags(c.outDir, u.perms), u.perms.StageFlags...), " "))
 	}
 	fmt.Fprintln(stderr, "then, once, with the operator's: zonestream streams ensure "+
 		strings.Join(IdentityFlags(c.outDir, events.OperatorPermissions()), " "))
@@ -90,8 +93,12 @@ type natsUser struct {
 // identities lists the permissions of every identity of the pipeline.
 func (c *natsConfig) identities() []events.Permissions {
 	var ids []events.Permissions
+	collector := events.CollectorPermissions
+	if !c.collectorStatus {
+		collector = events.CollectorPermissionsWithoutStatus
+	}
 	for _, cl := range c.clusters {
-		ids = append(ids, events.CollectorPermissions(cl))
+		ids = append(ids, collector(cl))
 	}
 	ids = append(ids, events.DedupPermissions(), events.PlannerPermissions(), events.PortalPermissions())
 	for _, p := range c.providers {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -49,5 +50,23 @@ func TestNatsConfigKeepsSeeds(t *testing.T) {
 	info, err := os.Stat(seedPath(dir, "collector-b"))
 	if err != nil || info.Mode().Perm() != 0o600 {
 		t.Fatalf("collector-b's seed: %v %v", info, err)
+	}
+}
+
+// TestNatsConfigWithoutCollectorStatus: --collector-status=false gives a
+// collector no read of the pipeline's outcome, and tells it to write none.
+func TestNatsConfigWithoutCollectorStatus(t *testing.T) {
+	for _, status := range []bool{true, false} {
+		var conf, next bytes.Buffer
+		args := []string{"--out-dir=" + t.TempDir(), "--provider=rfc2136", "--cluster=a", "--collector-status=" + strconv.FormatBool(status)}
+		if err := NatsConfigCommand(args, &conf, &next); err != nil {
+			t.Fatal(err)
+		}
+		collector := conf.String()[strings.Index(conf.String(), "# collector-a "):strings.Index(conf.String(), "# dedup ")]
+		reads := strings.Contains(collector, "$JS.API.CONSUMER.CREATE.ZS_DESIRED")
+		told := strings.Contains(next.String(), "--kube-status=false")
+		if reads != status || told == status {
+			t.Errorf("--collector-status=%t: the collector may read the desired state: %t; is told --kube-status=false: %t\n%s", status, reads, told, collector)
+		}
 	}
 }

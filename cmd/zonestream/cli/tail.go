@@ -59,7 +59,7 @@ func tailSubject(ctx context.Context, js jetstream.JetStream, subject string, po
 		return fmt.Errorf("no stream holds %q: %w", subject, err)
 	}
 	cons, err := js.OrderedConsumer(ctx, stream, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{subject}, DeliverPolicy: policy})
+		FilterSubjects: []string{subject}, DeliverPolicy: policy, NamePrefix: events.ConsumerNamePrefix()})
 	if err != nil {
 		return err
 	}
