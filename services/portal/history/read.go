@@ -197,7 +197,7 @@ func (r *reader) resultOf(provider, zone, planEvent string, after time.Time) (*j
 	cons, err := r.js.OrderedConsumer(r.ctx, events.StreamResults, jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{events.ResultSubject(provider, zone)},
 		DeliverPolicy:  jetstream.DeliverByStartTimePolicy, OptStartTime: &start,
-		NamePrefix:     events.ConsumerNamePrefix(),
+		NamePrefix: events.ConsumerNamePrefix(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("results of %s: %w", zone, err)
