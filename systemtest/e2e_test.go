@@ -93,7 +93,8 @@ func startWithEnv(t testing.TB, name, bin string, env []string, args ...string) 
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
-			t.Logf("--- log of %s (last 4 KiB) ---\n%s", name, lastBytes(p.log.Bytes(), 4096))
+			// Enough to see what each stage did in a failing test's last minutes.
+			t.Logf("--- log of %s (last 16 KiB) ---\n%s", name, lastBytes(p.log.Bytes(), 16<<10))
 		}
 	})
 	return p
