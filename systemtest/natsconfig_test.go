@@ -191,6 +191,21 @@ func sourceEvent(cluster string) *events.SourceState {
 	}
 }
 
+// publishesAndReadsItsOwn: the collector of cluster publishes an object
+// and reads it back; it returns the object's subject.
+func publishesAndReadsItsOwn(t *testing.T, js jetstream.JetStream, cluster string) string {
+	t.Helper()
+	ctx := context.Background()
+	own := events.SourceSubject(cluster, "service", "default", "web")
+	if _, _, err := events.Publish(ctx, js, own, sourceEvent(cluster), ""); err != nil {
+		t.Fatalf("%s cannot publish its own object: %v", cluster, err)
+	}
+	if h, err := events.LastHashes(ctx, js, events.StreamSources, events.SourceFilter(cluster)); err != nil || len(h) != 1 {
+		t.Fatalf("%s cannot read its own objects back: %v %v", cluster, h, err)
+	}
+	return own
+}
+
 // TestClusterCredentialsAreConfinedToTheirCluster runs the generated
 // configuration in a real nats-server and tries, with cluster a's
 // collector credentials, what only others may do.
@@ -201,13 +216,7 @@ func TestClusterCredentialsAreConfinedToTheirCluster(t *testing.T) {
 
 	// What a collector of a does is allowed: publish its objects, read
 	// them back, read its claim.
-	own := events.SourceSubject("a", "service", "default", "web")
-	if _, _, err := events.Publish(ctx, js, own, sourceEvent("a"), ""); err != nil {
-		t.Fatalf("a cannot publish its own object: %v", err)
-	}
-	if h, err := events.LastHashes(ctx, js, events.StreamSources, events.SourceFilter("a")); err != nil || len(h) != 1 {
-		t.Fatalf("a cannot read its own objects back: %v %v", h, err)
-	}
+	own := publishesAndReadsItsOwn(t, js, "a")
 	sources, err := js.Stream(ctx, events.StreamSources)
 	if err != nil {
 		t.Fatal(err)
@@ -353,13 +362,7 @@ func TestCollectorWithoutStatusReadsOnlyItsOwn(t *testing.T) {
 	}
 	js, log := b.connectAs(t, p)
 	ctx := context.Background()
-	own := events.SourceSubject("a", "service", "default", "web")
-	if _, _, err := events.Publish(ctx, js, own, sourceEvent("a"), ""); err != nil {
-		t.Fatalf("a cannot publish its own object: %v", err)
-	}
-	if h, err := events.LastHashes(ctx, js, events.StreamSources, events.SourceFilter("a")); err != nil || len(h) != 1 {
-		t.Fatalf("a cannot read its own objects back: %v %v", h, err)
-	}
+	publishesAndReadsItsOwn(t, js, "a")
 	for _, f := range [][2]string{{events.StreamDesired, events.SubjectDesired + ".>"}, {events.StreamObserved, events.SubjectObserved + ".>"},
 		{events.StreamObserved, events.SubjectZones + ".>"}, {events.StreamResults, events.SubjectResults + ".>"}, {events.StreamHeld, events.SubjectHeld + ".>"}} {
 		refused(t, log, "publish", "$JS.API.CONSUMER.CREATE."+f[0]+".peek."+f[1], func() error {
