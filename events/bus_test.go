@@ -15,7 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-func startJetStream(t *testing.T) jetstream.JetStream {
+func startJetStream(t testing.TB) jetstream.JetStream {
 	t.Helper()
 	_, js := natstest.Connect(t, natstest.Start(t, nil))
 	if err := EnsureStreams(context.Background(), js); err != nil {
