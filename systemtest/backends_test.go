@@ -157,6 +157,10 @@ func startStages(t *testing.T, natsURL string, cluster *kube.Cluster, clusterNam
 // (SIGKILL) leaves its lease held, and its restart waits for it to lapse.
 var fastLease = []string{"--leader-elect-lease-duration=2s", "--leader-elect-renew-deadline=1500ms", "--leader-elect-retry-period=250ms"}
 
+// defaultLease is the leader election's default timing, for tests that
+// come after fastLease: the last occurrence of a flag wins.
+var defaultLease = []string{"--leader-elect-lease-duration=15s", "--leader-elect-renew-deadline=10s", "--leader-elect-retry-period=2s"}
+
 // startStagesWith is startStages with extra flags for each stage, by
 // stage name: e.g. each stage's own NATS credentials.
 func startStagesWith(t *testing.T, natsURL string, cluster *kube.Cluster, clusterName string, providerFlags []string, extra map[string][]string, applierFlags ...string) *pipeline {

@@ -41,9 +41,10 @@ var (
 	chaosConverge = flag.Duration("chaos.converge", 2*time.Minute, "chaos: bound on convergence after each burst")
 	chaosBurstMax = flag.Duration("chaos.burst-timeout", 10*time.Minute, "chaos: bound on one burst's changes")
 	chaosHistory  = flag.Int("chaos.history", 0, "chaos: objects created, changed and deleted on the bus before the first trial (a long run's history)")
-	// 15s: a restart is a lease (2s here), a replay of the streams and a
-	// round trip for fresh marks; anything longer is a stage waiting for
-	// something it should not.
+	// 15s: a restart is a replay of the streams and a round trip for
+	// fresh marks (its lease it takes back at once); a NATS restart is
+	// JetStream's recovery and the watches' reconnection; anything longer
+	// is a stage waiting for something it should not.
 	chaosBound = flag.Duration("chaos.bound", 15*time.Second, "chaos: a trial fails if DNS converges later than this after the burst's last change")
 )
 
@@ -156,7 +157,16 @@ func TestChaos(t *testing.T) {
 func startChaosStages(t *testing.T, natsURL string, cluster *kube.Cluster, ns *bind.Server, zone, owner string) map[string]*process {
 	// A trial deletes most of what it creates, and the whole rest at its
 	// end: the mass-delete guard would rightly hold that.
-	p := startStages(t, natsURL, cluster, "chaos", append(rfc2136Flags(ns, zone, owner), noDeleteLimits...), "--interval=5s")
+	//
+	// Each stage is restarted as a container in its pod is: under the
+	// same identity, which takes its lease back at once (events/leader).
+	// So the lease can have its default timing, whose renew deadline
+	// (10s) a NATS restart does not reach: it deposes no one.
+	extra := map[string][]string{}
+	for _, name := range []string{"collector", "dedup", "planner", "applier"} {
+		extra[name] = append([]string{"--leader-elect-identity=chaos-" + name}, defaultLease...)
+	}
+	p := startStagesWith(t, natsURL, cluster, "chaos", append(rfc2136Flags(ns, zone, owner), noDeleteLimits...), extra, "--interval=5s")
 	out := map[string]*process{}
 	for _, st := range p.stages {
 		out[st.name] = st

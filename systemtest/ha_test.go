@@ -49,9 +49,8 @@ func TestTwoReplicasOfEveryStageSurviveTheLeadersKill(t *testing.T) {
 		for _, def := range cli.Stages() {
 			name := def.Name
 			extra[name] = []string{fmt.Sprintf("--leader-elect-identity=%s-%d", name, r)}
-			if *haDefaultLease { // after fastLease: the last occurrence of a flag wins
-				extra[name] = append(extra[name], "--leader-elect-lease-duration=15s",
-					"--leader-elect-renew-deadline=10s", "--leader-elect-retry-period=2s")
+			if *haDefaultLease {
+				extra[name] = append(extra[name], defaultLease...)
 			}
 		}
 		replicas[r] = startStagesWith(t, bus.ClientURL(), cluster, clusterName, rfc2136Flags(ns, zone, owner), extra, "--interval=5s")

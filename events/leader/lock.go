@@ -44,6 +44,9 @@ type observation struct {
 	rev uint64
 	at  time.Time
 	own bool // this replica wrote it
+	// held says this Elector has held the lease at some time: from then
+	// on, its identity in the lease is its own run or another replica's.
+	held bool
 	// acquired is when this replica took the lease, while own.
 	acquired time.Time
 }
@@ -103,6 +106,14 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context, start time.Time) error 
 		// Given up on a clean stop: free at once.
 	case rec != nil && rec.Run == e.run:
 		acquired = rec.AcquiredAt
+	case rec != nil && rec.Holder == e.cfg.Identity && !before.held:
+		// Held by this replica's identity, by a run that is not this
+		// Elector's, before this Elector ever held it: the run before this
+		// process (a container restarted in its pod), killed before it
+		// could release. It is not coming back; waiting out its lease
+		// would only delay the restart, as client-go's rule for a
+		// holder's own identity says.
+		e.log.Info("taking the lease back from this replica's previous run", "run", rec.Run, "renewed", rec.RenewedAt)
 	case rec == nil && e.Leading() && before.own:
 		// Vanished under this leader, which still holds it by its own
 		// clock: the standbys wait it out, so write it back.
@@ -171,7 +182,7 @@ func (e *Elector) observe(rev uint64, at time.Time) observation {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if rev != e.observed.rev {
-		e.observed = observation{rev: rev, at: at}
+		e.observed = observation{rev: rev, at: at, held: e.observed.held}
 	}
 	e.lastContact = time.Now()
 	return e.observed
@@ -182,6 +193,6 @@ func (e *Elector) observe(rev uint64, at time.Time) observation {
 func (e *Elector) observeOwn(rev uint64, at, acquired time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	e.observed = observation{rev: rev, at: at, own: true, acquired: acquired}
+	e.observed = observation{rev: rev, at: at, own: true, acquired: acquired, held: true}
 	e.lastContact = time.Now()
 }

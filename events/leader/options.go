@@ -25,25 +25,38 @@ const (
 
 // Config is the timing of an election and who this replica is.
 type Config struct {
-	// Identity names this replica in the lease, for people: who holds it.
-	// Two replicas may share one (it is not what tells them apart).
+	// Identity names this replica in the lease: who holds it. It must be
+	// unique among live replicas and the same across restarts of one
+	// replica (a container restarted in its pod): an Elector that finds
+	// the lease held by its own identity, before it has ever held it,
+	// takes it over at once as the restart of the replica that held it.
 	Identity      string
 	LeaseDuration time.Duration
 	RenewDeadline time.Duration
 	RetryPeriod   time.Duration
 }
 
-// Defaults returns the default timing, with the host name as identity (a
-// pod's name in Kubernetes).
+// Defaults returns the default timing, with DefaultIdentity.
 func Defaults() Config {
-	host, _ := os.Hostname()
-	return Config{Identity: host, LeaseDuration: DefaultLeaseDuration,
+	return Config{Identity: DefaultIdentity(), LeaseDuration: DefaultLeaseDuration,
 		RenewDeadline: DefaultRenewDeadline, RetryPeriod: DefaultRetryPeriod}
+}
+
+// DefaultIdentity is the host name and the process id: a pod's name and,
+// for its container's entrypoint, the same id on every restart, so that a
+// killed container's restart takes its lease back at once; on a shared
+// host (a laptop, the tests) every process its own, so that two never
+// take each other's lease.
+func DefaultIdentity() string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s_%d", host, os.Getpid())
 }
 
 // Validate checks that the timing can keep two leaders apart.
 func (c Config) Validate() error {
 	switch {
+	case c.Identity == "":
+		return fmt.Errorf("leader election: the identity must not be empty")
 	case c.RetryPeriod <= 0:
 		return fmt.Errorf("leader election: the retry period must be positive, got %s", c.RetryPeriod)
 	case c.RenewDeadline <= c.RetryPeriod:
