@@ -188,6 +188,7 @@ type Applier struct {
 	zoneRecords  map[string]int            // RRsets each zone held at its last listing
 	zoneTypes    map[string]map[string]int // the same by record type
 	reconnects   uint64                    // NATS reconnects when hashes were read back
+	lastAck      *events.LastAck           // the newest observed state acknowledged
 }
 
 // New validates cfg and builds the provider it names.
@@ -256,7 +257,7 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 		cfg.ZonesCacheDuration))
 	return &Applier{cfg: cfg, name: name, raw: p, prov: calls, log: logger.With("provider", name),
 		listings: map[string]uint64{}, zoneRecords: map[string]int{},
-		zoneTypes: map[string]map[string]int{}}, nil
+		zoneTypes: map[string]map[string]int{}, lastAck: events.NewLastAck(events.StreamObserved)}, nil
 }
 
 // Provider returns the provider the applier drives, as built.

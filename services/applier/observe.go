@@ -74,6 +74,11 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 // otherwise a planner would take every name for empty and plan it anew.
 func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) {
 	if n := events.Reconnects(js); n != a.reconnects {
+		if kept, err := a.lastAck.Kept(ctx, js); err == nil && kept {
+			a.reconnects = n
+			a.log.Info("reconnected to NATS: the newest observed state it published is still there")
+			return
+		}
 		// The server may have restarted and lost what it had just
 		// acknowledged: what the stream holds is the baseline, not what
 		// this applier believes it published.
@@ -109,10 +114,11 @@ func (a *Applier) publishZoneList(ctx context.Context, js jetstream.JetStream, z
 	if h == a.zoneListHash {
 		return nil
 	}
-	hash, _, err := events.Publish(ctx, js, events.ZonesSubject(a.name), zl, "")
+	hash, ack, err := events.Publish(ctx, js, events.ZonesSubject(a.name), zl, "")
 	if err != nil {
 		return err
 	}
+	a.lastAck.Note(events.ZonesSubject(a.name), hash, ack)
 	a.zoneListHash = hash
 	a.log.Info("published zone list", "zones", zones)
 	return nil
@@ -323,7 +329,8 @@ func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStre
 	if len(batch) == 0 {
 		return 0, 0, nil
 	}
-	done := func(m observedMsg) {
+	done := func(m observedMsg, ack *jetstream.PubAck) {
+		a.lastAck.Note(m.msg.Subject, m.msg.Header.Get(events.HeaderHash), ack)
 		if m.tombstone {
 			delete(a.hashes, m.msg.Subject) // gone: nothing more to compare it with
 		} else {
@@ -350,8 +357,8 @@ func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStre
 		t := time.NewTimer(asyncAckTimeout)
 		defer t.Stop()
 		select {
-		case <-f.paf.Ok():
-			done(f.m)
+		case ack := <-f.paf.Ok():
+			done(f.m, ack)
 		case err := <-f.paf.Err():
 			observedPublishErrors.WithLabelValues(a.name, "async").Inc()
 			a.log.Warn("async publish of observed state failed; retrying it", "subject", f.m.msg.Subject, "err", err)
@@ -387,13 +394,14 @@ func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStre
 	}
 	var errs []error
 	for _, m := range retry {
-		if _, err := js.PublishMsg(ctx, m.msg); err != nil {
+		ack, err := js.PublishMsg(ctx, m.msg)
+		if err != nil {
 			observedPublishErrors.WithLabelValues(a.name, "final").Inc()
 			a.log.Error("publishing observed state failed", "subject", m.msg.Subject, "err", err)
 			errs = append(errs, fmt.Errorf("publish %s: %w", m.msg.Subject, err))
 			continue
 		}
-		done(m)
+		done(m, ack)
 	}
 	return published, tombstones, errors.Join(errs...)
 }

@@ -51,8 +51,9 @@ func (r *run) announce(ctx context.Context, phase string) error {
 	st.Phase = phase
 	delay := retryBase
 	for {
-		_, ack, err := events.Publish(ctx, r.js, r.mark.subject, &st, "")
+		sent, ack, err := events.Publish(ctx, r.js, r.mark.subject, &st, "")
 		if err == nil {
+			r.lastAck.Note(r.mark.subject, sent, ack)
 			r.mu.Lock()
 			r.mark.state.Phase, r.mark.seq = phase, ack.Sequence
 			r.mu.Unlock()
@@ -151,10 +152,11 @@ func (r *run) renew(ctx context.Context, seq uint64) bool {
 	st := r.mark.state
 	r.mu.Unlock()
 	st.Phase = events.PhaseSynced
-	_, ack, err := events.Publish(ctx, r.js, r.mark.subject, &st, "", jetstream.WithExpectLastSequencePerSubject(seq))
+	sent, ack, err := events.Publish(ctx, r.js, r.mark.subject, &st, "", jetstream.WithExpectLastSequencePerSubject(seq))
 	if err != nil {
 		return false
 	}
+	r.lastAck.Note(r.mark.subject, sent, ack)
 	r.mu.Lock()
 	r.mark.seq = ack.Sequence
 	r.mu.Unlock()
@@ -240,6 +242,13 @@ func (r *run) firstPassDone(ctx context.Context) {
 func (r *run) reverify(ctx context.Context) {
 	n := events.Reconnects(r.js)
 	if n == r.reconnects {
+		return
+	}
+	if kept, err := r.lastAck.Kept(ctx, r.js); err == nil && kept {
+		r.mu.Lock()
+		r.reconnects = n
+		r.mu.Unlock()
+		r.logger.Info("reconnected to NATS: the newest object state or mark it published is still there")
 		return
 	}
 	fresh, err := events.LastHashes(ctx, r.js, events.StreamSources, events.SourceFilter(r.c.cfg.ClusterName))

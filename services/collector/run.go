@@ -60,6 +60,7 @@ type run struct {
 	typeTotal map[string]int
 	// reconnects is the NATS reconnect count when hashes were read back.
 	reconnects uint64
+	lastAck    *events.LastAck   // the newest object state or mark acknowledged
 	problems   map[string]string // subject -> problems last reported
 	synced     bool
 	// pending: before sync, every item enqueued; after sync, the items the
@@ -153,6 +154,7 @@ func (c *Collector) newRun(js jetstream.JetStream, sources map[string]source.Sou
 			workqueue.TypedRateLimitingQueueConfig[item]{}),
 		problems: make(map[string]string),
 		pending:  make(map[item]bool),
+		lastAck:  events.NewLastAck(events.StreamSources),
 	}
 	r.mark = r.newMark()
 	return r
@@ -447,7 +449,7 @@ func (r *run) publish(ctx context.Context, it item, subject string, state *event
 	eps := state.Endpoints
 	pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
-	published, _, err := events.Publish(pctx, r.js, subject, state, "")
+	published, ack, err := events.Publish(pctx, r.js, subject, state, "")
 	if errors.Is(err, events.ErrTooLarge) {
 		// Retrying cannot help until the object shrinks: said once, on the
 		// object too, and the object keeps its last published state.
@@ -462,6 +464,7 @@ func (r *run) publish(ctx context.Context, it item, subject string, state *event
 		publishErrors.Inc()
 		return err
 	}
+	r.lastAck.Note(subject, published, ack)
 	r.mu.Lock()
 	if state.IsTombstone() {
 		delete(r.hashes, subject) // gone: nothing more to compare it with

@@ -184,11 +184,12 @@ func (r *run) publishComplete(ctx context.Context, complete bool, reason string)
 	mark := &events.DesiredComplete{Complete: complete, Clusters: clusters, Collectors: required,
 		RetiredCollectors: retired, RetiredClusters: retiredClusters, Reason: reason, Run: r.id,
 		LeaseMillis: events.LeaseFor(r.cfg.Heartbeat)}
-	_, ack, err := events.Publish(ctx, r.js, events.DesiredCompleteSubject(), mark, "")
+	sent, ack, err := events.Publish(ctx, r.js, events.DesiredCompleteSubject(), mark, "")
 	if err != nil {
 		publishErrors.Inc()
 		return err
 	}
+	r.lastAck.Note(events.DesiredCompleteSubject(), sent, ack)
 	r.markSeq = ack.Sequence
 	if complete != r.complete || reason != r.reason {
 		if complete {
@@ -227,6 +228,11 @@ func (r *run) lost(ctx context.Context) bool {
 func (r *run) reconnected(ctx context.Context) bool {
 	n := events.Reconnects(r.js)
 	if n == r.reconnects {
+		return false
+	}
+	if kept, err := r.lastAck.Kept(ctx, r.js); err == nil && kept {
+		r.reconnects = n
+		r.log.Info("reconnected to NATS: the newest desired state it published is still there")
 		return false
 	}
 	published, err := readBack(ctx, r.js, r.log)
