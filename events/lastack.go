@@ -7,62 +7,150 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 )
 
-// LastAck is the newest message a stage had acknowledged on one stream.
+// LastAckChecks counts the checks after a reconnect, by stream and result:
+// kept (nothing read back); lost, unknown (an acknowledgement crossed the
+// reconnect) and error (the stage reads back).
+var LastAckChecks = promauto.NewCounterVec(prometheus.CounterOpts{
+	Name: "zonestream_reconnect_checks_total",
+	Help: "checks after a NATS reconnect of a stage's newest acknowledged message, by stream and result (kept: nothing read back)",
+}, []string{"stream", "result"})
+
+// LastAck keeps, per NATS connection epoch (its reconnect count), the
+// newest message a stage had acknowledged on one stream.
 //
 // After NATS reconnects, a stage asks whether the server lost what it had
-// acknowledged (a server that restarted on an unsynced store, a replica
+// acknowledged (a server killed before it flushed its store, a replica
 // that was behind). JetStream loses the end of a store, never a middle:
-// if the newest message is still there, at its sequence, on its subject,
-// with its hash, so is everything the stage published before it. Then the
-// stage need not read back its whole published state, whose cost grows
-// with every tombstone still in the stream. If it is gone or another
-// message took its sequence, the stage reads back as before.
+// if the newest message acknowledged before the reconnect is still there,
+// at its sequence, on its subject, with its hash, so is everything the
+// stage published before it. Then the stage need not read back its whole
+// published state, whose cost grows with every tombstone still in the
+// stream. Otherwise it reads back as before.
+//
+// Only acknowledgements from before the reconnect prove anything: what
+// the stage publishes after it may take the sequences of lost messages.
+// So each acknowledgement counts in the epoch its publish began in, and
+// one that arrived in another epoch (a publish held in the client while it
+// was disconnected, or an acknowledgement read only after the reconnect)
+// leaves it unknown which server took the message: the next check fails,
+// and the stage reads back.
 //
 // A stage notes every acknowledgement, from any goroutine.
 type LastAck struct {
+	js     jetstream.JetStream
 	stream string
 
 	mu      sync.Mutex
-	seq     uint64
-	subject string
-	hash    string
+	epoch   uint64   // the reconnect count newest belongs to
+	newest  ackRef   // the newest acknowledgement of epoch
+	earlier []ackRef // the newest of each earlier epoch, since the last check
+	unknown bool     // an acknowledgement crossed a reconnect since the last check
 }
 
-// NewLastAck returns a LastAck of stream with nothing noted yet.
-func NewLastAck(stream string) *LastAck { return &LastAck{stream: stream} }
+// ackRef is one acknowledged message.
+type ackRef struct {
+	seq           uint64
+	subject, hash string
+}
 
-// Note records that the message published to subject with content hash
-// hash was acknowledged with ack, if it is the newest so far.
-func (l *LastAck) Note(subject, hash string, ack *jetstream.PubAck) {
+// NewLastAck returns a LastAck of stream on js's connection. The stage
+// has just read back what the stream holds (at its start): nothing
+// before now needs a check.
+func NewLastAck(js jetstream.JetStream, stream string) *LastAck {
+	return &LastAck{js: js, stream: stream, epoch: Reconnects(js)}
+}
+
+// Epoch is the connection's epoch, read before each publish and given to
+// Note with its acknowledgement.
+func (l *LastAck) Epoch() uint64 { return Reconnects(l.js) }
+
+// Publish is events.Publish on l's connection, noting the
+// acknowledgement.
+func (l *LastAck) Publish(ctx context.Context, subject string, ev Event, causation string, opts ...jetstream.PublishOpt) (string, *jetstream.PubAck, error) {
+	epoch := l.Epoch()
+	hash, ack, err := Publish(ctx, l.js, subject, ev, causation, opts...)
+	if err == nil {
+		l.Note(epoch, subject, hash, ack)
+	}
+	return hash, ack, err
+}
+
+// Note records that the message published to subject in epoch, with
+// content hash hash, was acknowledged with ack.
+func (l *LastAck) Note(epoch uint64, subject, hash string, ack *jetstream.PubAck) {
 	if ack == nil || ack.Stream != l.stream {
 		return
 	}
+	now := Reconnects(l.js)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if ack.Sequence > l.seq {
-		l.seq, l.subject, l.hash = ack.Sequence, subject, hash
+	l.roll(now)
+	if epoch != now {
+		l.unknown = true
+		return
+	}
+	if ack.Sequence > l.newest.seq {
+		l.newest = ackRef{ack.Sequence, subject, hash}
 	}
 }
 
-// Kept reports whether the stream still holds the newest acknowledged
-// message as it was published. Nothing noted is not kept: the caller
-// reads back. It reads one message, through a consumer of the message's
-// own subject (which a stage's permissions allow, unlike a get by
-// sequence), whatever the stream's length.
-func (l *LastAck) Kept(ctx context.Context, js jetstream.JetStream) (bool, error) {
+// roll starts epoch now, keeping the newest acknowledgement of the one it
+// ends for the next check. The caller holds l.mu.
+func (l *LastAck) roll(now uint64) {
+	if now == l.epoch {
+		return
+	}
+	if l.newest.seq != 0 {
+		l.earlier = append(l.earlier, l.newest)
+	}
+	l.epoch, l.newest = now, ackRef{}
+}
+
+// Kept reports whether the stream still holds, as published, the newest
+// message acknowledged in each epoch since the last check: then nothing
+// the stage published was lost. A stage that published nothing since its
+// last check had nothing to lose. It reads one message per epoch, through
+// a consumer of the message's own subject (which a stage's permissions
+// allow, unlike a get by sequence), whatever the stream's length. Each
+// call starts the next check afresh: a caller told false, or an error,
+// reads back.
+func (l *LastAck) Kept(ctx context.Context) (bool, error) {
+	now := Reconnects(l.js)
 	l.mu.Lock()
-	seq, subject, hash := l.seq, l.subject, l.hash
+	l.roll(now)
+	targets, unknown := l.earlier, l.unknown
+	l.earlier, l.unknown = nil, false
 	l.mu.Unlock()
-	if seq == 0 {
+	if unknown {
+		LastAckChecks.WithLabelValues(l.stream, "unknown").Inc()
 		return false, nil
 	}
-	cons, err := js.CreateConsumer(ctx, l.stream, jetstream.ConsumerConfig{
+	for _, t := range targets {
+		kept, err := l.find(ctx, t)
+		if err != nil {
+			LastAckChecks.WithLabelValues(l.stream, "error").Inc()
+			return false, err
+		}
+		if !kept {
+			LastAckChecks.WithLabelValues(l.stream, "lost").Inc()
+			return false, nil
+		}
+	}
+	LastAckChecks.WithLabelValues(l.stream, "kept").Inc()
+	return true, nil
+}
+
+// find reports whether the stream holds the acknowledged message t.
+func (l *LastAck) find(ctx context.Context, t ackRef) (bool, error) {
+	cons, err := l.js.CreateConsumer(ctx, l.stream, jetstream.ConsumerConfig{
 		Name:              ConsumerNamePrefix() + "_1",
-		FilterSubject:     subject,
+		FilterSubject:     t.subject,
 		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:       seq,
+		OptStartSeq:       t.seq,
 		AckPolicy:         jetstream.AckNonePolicy,
 		HeadersOnly:       true,
 		MemoryStorage:     true,
@@ -74,7 +162,7 @@ func (l *LastAck) Kept(ctx context.Context, js jetstream.JetStream) (bool, error
 	defer func() {
 		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		_ = js.DeleteConsumer(dctx, l.stream, cons.CachedInfo().Name)
+		_ = l.js.DeleteConsumer(dctx, l.stream, cons.CachedInfo().Name)
 	}()
 	if cons.CachedInfo().NumPending == 0 {
 		return false, nil // gone, and nothing after it on its subject
@@ -86,7 +174,7 @@ func (l *LastAck) Kept(ctx context.Context, js jetstream.JetStream) (bool, error
 	kept := false
 	for msg := range batch.Messages() {
 		meta, err := msg.Metadata()
-		kept = err == nil && meta.Sequence.Stream == seq && msg.Headers().Get(HeaderHash) == hash
+		kept = err == nil && meta.Sequence.Stream == t.seq && msg.Headers().Get(HeaderHash) == t.hash
 	}
 	if err := batch.Error(); err != nil {
 		return false, fmt.Errorf("check the last acknowledged message of %s: %w", l.stream, err)

@@ -4,54 +4,82 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/zonestream/zonestream/events/internal/natstest"
 )
 
+// reconnectingBus is a JetStream server behind a relay: reconnect cuts
+// the client off and waits until it is back.
+func reconnectingBus(t *testing.T) (js jetstream.JetStream, reconnect func()) {
+	t.Helper()
+	relay := natstest.StartRelay(t, natstest.Start(t, nil))
+	_, js = natstest.Connect(t, relay.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	if err := EnsureStreams(context.Background(), js); err != nil {
+		t.Fatal(err)
+	}
+	return js, func() {
+		t.Helper()
+		n := Reconnects(js)
+		relay.Cut()
+		relay.Open()
+		for deadline := time.Now().Add(10 * time.Second); Reconnects(js) == n; time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("no reconnect")
+			}
+		}
+	}
+}
+
 // TestLastAckKeptUntilLostOrReplaced checks what a stage believes after a
-// reconnect: its newest acknowledged message is kept while the stream holds
-// it as published, and not once it is gone or another message stands on
-// its subject.
+// reconnect: what it published is kept while the stream holds the newest
+// message acknowledged before the reconnect as published, and not once
+// it is gone or another message stands on its subject.
 func TestLastAckKeptUntilLostOrReplaced(t *testing.T) {
-	js := startJetStream(t)
+	js, reconnect := reconnectingBus(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	kept := func(l *LastAck) bool {
+	l := NewLastAck(js, StreamDesired)
+	kept := func() bool {
 		t.Helper()
-		ok, err := l.Kept(ctx, js)
+		reconnect()
+		ok, err := l.Kept(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ok
 	}
-	l := NewLastAck(StreamDesired)
-	if kept(l) {
-		t.Fatal("nothing noted, yet kept: the caller would skip its read-back")
-	}
-	// Noted out of order, as concurrent publishers may: the newest counts.
-	var acks []func()
-	for _, name := range []string{"a.example.com", "b.example.com"} {
-		hash, ack, err := Publish(ctx, js, DesiredSubject(name), desired(name, "192.0.2.1"), "")
-		if err != nil {
+	publish := func(name, ip string) {
+		t.Helper()
+		if _, _, err := l.Publish(ctx, DesiredSubject(name), desired(name, ip), ""); err != nil {
 			t.Fatal(err)
 		}
-		acks = append(acks, func() { l.Note(DesiredSubject(name), hash, ack) })
 	}
-	acks[1]()
-	acks[0]()
+	if !kept() {
+		t.Fatal("nothing published since the start's read-back, yet not kept")
+	}
+	publish("a.example.com", "192.0.2.1")
+	publish("b.example.com", "192.0.2.1")
 	// An acknowledgement of another stream is not this one's.
+	epoch := l.Epoch()
 	_, ack, err := Publish(ctx, js, ObservedSubject("rfc2136", "a.example.com"), &ObservedState{DNSName: "a.example.com", Provider: "rfc2136"}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.Note(ObservedSubject("rfc2136", "a.example.com"), "", ack)
-	if !kept(l) {
+	l.Note(epoch, ObservedSubject("rfc2136", "a.example.com"), "", ack)
+	if !kept() {
 		t.Fatal("the newest acknowledged message is in the stream, yet not kept")
 	}
 
-	// Replaced: a newer message on its subject (the stream keeps one per subject).
-	if _, _, err := Publish(ctx, js, DesiredSubject("b.example.com"), desired("b.example.com", "192.0.2.2"), ""); err != nil {
+	// Replaced: a newer message on its subject (the stream keeps one per
+	// subject), by another writer.
+	publish("c.example.com", "192.0.2.1")
+	if _, _, err := Publish(ctx, js, DesiredSubject("c.example.com"), desired("c.example.com", "192.0.2.2"), ""); err != nil {
 		t.Fatal(err)
 	}
-	if kept(l) {
+	if kept() {
 		t.Fatal("another message stands on the subject, yet kept")
 	}
 
@@ -60,10 +88,7 @@ func TestLastAckKeptUntilLostOrReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.Note(DesiredSubject("d.example.com"), hash, ack)
-	if !kept(l) {
-		t.Fatal("the newest acknowledged message is in the stream, yet not kept")
-	}
+	l.Note(l.Epoch(), DesiredSubject("d.example.com"), hash, ack)
 	st, err := js.Stream(ctx, StreamDesired)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +96,7 @@ func TestLastAckKeptUntilLostOrReplaced(t *testing.T) {
 	if err := st.DeleteMsg(ctx, ack.Sequence); err != nil {
 		t.Fatal(err)
 	}
-	if kept(l) {
+	if kept() {
 		t.Fatal("the newest acknowledged message is gone, yet kept")
 	}
 	// Every check removed its consumer.
@@ -81,5 +106,52 @@ func TestLastAckKeptUntilLostOrReplaced(t *testing.T) {
 	}
 	if info.State.Consumers != 0 {
 		t.Fatalf("%d consumers left behind", info.State.Consumers)
+	}
+}
+
+// TestLastAckChecksOnlyWhatCameBeforeTheReconnect: a server restart may
+// lose the newest messages it acknowledged, and what the stage publishes
+// after it takes their sequences. The check looks at the newest message
+// acknowledged before the reconnect, so a later one cannot vouch for it,
+// and an acknowledgement whose publish began before the reconnect leaves
+// the check unknown (read back).
+func TestLastAckChecksOnlyWhatCameBeforeTheReconnect(t *testing.T) {
+	js, reconnect := reconnectingBus(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := js.Stream(ctx, StreamDesired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := NewLastAck(js, StreamDesired)
+
+	_, lost, err := l.Publish(ctx, DesiredSubject("lost.example.com"), desired("lost.example.com", "192.0.2.1"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reconnect()
+	if err := st.DeleteMsg(ctx, lost.Sequence); err != nil { // lost with the server
+		t.Fatal(err)
+	}
+	if _, _, err := l.Publish(ctx, DesiredSubject("after.example.com"), desired("after.example.com", "192.0.2.2"), ""); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := l.Kept(ctx); err != nil || ok {
+		t.Fatalf("a message published after the reconnect vouched for one lost before it: kept %v, %v", ok, err)
+	}
+
+	// Published in one epoch, acknowledged in the next.
+	epoch := l.Epoch()
+	hash, ack, err := Publish(ctx, js, DesiredSubject("late.example.com"), desired("late.example.com", "192.0.2.3"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reconnect()
+	l.Note(epoch, DesiredSubject("late.example.com"), hash, ack)
+	if ok, err := l.Kept(ctx); err != nil || ok {
+		t.Fatalf("an acknowledgement that crossed the reconnect was taken as proof: kept %v, %v", ok, err)
+	}
+	if ok, err := l.Kept(ctx); err != nil || !ok {
+		t.Fatalf("nothing published since the last check, yet not kept: %v", err)
 	}
 }

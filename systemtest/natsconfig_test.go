@@ -197,14 +197,22 @@ func publishesAndReadsItsOwn(t *testing.T, js jetstream.JetStream, cluster strin
 	t.Helper()
 	ctx := context.Background()
 	own := events.SourceSubject(cluster, "service", "default", "web")
-	hash, ack, err := events.Publish(ctx, js, own, sourceEvent(cluster), "")
-	if err != nil {
+	last := events.NewLastAck(js, events.StreamSources)
+	if _, _, err := last.Publish(ctx, own, sourceEvent(cluster), ""); err != nil {
 		t.Fatalf("%s cannot publish its own object: %v", cluster, err)
 	}
 	// What it checks after a reconnect instead of reading everything back.
-	last := events.NewLastAck(events.StreamSources)
-	last.Note(own, hash, ack)
-	if kept, err := last.Kept(ctx, js); err != nil || !kept {
+	n := events.Reconnects(js)
+	if err := js.Conn().ForceReconnect(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "a reconnect", 10*time.Second, func() error {
+		if events.Reconnects(js) == n {
+			return errors.New("not reconnected")
+		}
+		return nil
+	})
+	if kept, err := last.Kept(ctx); err != nil || !kept {
 		t.Fatalf("%s cannot find its newest message in the stream: kept %v, %v", cluster, kept, err)
 	}
 	if h, err := events.LastHashes(ctx, js, events.StreamSources, events.SourceFilter(cluster)); err != nil || len(h) != 1 {

@@ -257,7 +257,7 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 		cfg.ZonesCacheDuration))
 	return &Applier{cfg: cfg, name: name, raw: p, prov: calls, log: logger.With("provider", name),
 		listings: map[string]uint64{}, zoneRecords: map[string]int{},
-		zoneTypes: map[string]map[string]int{}, lastAck: events.NewLastAck(events.StreamObserved)}, nil
+		zoneTypes: map[string]map[string]int{}}, nil
 }
 
 // Provider returns the provider the applier drives, as built.
@@ -338,6 +338,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	}
 	a.zoneListHash = zh[events.ZonesSubject(a.name)]
 	a.reconnects = events.Reconnects(js)
+	a.lastAck = events.NewLastAck(js, events.StreamObserved)
 	a.log.Info("applier starting", "published_names", len(a.hashes), "interval", a.cfg.Interval)
 
 	stopAdjust, err := a.serveAdjust(js)

@@ -94,7 +94,7 @@ func TestEditBackToAnEarlierListingIsPublished(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.hashes = map[string]string{}
+	a.hashes, a.lastAck = map[string]string{}, events.NewLastAck(js, events.StreamObserved)
 	x := func(target string) events.Endpoint { return events.NewEndpoint("x.example.org", "A", 60, target) }
 	set := func(old, new *events.Endpoint) {
 		t.Helper()

@@ -74,7 +74,7 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 // otherwise a planner would take every name for empty and plan it anew.
 func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) {
 	if n := events.Reconnects(js); n != a.reconnects {
-		if kept, err := a.lastAck.Kept(ctx, js); err == nil && kept {
+		if kept, err := a.lastAck.Kept(ctx); err == nil && kept {
 			a.reconnects = n
 			a.log.Info("reconnected to NATS: the newest observed state it published is still there")
 			return
@@ -114,11 +114,10 @@ func (a *Applier) publishZoneList(ctx context.Context, js jetstream.JetStream, z
 	if h == a.zoneListHash {
 		return nil
 	}
-	hash, ack, err := events.Publish(ctx, js, events.ZonesSubject(a.name), zl, "")
+	hash, _, err := a.lastAck.Publish(ctx, events.ZonesSubject(a.name), zl, "")
 	if err != nil {
 		return err
 	}
-	a.lastAck.Note(events.ZonesSubject(a.name), hash, ack)
 	a.zoneListHash = hash
 	a.log.Info("published zone list", "zones", zones)
 	return nil
@@ -329,8 +328,8 @@ func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStre
 	if len(batch) == 0 {
 		return 0, 0, nil
 	}
-	done := func(m observedMsg, ack *jetstream.PubAck) {
-		a.lastAck.Note(m.msg.Subject, m.msg.Header.Get(events.HeaderHash), ack)
+	done := func(m observedMsg, epoch uint64, ack *jetstream.PubAck) {
+		a.lastAck.Note(epoch, m.msg.Subject, m.msg.Header.Get(events.HeaderHash), ack)
 		if m.tombstone {
 			delete(a.hashes, m.msg.Subject) // gone: nothing more to compare it with
 		} else {
@@ -343,8 +342,9 @@ func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStre
 		}
 	}
 	type inflight struct {
-		m   observedMsg
-		paf jetstream.PubAckFuture
+		m     observedMsg
+		epoch uint64
+		paf   jetstream.PubAckFuture
 	}
 	var (
 		pending []inflight
@@ -358,7 +358,7 @@ func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStre
 		defer t.Stop()
 		select {
 		case ack := <-f.paf.Ok():
-			done(f.m, ack)
+			done(f.m, f.epoch, ack)
 		case err := <-f.paf.Err():
 			observedPublishErrors.WithLabelValues(a.name, "async").Inc()
 			a.log.Warn("async publish of observed state failed; retrying it", "subject", f.m.msg.Subject, "err", err)
@@ -378,6 +378,7 @@ func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStre
 				return published, tombstones, err
 			}
 		}
+		epoch := a.lastAck.Epoch()
 		paf, err := js.PublishMsgAsync(m.msg)
 		if err != nil {
 			observedPublishErrors.WithLabelValues(a.name, "async").Inc()
@@ -385,7 +386,7 @@ func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStre
 			retry = append(retry, m)
 			continue
 		}
-		pending = append(pending, inflight{m, paf})
+		pending = append(pending, inflight{m, epoch, paf})
 	}
 	for len(pending) > 0 {
 		if err := wait(); err != nil {
@@ -394,6 +395,7 @@ func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStre
 	}
 	var errs []error
 	for _, m := range retry {
+		epoch := a.lastAck.Epoch()
 		ack, err := js.PublishMsg(ctx, m.msg)
 		if err != nil {
 			observedPublishErrors.WithLabelValues(a.name, "final").Inc()
@@ -401,7 +403,7 @@ func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStre
 			errs = append(errs, fmt.Errorf("publish %s: %w", m.msg.Subject, err))
 			continue
 		}
-		done(m, ack)
+		done(m, epoch, ack)
 	}
 	return published, tombstones, errors.Join(errs...)
 }

@@ -51,9 +51,8 @@ func (r *run) announce(ctx context.Context, phase string) error {
 	st.Phase = phase
 	delay := retryBase
 	for {
-		sent, ack, err := events.Publish(ctx, r.js, r.mark.subject, &st, "")
+		_, ack, err := r.lastAck.Publish(ctx, r.mark.subject, &st, "")
 		if err == nil {
-			r.lastAck.Note(r.mark.subject, sent, ack)
 			r.mu.Lock()
 			r.mark.state.Phase, r.mark.seq = phase, ack.Sequence
 			r.mu.Unlock()
@@ -152,11 +151,10 @@ func (r *run) renew(ctx context.Context, seq uint64) bool {
 	st := r.mark.state
 	r.mu.Unlock()
 	st.Phase = events.PhaseSynced
-	sent, ack, err := events.Publish(ctx, r.js, r.mark.subject, &st, "", jetstream.WithExpectLastSequencePerSubject(seq))
+	_, ack, err := r.lastAck.Publish(ctx, r.mark.subject, &st, "", jetstream.WithExpectLastSequencePerSubject(seq))
 	if err != nil {
 		return false
 	}
-	r.lastAck.Note(r.mark.subject, sent, ack)
 	r.mu.Lock()
 	r.mark.seq = ack.Sequence
 	r.mu.Unlock()
@@ -244,7 +242,7 @@ func (r *run) reverify(ctx context.Context) {
 	if n == r.reconnects {
 		return
 	}
-	if kept, err := r.lastAck.Kept(ctx, r.js); err == nil && kept {
+	if kept, err := r.lastAck.Kept(ctx); err == nil && kept {
 		r.mu.Lock()
 		r.reconnects = n
 		r.mu.Unlock()

@@ -154,7 +154,7 @@ func (c *Collector) newRun(js jetstream.JetStream, sources map[string]source.Sou
 			workqueue.TypedRateLimitingQueueConfig[item]{}),
 		problems: make(map[string]string),
 		pending:  make(map[item]bool),
-		lastAck:  events.NewLastAck(events.StreamSources),
+		lastAck:  events.NewLastAck(js, events.StreamSources),
 	}
 	r.mark = r.newMark()
 	return r
@@ -449,7 +449,7 @@ func (r *run) publish(ctx context.Context, it item, subject string, state *event
 	eps := state.Endpoints
 	pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
-	published, ack, err := events.Publish(pctx, r.js, subject, state, "")
+	published, _, err := r.lastAck.Publish(pctx, subject, state, "")
 	if errors.Is(err, events.ErrTooLarge) {
 		// Retrying cannot help until the object shrinks: said once, on the
 		// object too, and the object keeps its last published state.
@@ -464,7 +464,6 @@ func (r *run) publish(ctx context.Context, it item, subject string, state *event
 		publishErrors.Inc()
 		return err
 	}
-	r.lastAck.Note(subject, published, ack)
 	r.mu.Lock()
 	if state.IsTombstone() {
 		delete(r.hashes, subject) // gone: nothing more to compare it with

@@ -184,12 +184,11 @@ func (r *run) publishComplete(ctx context.Context, complete bool, reason string)
 	mark := &events.DesiredComplete{Complete: complete, Clusters: clusters, Collectors: required,
 		RetiredCollectors: retired, RetiredClusters: retiredClusters, Reason: reason, Run: r.id,
 		LeaseMillis: events.LeaseFor(r.cfg.Heartbeat)}
-	sent, ack, err := events.Publish(ctx, r.js, events.DesiredCompleteSubject(), mark, "")
+	_, ack, err := r.lastAck.Publish(ctx, events.DesiredCompleteSubject(), mark, "")
 	if err != nil {
 		publishErrors.Inc()
 		return err
 	}
-	r.lastAck.Note(events.DesiredCompleteSubject(), sent, ack)
 	r.markSeq = ack.Sequence
 	if complete != r.complete || reason != r.reason {
 		if complete {
@@ -230,7 +229,7 @@ func (r *run) reconnected(ctx context.Context) bool {
 	if n == r.reconnects {
 		return false
 	}
-	if kept, err := r.lastAck.Kept(ctx, r.js); err == nil && kept {
+	if kept, err := r.lastAck.Kept(ctx); err == nil && kept {
 		r.reconnects = n
 		r.log.Info("reconnected to NATS: the newest desired state it published is still there")
 		return false

@@ -234,7 +234,7 @@ type run struct {
 func (d *Dedup) newRun(js jetstream.JetStream) *run {
 	return &run{Dedup: d, id: nuid.Next(), js: js, wanted: newWanted(), dirty: map[string]string{},
 		collectors: newCollectors(), unknown: map[string]events.ObjectRef{}, awaited: map[string]struct{}{}, reason: "dedup restarted",
-		lastAck: events.NewLastAck(events.StreamDesired)}
+		lastAck: events.NewLastAck(js, events.StreamDesired)}
 }
 
 func (r *run) fold(ctx context.Context, m events.Received) {
@@ -355,7 +355,7 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 			delete(r.dirty, name)
 			continue
 		}
-		sent, ack, err := events.Publish(ctx, r.js, subject, d, r.dirty[name])
+		_, _, err = r.lastAck.Publish(ctx, subject, d, r.dirty[name])
 		if errors.Is(err, events.ErrTooLarge) {
 			tooLarge.Inc()
 			r.log.Error("desired state too large for the bus; the name keeps its last published state",
@@ -367,7 +367,6 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 			publishErrors.Inc()
 			return err
 		}
-		r.lastAck.Note(subject, sent, ack)
 		r.remember(d, hash)
 		delete(r.dirty, name)
 		publishedTotal.Inc()
