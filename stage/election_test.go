@@ -3,6 +3,7 @@ package stage
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync/atomic"
@@ -52,8 +53,10 @@ func TestElectedRunsOneReplicaAndTheStandbyIsReady(t *testing.T) {
 		RenewDeadline: time.Second, RetryPeriod: 200 * time.Millisecond}}
 	stub := &stageStub{}
 	var replicas []Runner
-	for range 2 {
-		svc, err := election.Elected(stub, quiet)
+	for i := range 2 {
+		replica := election
+		replica.Identity = fmt.Sprintf("t-%d", i) // one per live replica
+		svc, err := replica.Elected(stub, quiet)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,6 +2,7 @@ package applier_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -139,12 +140,14 @@ func TestAppliersOfTwoServersNeverShareAConsumer(t *testing.T) {
 	for name, s := range servers {
 		cfg := rfcConfig(s, time.Hour)
 		cfg.Name, cfg.RFC2136.Zones = name, []string{zones[name]}
-		for range 2 {
+		for i := range 2 {
 			a, err := applier.New(cfg, logger())
 			if err != nil {
 				t.Fatal(err)
 			}
-			svc, err := stage.Election{Enabled: true, Config: timing}.Elected(a, logger())
+			replica := timing
+			replica.Identity = fmt.Sprintf("%s-%d", name, i) // one per live replica
+			svc, err := stage.Election{Enabled: true, Config: replica}.Elected(a, logger())
 			if err != nil {
 				t.Fatal(err)
 			}
