@@ -39,6 +39,10 @@ var LastAckChecks = promauto.NewCounterVec(prometheus.CounterOpts{
 // leaves it unknown which server took the message: the next check fails,
 // and the stage reads back.
 //
+// A check that fails keeps failing until the stage says it has read back
+// (ReadBack): a read-back that fails in turn must not leave the next check
+// to pass for want of anything to check.
+//
 // A stage notes every acknowledgement, from any goroutine.
 type LastAck struct {
 	js     jetstream.JetStream
@@ -48,7 +52,10 @@ type LastAck struct {
 	epoch   uint64   // the reconnect count newest belongs to
 	newest  ackRef   // the newest acknowledgement of epoch
 	earlier []ackRef // the newest of each earlier epoch, since the last check
-	unknown bool     // an acknowledgement crossed a reconnect since the last check
+	// readBack, when not empty, says why the stage must read back before a
+	// check can pass: unknown (an acknowledgement crossed a reconnect),
+	// lost or error.
+	readBack string
 }
 
 // ackRef is one acknowledged message.
@@ -90,7 +97,7 @@ func (l *LastAck) Note(epoch uint64, subject, hash string, ack *jetstream.PubAck
 	defer l.mu.Unlock()
 	l.roll(now)
 	if epoch != now {
-		l.unknown = true
+		l.mustReadBack("unknown")
 		return
 	}
 	if ack.Sequence > l.newest.seq {
@@ -110,38 +117,61 @@ func (l *LastAck) roll(now uint64) {
 	l.epoch, l.newest = now, ackRef{}
 }
 
+// mustReadBack fails every check until the stage has read back, for
+// reason. The caller holds l.mu.
+func (l *LastAck) mustReadBack(reason string) {
+	if l.readBack == "" {
+		l.readBack = reason
+	}
+}
+
+// ReadBack says the stage has read back what the stream held, having
+// begun in epoch: checks may pass again, unless the connection has
+// reconnected since (what was read may be older than a loss).
+func (l *LastAck) ReadBack(epoch uint64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if Reconnects(l.js) == epoch {
+		l.readBack = ""
+	}
+}
+
 // Kept reports whether the stream still holds, as published, the newest
 // message acknowledged in each epoch since the last check: then nothing
 // the stage published was lost. A stage that published nothing since its
 // last check had nothing to lose. It reads one message per epoch, through
 // a consumer of the message's own subject (which a stage's permissions
-// allow, unlike a get by sequence), whatever the stream's length. Each
-// call starts the next check afresh: a caller told false, or an error,
-// reads back.
+// allow, unlike a get by sequence), whatever the stream's length. A
+// caller told false, or an error, reads back and then calls ReadBack.
 func (l *LastAck) Kept(ctx context.Context) (bool, error) {
 	now := Reconnects(l.js)
 	l.mu.Lock()
 	l.roll(now)
-	targets, unknown := l.earlier, l.unknown
-	l.earlier, l.unknown = nil, false
+	targets, reason := l.earlier, l.readBack
+	l.earlier = nil // checked now, or covered by the read-back
 	l.mu.Unlock()
-	if unknown {
-		LastAckChecks.WithLabelValues(l.stream, "unknown").Inc()
-		return false, nil
-	}
+	var err error
 	for _, t := range targets {
-		kept, err := l.find(ctx, t)
-		if err != nil {
-			LastAckChecks.WithLabelValues(l.stream, "error").Inc()
-			return false, err
+		if reason != "" {
+			break
 		}
-		if !kept {
-			LastAckChecks.WithLabelValues(l.stream, "lost").Inc()
-			return false, nil
+		var kept bool
+		switch kept, err = l.find(ctx, t); {
+		case err != nil:
+			reason = "error"
+		case !kept:
+			reason = "lost"
 		}
 	}
-	LastAckChecks.WithLabelValues(l.stream, "kept").Inc()
-	return true, nil
+	if reason == "" {
+		LastAckChecks.WithLabelValues(l.stream, "kept").Inc()
+		return true, nil
+	}
+	l.mu.Lock()
+	l.mustReadBack(reason)
+	l.mu.Unlock()
+	LastAckChecks.WithLabelValues(l.stream, reason).Inc()
+	return false, err
 }
 
 // find reports whether the stream holds the acknowledged message t.

@@ -83,6 +83,8 @@ func TestLastAckKeptUntilLostOrReplaced(t *testing.T) {
 		t.Fatal("another message stands on the subject, yet kept")
 	}
 
+	l.ReadBack(l.Epoch()) // the stage read back
+
 	// Lost: the server no longer has it.
 	hash, ack, err := Publish(ctx, js, DesiredSubject("d.example.com"), desired("d.example.com", "192.0.2.4"), "")
 	if err != nil {
@@ -151,7 +153,46 @@ func TestLastAckChecksOnlyWhatCameBeforeTheReconnect(t *testing.T) {
 	if ok, err := l.Kept(ctx); err != nil || ok {
 		t.Fatalf("an acknowledgement that crossed the reconnect was taken as proof: kept %v, %v", ok, err)
 	}
+	l.ReadBack(l.Epoch()) // the stage read back
 	if ok, err := l.Kept(ctx); err != nil || !ok {
-		t.Fatalf("nothing published since the last check, yet not kept: %v", err)
+		t.Fatalf("nothing published since the read-back, yet not kept: %v", err)
+	}
+}
+
+// TestFailedCheckHoldsUntilReadBack: a check that fails keeps failing
+// until the stage has read back; a read-back that failed in turn must not
+// let the next check pass for want of anything left to check.
+func TestFailedCheckHoldsUntilReadBack(t *testing.T) {
+	js, reconnect := reconnectingBus(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	l := NewLastAck(js, StreamDesired)
+	_, ack, err := l.Publish(ctx, DesiredSubject("lost.example.com"), desired("lost.example.com", "192.0.2.1"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := js.Stream(ctx, StreamDesired)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeleteMsg(ctx, ack.Sequence); err != nil {
+		t.Fatal(err)
+	}
+	reconnect()
+	for i := range 2 { // the stage's read-back failed after the first
+		if ok, err := l.Kept(ctx); err != nil || ok {
+			t.Fatalf("check %d after the loss passed: kept %v, %v", i+1, ok, err)
+		}
+	}
+	// Read back, but across another reconnect: still not settled.
+	epoch := l.Epoch()
+	reconnect()
+	l.ReadBack(epoch)
+	if ok, _ := l.Kept(ctx); ok {
+		t.Fatal("a read-back begun before the last reconnect settled the check")
+	}
+	l.ReadBack(l.Epoch())
+	if ok, err := l.Kept(ctx); err != nil || !ok {
+		t.Fatalf("after the read-back: kept %v, %v", ok, err)
 	}
 }

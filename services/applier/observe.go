@@ -88,6 +88,7 @@ func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) {
 			return // tried again at the next listing
 		}
 		a.reconnects, a.hashes, a.zoneListHash = n, hashes, zh[events.ZonesSubject(a.name)]
+		a.lastAck.ReadBack(n)
 		clear(a.listings)
 		a.log.Info("reconnected to NATS: published state read back from the stream", "names", len(hashes))
 		return

@@ -256,6 +256,7 @@ func (r *run) reverify(ctx context.Context) {
 	var stale []item
 	r.mu.Lock()
 	r.reconnects = n
+	r.lastAck.ReadBack(n)
 	for _, subjects := range []map[string]string{r.hashes, fresh} {
 		for subject := range subjects {
 			if r.hashes[subject] == fresh[subject] {

@@ -239,6 +239,7 @@ func (r *run) reconnected(ctx context.Context) bool {
 		return false // tried again at the next heartbeat
 	}
 	r.published, r.reconnects = published, n
+	r.lastAck.ReadBack(n)
 	r.markAll()
 	r.log.Info("reconnected to NATS: published state read back from the stream", "names", len(published.hashes))
 	return true
