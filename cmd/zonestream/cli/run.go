@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"syscall"
 
@@ -244,8 +245,11 @@ func (a *AllInOne) ready(svcs []stage.Runner) func() error {
 func (a *AllInOne) runStages(ctx context.Context, js jetstream.JetStream, svcs []stage.Runner) error {
 	g, gctx := errgroup.WithContext(ctx)
 	for i, s := range svcs {
-		g.Go(func() error {
-			if err := s.Run(gctx, js); err != nil && !errors.Is(err, context.Canceled) {
+		g.Go(func() (err error) {
+			// A profile of the all-in-one tells the stages apart by this
+			// label; every goroutine a stage starts inherits it.
+			pprof.Do(gctx, pprof.Labels("stage", a.stages[i].Name), func(ctx context.Context) { err = s.Run(ctx, js) })
+			if err != nil && !errors.Is(err, context.Canceled) {
 				// A pass that finished (--once) ends the others too.
 				return fmt.Errorf("%s: %w", a.stages[i].Name, err)
 			}
