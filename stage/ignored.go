@@ -26,8 +26,6 @@ var ignoredFlags = []struct {
 		flags: "batch-change-interval="},
 	{reason: "the collector's informers watch the API server: a timeout on each request would cut their watches",
 		flags: "request-timeout= kube-api-request-timeout="},
-	{reason: "--kube-status (on by default) writes ExternalDNS' Events on the objects",
-		flags: "events-emit="},
 	{reason: "the legacy annotations of mate, molecule and kops-dns-controller are not read",
 		flags: "compatibility="},
 	{reason: "zonestream has no such source (connector, gloo-proxy, skipper-routegroup, openshift-route, traefik-proxy, unstructured)",

@@ -53,6 +53,7 @@ func TestStatusBackOnKubernetes(t *testing.T) {
 		}
 	}
 	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--source=crd", "--source-priority=crd,service",
+		"--events-emit=RecordReady,RecordDeleted,RecordError", "--events-emit=RecordRejected",
 		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s"},
 		rfc2136Flags(ns, zone, "e2e")...)
 	startProcess(t, "zonestream", args...)

@@ -28,6 +28,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/registry"
+	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/collector/source"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
@@ -123,9 +124,13 @@ type Config struct {
 	ManagedRecordTypes stage.StringList
 
 	// KubeStatus brings the pipeline's outcome back to the objects:
-	// Events and DNSEndpoint conditions (--kube-status, on by default on
-	// the command line; the zero Config leaves it off).
+	// DNSEndpoint conditions, and the Events of EmitEvents (--kube-status,
+	// on by default on the command line; the zero Config leaves it off).
 	KubeStatus bool
+	// EmitEvents are the reasons of the Events written on the objects
+	// (--events-emit, kubestatus.EventReasons). None by default, as in
+	// ExternalDNS: an Event per changed record is an API write per change.
+	EmitEvents stage.StringList
 	// Ownership is the planner's TXT registry configuration, read to tell
 	// names another owner holds (stage.Shared).
 	Ownership registry.Settings
@@ -169,7 +174,9 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Gateway.RegisterFlags(fs)
 	c.Node.RegisterFlags(fs)
 	c.Pod.RegisterFlags(fs)
-	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: Events, and a Ready condition on DNSEndpoints")
+	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: a Ready condition on DNSEndpoints, and the Events of --events-emit")
+	fs.Var(&c.EmitEvents, "events-emit", "Events to write on the objects, by reason (repeatable or comma-separated: "+
+		strings.Join(kubestatus.EventReasons, ", ")+"); default none, as ExternalDNS")
 }
 
 // factories build a fresh instance of every known source.
@@ -289,6 +296,9 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 	}
 	if cfg.Heartbeat < 0 {
 		return nil, fmt.Errorf("--heartbeat-interval=%s: must be positive", cfg.Heartbeat)
+	}
+	if err := kubestatus.CheckEventReasons(cfg.EmitEvents); err != nil {
+		return nil, fmt.Errorf("--events-emit: %w", err)
 	}
 	if len(cfg.Sources) == 0 {
 		return nil, fmt.Errorf("no --source given (known: %s)", strings.Join(KnownSources(), ", "))

@@ -18,6 +18,7 @@ import (
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
 	"github.com/zonestream/zonestream/services/collector/collectortest"
+	"github.com/zonestream/zonestream/services/collector/kubestatus"
 )
 
 // syncBuffer is a log sink tests read while the collector writes.
@@ -76,6 +77,7 @@ func TestStatusWritesRefusedLeaveDNSWorkAlone(t *testing.T) {
 	logs := &syncBuffer{}
 	cfg := collectortest.CRDConfig(ns)
 	cfg.RESTConfig, cfg.Sources, cfg.Workers, cfg.KubeStatus = restrictedConfig(t, "zs-restricted-"+ns), []string{"service", "crd"}, 1, true
+	cfg.EmitEvents = kubestatus.EventReasons
 	c, err := collector.New(cfg, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,14 @@ import (
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 )
 
+// followsOutcomes: there is an outcome to bring back, an Event asked for or
+// a DNSEndpoint's condition. Otherwise the desired, observed and result
+// streams are not read at all.
+func (r *run) followsOutcomes() bool {
+	_, crd := r.sources[crdsource.Name]
+	return r.c.cfg.KubeStatus && (len(r.c.cfg.EmitEvents) > 0 || crd)
+}
+
 // followOutcomes brings the pipeline's outcome back to this run's objects
 // (Events, DNSEndpoint conditions) until ctx ends. It shares nothing with
 // the publishing path: a failure here is counted and logged, never more.
@@ -28,7 +36,7 @@ func (r *run) followOutcomes(ctx context.Context) {
 		return
 	}
 	st = kubestatus.New(r.owns, func(o events.ObjectRef) bool { return o.Source == crdsource.Name },
-		r.c.cfg.Ownership, kube, logger, kubestatus.WithCluster(r.c.cfg.ClusterName))
+		r.c.cfg.Ownership, kube, logger, kubestatus.WithCluster(r.c.cfg.ClusterName), kubestatus.WithEvents(r.c.cfg.EmitEvents...))
 	var wg sync.WaitGroup
 	wg.Go(func() { kube.Run(ctx) })
 	st.Run(ctx, r.js)

@@ -129,7 +129,7 @@ func (c *Collector) runOnce(parent context.Context, js jetstream.JetStream) erro
 	c.setReady(errors.New("waiting for informers to sync"))
 	factory.Start(ctx.Done())
 	r.startRunners(ctx, &workers)
-	if c.cfg.KubeStatus {
+	if r.followsOutcomes() {
 		workers.Go(func() { r.followOutcomes(ctx) })
 	}
 	if !cache.WaitForCacheSync(ctx.Done(), syncs...) {

@@ -43,6 +43,8 @@ type Status struct {
 	sink   Sink
 	// conditions says which objects carry a Ready condition (DNSEndpoints).
 	conditions func(events.ObjectRef) bool
+	// emit are the Event reasons written (WithEvents).
+	emit []string
 
 	mu     sync.Mutex
 	book   *book
@@ -117,7 +119,7 @@ func (s *Status) report(ts []Transition) {
 	}
 	conds := map[events.ObjectRef]bool{}
 	for _, t := range ts {
-		if newsworthy(t) {
+		if newsworthy(t) && s.emits(t.To) {
 			s.sink.Event(t.Object, t.Name, t.To)
 		}
 		if s.conditions(t.Object) {
