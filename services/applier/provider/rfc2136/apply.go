@@ -99,7 +99,7 @@ func (p *Provider) updateMsg(zone string, changes []events.Change) (*dns.Msg, er
 	return m, nil
 }
 
-// send exchanges one UPDATE over TCP (or TLS) with a fresh client, retrying
+// send exchanges one UPDATE over TCP (or TLS), retrying
 // transient failures with exponential backoff and jitter.
 func (p *Provider) send(ctx context.Context, zone string, m *dns.Msg) error {
 	err := provider.Retry(ctx, p.cfg.Retries, p.cfg.RetryBackoff,
@@ -121,7 +121,7 @@ func (p *Provider) exchange(ctx context.Context, s server, zone string, m *dns.M
 		p.sign(m)
 		c.TsigProvider = tsig{p.keyName, p.cfg.TSIGSecret}
 	}
-	r, _, err := c.ExchangeContext(ctx, m, s.addr)
+	r, err := p.conns.exchange(ctx, c, m, s.addr)
 	if err != nil {
 		err = fmt.Errorf("rfc2136: update %s at %s: %w", zone, s.addr, err)
 		for _, tsigErr := range []error{dns.ErrAuth, dns.ErrSig, dns.ErrSecret, dns.ErrKeyAlg, dns.ErrTime, dns.ErrNoSig} {

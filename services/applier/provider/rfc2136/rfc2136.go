@@ -22,6 +22,7 @@ import (
 type Provider struct {
 	cfg        Config
 	servers    *servers
+	conns      conns  // the UPDATEs' connections, kept between messages
 	net        string // "tcp", or "tcp-tls" with --rfc2136-use-tls
 	zones      []string
 	keyName    string
