@@ -54,11 +54,47 @@ func Hash(payload []byte) string { return strconv.FormatUint(xxhash.Sum64(payloa
 
 // HashOf canonicalizes and hashes an event.
 func HashOf(ev Event) (string, error) {
-	b, err := Marshal(ev)
+	enc, err := Encode(ev)
 	if err != nil {
 		return "", err
 	}
-	return Hash(b), nil
+	return enc.hash, nil
+}
+
+// Encoded is an event encoded once, with the hash of its payload. It is an
+// Event itself: a stage that encoded an event to learn whether its content
+// changed publishes these same bytes (Publish, Message, LastAck.Publish)
+// rather than encoding it a second time. The event must not change after
+// Encode.
+type Encoded struct {
+	ev      Event
+	payload []byte
+	hash    string
+}
+
+// Encode canonicalizes and encodes ev (an Encoded is returned as it is).
+func Encode(ev Event) (*Encoded, error) {
+	if enc, ok := ev.(*Encoded); ok {
+		return enc, nil
+	}
+	payload, err := Marshal(ev)
+	if err != nil {
+		return nil, err
+	}
+	return &Encoded{ev: ev, payload: payload, hash: Hash(payload)}, nil
+}
+
+// Hash is the content hash of the payload, as carried in HeaderHash.
+func (e *Encoded) Hash() string { return e.hash }
+
+func (e *Encoded) Schema() Schema  { return e.ev.Schema() }
+func (e *Encoded) canonicalize()   {} // Encode did
+func (e *Encoded) subject() string { return e.ev.subject() }
+
+// IsTombstone is the event's: an Encoded tombstone expires as the event would.
+func (e *Encoded) IsTombstone() bool {
+	t, ok := e.ev.(Tombstoner)
+	return ok && t.IsTombstone()
 }
 
 // TombstoneTTL is how long the tombstone of a key's state (an object, a
@@ -93,6 +129,9 @@ const MarkTombstoneTTL = 24 * time.Hour
 
 // tombstoneTTL is how long ev stays on its stream when it is a tombstone.
 func tombstoneTTL(ev Event) time.Duration {
+	if enc, ok := ev.(*Encoded); ok {
+		ev = enc.ev
+	}
 	switch ev.(type) {
 	case *CollectorState, *ClusterClaim, *HeldDeletes:
 		return MarkTombstoneTTL
@@ -105,12 +144,13 @@ func tombstoneTTL(ev Event) time.Duration {
 // state streams' limit of one message per subject, never by a rollup
 // (streams.go).
 func Message(subject string, ev Event, causation string) (*nats.Msg, error) {
-	payload, err := Marshal(ev)
+	enc, err := Encode(ev)
 	if err != nil {
 		return nil, err
 	}
+	payload := enc.payload
 	// What a reader would reject is not published.
-	if err := checkShape(payload, reflect.TypeOf(ev)); err != nil {
+	if err := checkShape(payload, reflect.TypeOf(enc.ev)); err != nil {
 		return nil, fmt.Errorf("%s on %s: %w: %w", ev.Schema(), subject, ErrTooLarge, err)
 	}
 	msg := nats.NewMsg(subject)
@@ -121,7 +161,7 @@ func Message(subject string, ev Event, causation string) (*nats.Msg, error) {
 	id := nuid.Next()
 	msg.Header.Set(HeaderContentType, ContentType)
 	msg.Header.Set(HeaderSchema, ev.Schema().String())
-	msg.Header.Set(HeaderHash, Hash(payload))
+	msg.Header.Set(HeaderHash, enc.hash)
 	msg.Header.Set(HeaderEventID, id)
 	msg.Header.Set(nats.MsgIdHdr, id)
 	if causation != "" {

@@ -87,3 +87,40 @@ func TestNormalizeCanonicalTargets(t *testing.T) {
 		t.Fatalf("TXT data must be kept as is: %+v", txt)
 	}
 }
+
+// TestEncodedIsPublishedAsEncoded: a message built from an Encoded carries
+// the bytes, hash and headers of one built from its event, tombstones'
+// expiry included, and an Encoded is not encoded again.
+func TestEncodedIsPublishedAsEncoded(t *testing.T) {
+	ref := ObjectRef{Cluster: "c", Source: "service", Namespace: "ns", Name: "web"}
+	for _, ev := range []Event{
+		&SourceState{Object: ref, Endpoints: []Endpoint{{DNSName: "B.example.com.", RecordType: "a", Targets: []string{"10.0.0.2", "10.0.0.1"}}}},
+		&SourceState{Object: ref},
+		&CollectorState{CollectorRef: CollectorRef{Cluster: "c", Collector: "x"}, Phase: PhaseRetired},
+	} {
+		enc, err := Encode(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again, err := Encode(enc); err != nil || again != enc {
+			t.Errorf("Encode of an Encoded: %p, %v; want %p", again, err, enc)
+		}
+		subject := ev.subject()
+		direct, err := Message(subject, ev, "cause")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromEnc, err := Message(subject, enc, "cause")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(direct.Data) != string(fromEnc.Data) || enc.Hash() != direct.Header.Get(HeaderHash) {
+			t.Errorf("%s: payload or hash differ: %q/%q, hash %s/%s", ev.Schema(), direct.Data, fromEnc.Data, enc.Hash(), direct.Header.Get(HeaderHash))
+		}
+		for _, h := range []string{HeaderSchema, HeaderHash, HeaderCausation, "Nats-TTL"} {
+			if direct.Header.Get(h) != fromEnc.Header.Get(h) {
+				t.Errorf("%s: header %s: %q from the event, %q from its Encoded", ev.Schema(), h, direct.Header.Get(h), fromEnc.Header.Get(h))
+			}
+		}
+	}
+}

@@ -382,11 +382,11 @@ func (r *run) process(ctx context.Context, it item) error {
 	r.report(it, subject, problems)
 
 	state := &events.SourceState{Object: ref, Endpoints: eps}
-	publish, err := r.toPublish(it, subject, state, exists, len(problems) > 0)
-	if err != nil || !publish {
+	enc, err := events.Encode(state)
+	if err != nil || !r.toPublish(it, subject, state, enc.Hash(), exists, len(problems) > 0) {
 		return err
 	}
-	return r.publish(ctx, it, subject, state, exists)
+	return r.publish(ctx, it, subject, state, enc, exists)
 }
 
 // unknown reports whether the source cannot see the object now
@@ -411,25 +411,22 @@ func (r *run) unknown(it item, problems []error) bool {
 	return false
 }
 
-// toPublish reports whether state is to be published: not when it is what
-// was last published, a tombstone of what never was, or the tombstone of
-// an object that exists but has only invalid input.
-func (r *run) toPublish(it item, subject string, state *events.SourceState, exists, invalid bool) (bool, error) {
-	hash, err := events.HashOf(state)
-	if err != nil {
-		return false, err
-	}
+// toPublish reports whether state, of content hash hash, is to be
+// published: not when it is what was last published, a tombstone of what
+// never was, or the tombstone of an object that exists but has only
+// invalid input.
+func (r *run) toPublish(it item, subject string, state *events.SourceState, hash string, exists, invalid bool) bool {
 	r.mu.Lock()
 	last, had := r.hashes[subject]
 	r.mu.Unlock()
 	if had && last == hash {
 		publishSkipped.WithLabelValues(it.source).Inc()
 		r.countEndpoints(subject, state.Endpoints)
-		return false, nil
+		return false
 	}
 	if !had && state.IsTombstone() {
 		// Never published anything: nothing to take back.
-		return false, nil
+		return false
 	}
 	if exists && state.IsTombstone() && invalid {
 		// Bad input alone never takes an object's records away: an object
@@ -437,19 +434,19 @@ func (r *run) toPublish(it item, subject string, state *events.SourceState, exis
 		// until it is fixed (or deleted).
 		r.logger.Warn("object has only invalid input; keeping its last published state",
 			"source", it.source, "object", it.key.String())
-		return false, nil
+		return false
 	}
-	return true, nil
+	return true
 }
 
 // publish publishes the object's state and records its hash; an object
 // too large for the bus is reported, on the object too, and keeps its last
 // published state.
-func (r *run) publish(ctx context.Context, it item, subject string, state *events.SourceState, exists bool) error {
+func (r *run) publish(ctx context.Context, it item, subject string, state *events.SourceState, enc *events.Encoded, exists bool) error {
 	eps := state.Endpoints
 	pctx, cancel := context.WithTimeout(ctx, publishTimeout)
 	defer cancel()
-	published, _, err := r.lastAck.Publish(pctx, subject, state, "")
+	published, _, err := r.lastAck.Publish(pctx, subject, enc, "")
 	if errors.Is(err, events.ErrTooLarge) {
 		// Retrying cannot help until the object shrinks: said once, on the
 		// object too, and the object keeps its last published state.

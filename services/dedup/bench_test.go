@@ -35,11 +35,11 @@ func benchRun(b *testing.B, js jetstream.JetStream, n int) *run {
 	for i := range n {
 		name := benchName(i)
 		feedSource(b, r, benchObject(i), events.NewEndpoint(name, "A", 0, fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255)))
-		ds, hash, err := r.desired(name)
+		ds, enc, err := r.desired(name)
 		if err != nil {
 			b.Fatal(err)
 		}
-		r.remember(ds, hash)
+		r.remember(ds, enc.Hash())
 		delete(r.dirty, name)
 	}
 	r.Dedup.caughtUp.Store(true)

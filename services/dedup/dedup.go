@@ -344,18 +344,18 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 			delete(r.dirty, name)
 			continue
 		}
-		d, hash, err := r.desired(name)
+		d, enc, err := r.desired(name)
 		if err != nil {
 			return err
 		}
 		subject := events.DesiredSubject(name)
 		prev, known := r.published.hashes[subject]
-		if prev == hash || !known && d.IsTombstone() {
+		if prev == enc.Hash() || !known && d.IsTombstone() {
 			skipped.Inc()
 			delete(r.dirty, name)
 			continue
 		}
-		_, _, err = r.lastAck.Publish(ctx, subject, d, r.dirty[name])
+		_, _, err = r.lastAck.Publish(ctx, subject, enc, r.dirty[name])
 		if errors.Is(err, events.ErrTooLarge) {
 			tooLarge.Inc()
 			r.log.Error("desired state too large for the bus; the name keeps its last published state",
@@ -367,7 +367,7 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 			publishErrors.Inc()
 			return err
 		}
-		r.remember(d, hash)
+		r.remember(d, enc.Hash())
 		delete(r.dirty, name)
 		publishedTotal.Inc()
 		if len(d.Losers) > 0 {
@@ -390,11 +390,12 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 	return nil
 }
 
-// desired computes what is wanted at name now, and its content hash.
-func (r *run) desired(name string) (*events.DesiredState, string, error) {
+// desired computes what is wanted at name now, and encodes it: the
+// content hash says whether it changed, and the same bytes are published.
+func (r *run) desired(name string) (*events.DesiredState, *events.Encoded, error) {
 	d := merge(name, r.wanted.contributions(name), r.published.holders[name], r.rules)
-	hash, err := events.HashOf(d)
-	return d, hash, err
+	enc, err := events.Encode(d)
+	return d, enc, err
 }
 
 // remember notes a desired state as published: its hash, to stay quiet
