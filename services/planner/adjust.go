@@ -30,7 +30,7 @@ const (
 // adjusted when the provider adjusts; ok is false while an adjustment is
 // missing.
 func (r *run) desiredFor(provider, name string) (eps []events.Endpoint, ok bool) {
-	d := r.desired[name].state.Endpoints
+	d := r.desired[name].endpoints
 	if !r.adjusts[provider] || len(d) == 0 {
 		return d, true
 	}
@@ -59,7 +59,7 @@ func (r *run) adjustDirty(ctx context.Context, now time.Time) {
 				continue
 			}
 			names = append(names, name)
-			count += len(r.desired[name].state.Endpoints)
+			count += len(r.desired[name].endpoints)
 			if count >= adjustChunk {
 				r.adjustNames(ctx, provider, names)
 				names, count = nil, 0
@@ -77,7 +77,7 @@ func (r *run) adjustDirty(ctx context.Context, now time.Time) {
 func (r *run) adjustNames(ctx context.Context, provider string, names []string) {
 	var eps []events.Endpoint
 	for _, n := range names {
-		eps = append(eps, r.desired[n].state.Endpoints...)
+		eps = append(eps, r.desired[n].endpoints...)
 	}
 	ctx, cancel := context.WithTimeout(ctx, adjustTimeout)
 	defer cancel()

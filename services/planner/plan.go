@@ -112,13 +112,8 @@ func (r *run) plan(ctx context.Context) {
 }
 
 func (r *run) nameInput(provider, zone, name string) nameInput {
-	d := r.desired[name].state
-	resource := ""
-	if len(d.Contributors) == 1 {
-		resource = d.Contributors[0].Resource()
-	}
 	desired, _ := r.desiredFor(provider, name)
-	return nameInput{name: name, zone: zone, desired: desired, resource: resource,
+	return nameInput{name: name, zone: zone, desired: desired, resource: r.desired[name].resource,
 		observed: r.observedAt(provider), policy: r.effectivePolicy(), reg: r.reg}
 }
 

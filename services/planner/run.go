@@ -57,7 +57,11 @@ type run struct {
 }
 
 type desiredEntry struct {
-	state events.DesiredState
+	// endpoints are what is wanted; resource is the one object that
+	// wants them, if one (its ownership records' resource label). The rest
+	// of the desired state (holders, losers) is dedup's and the portal's.
+	endpoints []events.Endpoint
+	resource  string
 	// live: published after this run started watching. Until the desired
 	// state is complete, only such names are planned: one read back from
 	// the stream may be older than the cluster (an object deleted while
@@ -165,7 +169,11 @@ func (r *run) foldDesired(m events.Received) error {
 	if len(d.Endpoints) == 0 {
 		delete(r.desired, d.DNSName)
 	} else {
-		r.desired[d.DNSName] = desiredEntry{state: d, live: m.Live}
+		e := desiredEntry{endpoints: d.Endpoints, live: m.Live}
+		if len(d.Contributors) == 1 {
+			e.resource = d.Contributors[0].Resource()
+		}
+		r.desired[d.DNSName] = e
 	}
 	r.recountVerified(d.DNSName)
 	r.mark(d.DNSName, m.EventID())

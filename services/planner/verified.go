@@ -39,24 +39,25 @@ func addVerified(typ string, n int) {
 }
 
 // verifiedByName is each name's share of verifiedRecords: wanted records
-// held, by type.
-type verifiedByName map[string]map[string]int
+// held, one per endpoint. A slice, not a map per name: a name has one or
+// two, and there is one such share per name.
+type verifiedByName map[string][]string
 
 // recountVerified brings name's share of verifiedRecords up to date.
 func (r *run) recountVerified(name string) {
-	now := map[string]int{}
+	var now []string
 	if d, ok := r.desired[name]; ok {
-		for _, ep := range d.state.Endpoints {
+		for _, ep := range d.endpoints {
 			if r.heldAnywhere(name, ep.RecordType) {
-				now[ep.RecordType]++
+				now = append(now, ep.RecordType)
 			}
 		}
 	}
-	for typ, n := range r.verified[name] {
-		addVerified(typ, -n)
+	for _, typ := range r.verified[name] {
+		addVerified(typ, -1)
 	}
-	for typ, n := range now {
-		addVerified(typ, n)
+	for _, typ := range now {
+		addVerified(typ, 1)
 	}
 	if len(now) == 0 {
 		delete(r.verified, name)
@@ -79,9 +80,9 @@ func (r *run) heldAnywhere(name, typ string) bool {
 
 // forgetVerified takes this run's shares out of verifiedRecords.
 func (r *run) forgetVerified() {
-	for _, byType := range r.verified {
-		for typ, n := range byType {
-			addVerified(typ, -n)
+	for _, types := range r.verified {
+		for _, typ := range types {
+			addVerified(typ, -1)
 		}
 	}
 	clear(r.verified)
