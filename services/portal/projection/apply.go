@@ -51,14 +51,7 @@ func (p *Projection) view(name string) *View {
 }
 
 func (v *View) setObserved(provider string, o *Observed) {
-	if o == nil {
-		delete(v.Observed, provider)
-		return
-	}
-	if v.Observed == nil {
-		v.Observed = map[string]*Observed{}
-	}
-	v.Observed[provider] = o
+	v.observed = v.observed.with(provider, o)
 }
 
 // ApplyObserved takes an observed-state or zone-list message in.

@@ -79,12 +79,9 @@ func (p *Projection) status(v *View) (Status, string) {
 // held is what the name's provider holds at the name, ownership TXT
 // records aside.
 func (v *View) held() []events.Endpoint {
-	o := v.Observed[v.Provider]
+	o := v.observed.get(v.Provider)
 	if o == nil {
-		for _, prov := range slices.Sorted(maps.Keys(v.Observed)) {
-			o = v.Observed[prov]
-			break
-		}
+		o = v.observed.first()
 	}
 	if o == nil {
 		return nil

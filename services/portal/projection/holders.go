@@ -1,6 +1,9 @@
 package projection
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // holders is what each provider holds at one name: a slice rather than a
 // map, as a name is nearly always held by one provider, and a map per name
@@ -20,6 +23,27 @@ func (h holders) get(provider string) *Observed {
 		}
 	}
 	return nil
+}
+
+// first is what the first provider by name holds; nil when none holds
+// anything.
+func (h holders) first() *Observed {
+	if len(h) == 0 {
+		return nil
+	}
+	return slices.MinFunc(h, func(a, b holder) int { return strings.Compare(a.provider, b.provider) }).state
+}
+
+// asMap is h by provider; nil when empty.
+func (h holders) asMap() map[string]*Observed {
+	if len(h) == 0 {
+		return nil
+	}
+	m := make(map[string]*Observed, len(h))
+	for _, x := range h {
+		m[x.provider] = x.state
+	}
+	return m
 }
 
 // with returns h with provider holding state; a nil state takes provider

@@ -128,7 +128,9 @@ func (p *Projection) Get(name string) (View, bool) {
 	if !ok {
 		return View{}, false
 	}
-	return *v, true
+	cp := *v
+	cp.Observed = v.observed.asMap()
+	return cp, true
 }
 
 // Len is the number of names in view.

@@ -16,10 +16,13 @@ type View struct {
 
 	Desired *Desired `json:"desired,omitempty"`
 	// Observed is what each provider holds at the name.
+	// Only the copies Get returns carry it: a view keeps the same in
+	// observed, a slice, as a map per name cost ten times the bytes.
 	Observed map[string]*Observed `json:"observed,omitempty"`
-	Plan     *PlanRef             `json:"plan,omitempty"`
-	Result   *ResultRef           `json:"result,omitempty"`
-	Check    *Check               `json:"check,omitempty"`
+	observed holders
+	Plan     *PlanRef   `json:"plan,omitempty"`
+	Result   *ResultRef `json:"result,omitempty"`
+	Check    *Check     `json:"check,omitempty"`
 	// Held is set while the planner's mass-delete guard holds the
 	// deletes of the name's records.
 	Held *HeldMark `json:"held,omitempty"`
