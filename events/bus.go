@@ -21,13 +21,21 @@ func Publish(ctx context.Context, js jetstream.JetStream, subject string, ev Eve
 		return "", nil, err
 	}
 	ack, err := js.PublishMsg(ctx, msg, opts...)
-	if errors.Is(err, nats.ErrMaxPayload) {
-		return "", nil, fmt.Errorf("publish %s: %w (%d bytes)", subject, ErrTooLarge, len(msg.Data))
-	}
 	if err != nil {
-		return "", nil, fmt.Errorf("publish %s: %w", subject, full(subject, Denied(js.Conn(), subject, err)))
+		return "", nil, publishError(js, msg, err)
 	}
 	return msg.Header.Get(HeaderHash), ack, nil
+}
+
+// publishError is err, of publishing msg, as a publisher reports it:
+// naming the subject, and ErrTooLarge, ErrStreamFull or
+// ErrPermissionDenied when the connection or the server refused it for
+// that.
+func publishError(js jetstream.JetStream, msg *nats.Msg, err error) error {
+	if errors.Is(err, nats.ErrMaxPayload) {
+		return fmt.Errorf("publish %s: %w (%d bytes)", msg.Subject, ErrTooLarge, len(msg.Data))
+	}
+	return fmt.Errorf("publish %s: %w", msg.Subject, full(msg.Subject, Denied(js.Conn(), msg.Subject, err)))
 }
 
 // Denied returns err as ErrPermissionDenied when the server refused subject

@@ -3,11 +3,9 @@ package applier
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -204,7 +202,7 @@ func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone 
 	}()
 	byName := recordsByName(eps, zone, zones, names)
 	batch, errs := a.observedBatch(zone, zones, byName, a.tombstoneCandidates(names), causation)
-	published, tombstones, err := a.publishObservedBatch(ctx, js, batch)
+	published, tombstones, err := a.publishObservedBatch(ctx, batch)
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -289,14 +287,6 @@ func (a *Applier) observedBatch(zone string, zones []string, byName map[string][
 	return batch, errs
 }
 
-// asyncWindow bounds the observed states in flight at once (well under
-// the client's own limit of pending async publishes).
-const asyncWindow = 256
-
-// asyncAckTimeout is how long one async publish may wait for its ack
-// before it is retried synchronously.
-const asyncAckTimeout = 10 * time.Second
-
 // observedMsg is one observed state to publish.
 type observedMsg struct {
 	msg       *nats.Msg
@@ -317,94 +307,34 @@ func (a *Applier) observedMsg(st *events.ObservedState, causation string) (*obse
 	return &observedMsg{msg: msg}, nil
 }
 
-// publishObservedBatch publishes batch (one message per subject)
-// asynchronously, at most asyncWindow in flight, and returns once every
-// message is acknowledged or has failed: a Result's ObservedSeq, read
-// after, covers them all, and the next batch for a name cannot overtake
-// this one. A failed async publish is retried synchronously with the same
-// message (and Nats-Msg-Id, so the stream drops it if the first landed
-// after all); a hash is recorded only for an acknowledged message, so what
-// failed is published again by the next sync.
-func (a *Applier) publishObservedBatch(ctx context.Context, js jetstream.JetStream, batch []observedMsg) (published, tombstones int, err error) {
-	if len(batch) == 0 {
-		return 0, 0, nil
+// publishObservedBatch publishes batch (one message per subject) and
+// returns once every message is acknowledged or has failed
+// (events.PublishAll): a Result's ObservedSeq, read after, covers them
+// all, and the next batch for a name cannot overtake this one. A hash is
+// recorded only for an acknowledged message, so what failed is published
+// again by the next sync.
+func (a *Applier) publishObservedBatch(ctx context.Context, batch []observedMsg) (published, tombstones int, err error) {
+	msgs := make([]*nats.Msg, len(batch))
+	for i, m := range batch {
+		msgs[i] = m.msg
 	}
-	done := func(m observedMsg, epoch uint64, ack *jetstream.PubAck) {
-		a.lastAck.Note(epoch, m.msg.Subject, m.msg.Header.Get(events.HeaderHash), ack)
+	err = a.lastAck.PublishAll(ctx, msgs, func(i int, _ *jetstream.PubAck) {
+		m := batch[i]
 		if m.tombstone {
 			delete(a.hashes, m.msg.Subject) // gone: nothing more to compare it with
-		} else {
-			a.hashes[m.msg.Subject] = m.msg.Header.Get(events.HeaderHash)
-		}
-		if m.tombstone {
 			tombstones++
 		} else {
+			a.hashes[m.msg.Subject] = m.msg.Header.Get(events.HeaderHash)
 			published++
 		}
-	}
-	type inflight struct {
-		m     observedMsg
-		epoch uint64
-		paf   jetstream.PubAckFuture
-	}
-	var (
-		pending []inflight
-		retry   []observedMsg
-	)
-	// wait waits for the oldest message in flight.
-	wait := func() error {
-		f := pending[0]
-		pending = pending[1:]
-		t := time.NewTimer(asyncAckTimeout)
-		defer t.Stop()
-		select {
-		case ack := <-f.paf.Ok():
-			done(f.m, f.epoch, ack)
-		case err := <-f.paf.Err():
-			observedPublishErrors.WithLabelValues(a.name, "async").Inc()
-			a.log.Warn("async publish of observed state failed; retrying it", "subject", f.m.msg.Subject, "err", err)
-			retry = append(retry, f.m)
-		case <-t.C:
-			observedPublishErrors.WithLabelValues(a.name, "async").Inc()
-			a.log.Warn("async publish of observed state not acknowledged; retrying it", "subject", f.m.msg.Subject)
-			retry = append(retry, f.m)
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		return nil
-	}
-	for _, m := range batch {
-		if len(pending) >= asyncWindow {
-			if err := wait(); err != nil {
-				return published, tombstones, err
-			}
-		}
-		epoch := a.lastAck.Epoch()
-		paf, err := js.PublishMsgAsync(m.msg)
-		if err != nil {
-			observedPublishErrors.WithLabelValues(a.name, "async").Inc()
-			a.log.Warn("async publish of observed state failed; retrying it", "subject", m.msg.Subject, "err", err)
-			retry = append(retry, m)
-			continue
-		}
-		pending = append(pending, inflight{m, epoch, paf})
-	}
-	for len(pending) > 0 {
-		if err := wait(); err != nil {
-			return published, tombstones, err
-		}
-	}
-	var errs []error
-	for _, m := range retry {
-		epoch := a.lastAck.Epoch()
-		ack, err := js.PublishMsg(ctx, m.msg)
-		if err != nil {
+	}, func(i int, err error, final bool) {
+		if final {
 			observedPublishErrors.WithLabelValues(a.name, "final").Inc()
-			a.log.Error("publishing observed state failed", "subject", m.msg.Subject, "err", err)
-			errs = append(errs, fmt.Errorf("publish %s: %w", m.msg.Subject, err))
-			continue
+			a.log.Error("publishing observed state failed", "subject", batch[i].msg.Subject, "err", err)
+			return
 		}
-		done(m, epoch, ack)
-	}
-	return published, tombstones, errors.Join(errs...)
+		observedPublishErrors.WithLabelValues(a.name, "async").Inc()
+		a.log.Warn("async publish of observed state failed; retrying it", "subject", batch[i].msg.Subject, "err", err)
+	})
+	return published, tombstones, err
 }

@@ -5,6 +5,7 @@
 package dedup
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -15,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nuid"
 
@@ -326,7 +328,10 @@ func (r *run) markAll() {
 // changed, then the completeness mark when it changed or renew asks. A
 // name too large for the bus is reported and left with its last published
 // state; it never holds back another name. Any other failure stops the
-// flush: the bus is in trouble, and the names stay dirty.
+// flush: the bus is in trouble, and the names not acknowledged stay
+// dirty. The states go out in chunks of flushChunk, each many in flight
+// at once (events.PublishAll): a round trip per name bounded dedup to a
+// few thousand names a second.
 func (r *run) flush(ctx context.Context, renew bool) error {
 	names := make([]string, 0, len(r.dirty))
 	for n := range r.dirty {
@@ -334,6 +339,7 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 	}
 	slices.Sort(names)
 	now := time.Now()
+	var chunk []outgoing
 	for _, name := range names {
 		if r.held(name) {
 			heldNames.Inc()
@@ -355,26 +361,23 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 			delete(r.dirty, name)
 			continue
 		}
-		_, _, err = r.lastAck.Publish(ctx, subject, enc, r.dirty[name])
+		msg, err := events.Message(subject, enc, r.dirty[name])
 		if errors.Is(err, events.ErrTooLarge) {
-			tooLarge.Inc()
-			r.log.Error("desired state too large for the bus; the name keeps its last published state",
-				"name", name, "endpoints", len(d.Endpoints), "contributors", len(d.Contributors), "err", err)
-			delete(r.dirty, name)
+			r.refuse(d, err)
 			continue
 		}
 		if err != nil {
-			publishErrors.Inc()
 			return err
 		}
-		r.remember(d, enc.Hash())
-		delete(r.dirty, name)
-		publishedTotal.Inc()
-		if len(d.Losers) > 0 {
-			losersTotal.Add(float64(len(d.Losers)))
-			r.log.Info("objects lost records at a name", "name", name, "winners", len(d.Contributors),
-				"losers", len(d.Losers)+d.LosersOmitted, "first", d.Losers[0].Reason)
+		if chunk = append(chunk, outgoing{d, enc.Hash(), msg}); len(chunk) == flushChunk {
+			if err := r.publishDesired(ctx, chunk); err != nil {
+				return err
+			}
+			chunk = chunk[:0]
 		}
+	}
+	if err := r.publishDesired(ctx, chunk); err != nil {
+		return err
 	}
 	namesGauge.Set(float64(len(r.wanted.byName)))
 	awaitedGauge.Set(float64(len(r.awaited)))
@@ -396,6 +399,64 @@ func (r *run) desired(name string) (*events.DesiredState, *events.Encoded, error
 	d := merge(name, r.wanted.contributions(name), r.published.holders[name], r.rules)
 	enc, err := events.Encode(d)
 	return d, enc, err
+}
+
+// flushChunk is how many desired states a flush builds before it sends
+// them: enough to keep events.AsyncWindow in flight, few enough that a
+// flush of every name holds a chunk's messages, not all of them.
+const flushChunk = 4 * events.AsyncWindow
+
+// outgoing is a desired state on its way to the bus.
+type outgoing struct {
+	d    *events.DesiredState
+	hash string
+	msg  *nats.Msg
+}
+
+// publishDesired publishes chunk and remembers each state acknowledged.
+// It fails when the bus does (a state too large is refused instead).
+func (r *run) publishDesired(ctx context.Context, chunk []outgoing) error {
+	if len(chunk) == 0 {
+		return nil
+	}
+	msgs := make([]*nats.Msg, len(chunk))
+	for i, o := range chunk {
+		msgs[i] = o.msg
+	}
+	var busErr error
+	err := r.lastAck.PublishAll(ctx, msgs, func(i int, _ *jetstream.PubAck) {
+		d := chunk[i].d
+		r.remember(d, chunk[i].hash)
+		delete(r.dirty, d.DNSName)
+		publishedTotal.Inc()
+		if len(d.Losers) > 0 {
+			losersTotal.Add(float64(len(d.Losers)))
+			r.log.Info("objects lost records at a name", "name", d.DNSName, "winners", len(d.Contributors),
+				"losers", len(d.Losers)+d.LosersOmitted, "first", d.Losers[0].Reason)
+		}
+	}, func(i int, err error, final bool) {
+		switch {
+		case errors.Is(err, events.ErrTooLarge):
+			r.refuse(chunk[i].d, err)
+		case final:
+			publishErrors.Inc()
+			busErr = err
+		}
+	})
+	if busErr != nil || ctx.Err() != nil {
+		return cmp.Or(busErr, err)
+	}
+	return nil
+}
+
+// refuse reports a desired state the bus will not take (too large): the
+// name keeps its last published state, and is not tried again until it
+// changes.
+func (r *run) refuse(d *events.DesiredState, err error) {
+	tooLarge.Inc()
+	r.log.Error("desired state too large for the bus; the name keeps its last published state",
+		"name", d.DNSName, "endpoints", len(d.Endpoints), "contributors", len(d.Contributors), "err", err)
+	delete(r.dirty, d.DNSName)
 }
 
 // remember notes a desired state as published: its hash, to stay quiet
