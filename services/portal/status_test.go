@@ -31,8 +31,14 @@ func TestStatusRules(t *testing.T) {
 	t.Run("wanted, not held: pending, then in sync once held and answered", func(t *testing.T) {
 		name := "web." + zone
 		publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, a(name, "192.0.2.1")), "")
-		v := waitStatus(t, p, name, projection.Pending)
-		if v.Zone != zone || len(v.Desired.Contributors) != 1 || v.Desired.Contributors[0] != shopWeb {
+		// The zone list and the desired state come on two streams, in no
+		// order between them: the zone may be known a moment later.
+		var v projection.View
+		waitFor(t, name+" pending in its zone", func() bool {
+			v, _ = p.Projection().Get(name)
+			return v.Status == projection.Pending && v.Zone == zone
+		})
+		if len(v.Desired.Contributors) != 1 || v.Desired.Contributors[0] != shopWeb {
 			t.Fatalf("view %+v: want zone %s, wanted by %v", v, zone, shopWeb)
 		}
 		plant(t, ns, name+". 300 IN A 192.0.2.1")
