@@ -424,7 +424,8 @@ func (r *run) publishDesired(ctx context.Context, chunk []outgoing) error {
 		msgs[i] = o.msg
 	}
 	var busErr error
-	err := r.lastAck.PublishAll(ctx, msgs, func(i int, _ *jetstream.PubAck) {
+	// What PublishAll returns adds only the refused states to busErr and ctx.
+	_ = r.lastAck.PublishAll(ctx, msgs, func(i int, _ *jetstream.PubAck) {
 		d := chunk[i].d
 		r.remember(d, chunk[i].hash)
 		delete(r.dirty, d.DNSName)
@@ -443,10 +444,7 @@ func (r *run) publishDesired(ctx context.Context, chunk []outgoing) error {
 			busErr = err
 		}
 	})
-	if busErr != nil || ctx.Err() != nil {
-		return cmp.Or(busErr, err)
-	}
-	return nil
+	return cmp.Or(busErr, ctx.Err())
 }
 
 // refuse reports a desired state the bus will not take (too large): the
