@@ -42,8 +42,22 @@ func (rs results) add(r io.Reader) (int, error) {
 	return n, rd.Err()
 }
 
+// allParts ends a unit that stands for the sum of every unit it is the
+// prefix of: "B/name-" + allParts is the heap per name of all parts.
+const allParts = "*"
+
 // get is a figure, and whether the run has it.
 func (rs results) get(m metric) (float64, bool) {
-	v, ok := rs[m.bench][m.unit]
-	return v, ok
+	prefix, sum := strings.CutSuffix(m.unit, allParts)
+	if !sum {
+		v, ok := rs[m.bench][m.unit]
+		return v, ok
+	}
+	total, found := 0.0, false
+	for unit, v := range rs[m.bench] {
+		if strings.HasPrefix(unit, prefix) {
+			total, found = total+v, true
+		}
+	}
+	return total, found
 }
