@@ -424,7 +424,8 @@ func (r *run) publishDesired(ctx context.Context, chunk []outgoing) error {
 		msgs[i] = o.msg
 	}
 	var busErr error
-	// What PublishAll returns adds only the refused states to busErr and ctx.
+	// PublishAll's error joins the final failures, which the callback
+	// already took: the too large refused, the rest kept in busErr.
 	_ = r.lastAck.PublishAll(ctx, msgs, func(i int, _ *jetstream.PubAck) {
 		d := chunk[i].d
 		r.remember(d, chunk[i].hash)

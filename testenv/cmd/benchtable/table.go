@@ -20,25 +20,27 @@ type row struct {
 	ref     metric
 	refText string
 	// met says whether zonestream's figure meets the goal, given the
-	// run's other figures (a goal may name ExternalDNS' or the floor's).
+	// run's other figures (a goal may name ExternalDNS' or the floor's);
+	// judged is false when the run lacks the figure the goal names.
 	// nil: a figure with no goal of its own.
-	met func(zs float64, rs results) bool
+	met goal
 }
 
-func atMost(limit float64) func(float64, results) bool {
-	return func(zs float64, _ results) bool { return zs <= limit }
+type goal func(zs float64, rs results) (met, judged bool)
+
+func atMost(limit float64) goal {
+	return func(zs float64, _ results) (bool, bool) { return zs <= limit, true }
 }
 
-func atLeast(limit float64) func(float64, results) bool {
-	return func(zs float64, _ results) bool { return zs >= limit }
+func atLeast(limit float64) goal {
+	return func(zs float64, _ results) (bool, bool) { return zs >= limit, true }
 }
 
-// noMoreThan is met when zonestream's figure is at most m's plus slack;
-// never when the run did not measure m.
-func noMoreThan(m metric, slack float64) func(float64, results) bool {
-	return func(zs float64, rs results) bool {
+// noMoreThan is met when zonestream's figure is at most m's plus slack.
+func noMoreThan(m metric, slack float64) goal {
+	return func(zs float64, rs results) (bool, bool) {
 		ref, ok := rs.get(m)
-		return ok && zs <= ref+slack
+		return zs <= ref+slack, ok
 	}
 }
 
@@ -122,12 +124,15 @@ func table(rs results) []line {
 		}
 		if ok {
 			l.zs = format(zs)
-			switch {
-			case r.met == nil:
-			case r.met(zs, rs):
-				l.met = "yes"
-			default:
-				l.met = "no"
+			if r.met != nil {
+				switch met, judged := r.met(zs, rs); {
+				case !judged:
+					l.met = "not judged: its reference was not measured"
+				case met:
+					l.met = "yes"
+				default:
+					l.met = "no"
+				}
 			}
 		}
 		out = append(out, l)
