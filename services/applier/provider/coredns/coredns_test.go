@@ -247,3 +247,33 @@ func TestConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestBackAtOnceAfterOutage: once etcd is back, the next call reaches it,
+// however long gRPC's reconnect backoff has grown during the outage (here
+// past 10 s, while the call allows one attempt of 2 s).
+func TestBackAtOnceAfterOutage(t *testing.T) {
+	s := corednsenv.StartT(t, "example.org")
+	p := newProvider(t, s, func(c *coredns.Config) { c.Retries = -1 })
+	ctx := context.Background()
+	if _, err := p.Records(ctx, "example.org"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	// gRPC's attempts come at about 1, 2.6, 5.2, 9.3 and 15.8 s: the etcd
+	// restarted after 10 s waits for the last one unless the call asks.
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := p.Records(ctx, "example.org"); err == nil {
+			t.Fatal("listing succeeded with etcd halted")
+		}
+		time.Sleep(time.Second)
+	}
+	if err := s.RestartEtcd(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Records(ctx, "example.org"); err != nil {
+		t.Fatalf("first call after etcd came back: %v", err)
+	}
+}
