@@ -20,7 +20,7 @@ func (r *run) passDone() (bool, error) {
 		return false, nil
 	}
 	for _, f := range r.flights {
-		if len(f.plans) > 0 {
+		if len(f.plans) > 0 || len(f.unsent) > 0 {
 			return false, nil
 		}
 	}

@@ -2,16 +2,14 @@ package planner
 
 import (
 	"context"
-	"time"
 
 	"github.com/zonestream/zonestream/events"
 )
 
 // publishZone splits a zone's changes into plans of at most
-// --batch-change-size changes and planBudget bytes, and queues them for the
-// zone's applier. A name's changes that alone exceed the budget are
-// refused (they can never be sent); a plan that cannot be published backs
-// the zone off (backoff.go) instead of being planned again at once.
+// --batch-change-size changes and planBudget bytes, and sends them to the
+// zone's applier a few at a time (pace.go). A name's changes that alone
+// exceed the budget are refused (they can never be sent).
 func (r *run) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 	budget := r.planBudget()
 	var batches [][]events.Change
@@ -43,37 +41,16 @@ func (r *run) publishZone(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		return
 	}
 	observed := r.observed[k.provider]
+	f := r.flight(k)
 	for i, changes := range batches {
 		p := &events.Plan{ID: planID(), Provider: k.provider, Zone: k.zone, Changes: changes,
-			ObservedRevisions: map[string]uint64{},
-			// By then this planner has given up on the plan (supersede.go).
-			NotAfterMillis: time.Now().Add(r.cfg.PlanTimeout).UnixMilli()}
+			ObservedRevisions: map[string]uint64{}}
 		for _, c := range changes {
 			p.ObservedRevisions[c.Key().DNSName] = observed[c.Key().DNSName].seq
 		}
-		_, ack, err := events.Publish(ctx, r.js, events.PlanSubject(k.provider, k.zone), p, zc.cause)
-		if err != nil {
-			publishErrors.Inc()
-			wait := r.backOff(k)
-			r.log.Error("publishing plan failed; the zone backs off", "provider", k.provider, "zone", k.zone,
-				"retry_in", wait, "err", err)
-			for _, names := range batchNames[i:] {
-				for _, n := range names {
-					r.mark(n, r.dirty[n])
-				}
-			}
-			return
-		}
-		f := r.flight(k)
-		f.publishFailures = 0
-		f.plans[p.ID] = planned{names: batchNames[i], hash: changesHash(changes), seq: ack.Sequence}
-		f.deadline = time.Now().Add(r.cfg.PlanTimeout)
-		plansPublished.WithLabelValues(k.provider).Inc()
-		for _, c := range changes {
-			changesPlanned.WithLabelValues(k.provider, c.Action()).Inc()
-		}
-		r.log.Info("planned", "provider", k.provider, "zone", k.zone, "plan", p.ID, "changes", len(changes))
+		f.unsent = append(f.unsent, unsent{plan: p, names: batchNames[i], cause: zc.cause})
 	}
+	r.send(ctx, k, f)
 }
 
 // flight returns the zone's flight, made on first use.

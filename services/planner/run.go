@@ -81,6 +81,7 @@ type zoneKey struct{ provider, zone string }
 // read, so the next plan starts from the provider's new state.
 type flight struct {
 	plans     map[string]planned // by plan id
+	unsent    []unsent           // the rest of the pass, sent as plans are applied (pace.go)
 	awaitSeq  uint64
 	notBefore time.Time
 	deadline  time.Time
@@ -126,7 +127,7 @@ func (r *run) fold(ctx context.Context, m events.Received) {
 	case on(m.Subject, events.SubjectDesired):
 		err = r.foldDesired(m)
 	case on(m.Subject, events.SubjectResults):
-		err = r.foldResult(m)
+		err = r.foldResult(ctx, m)
 	case on(m.Subject, events.SubjectZones):
 		err = r.foldZones(m)
 	case on(m.Subject, events.SubjectHeld):
@@ -222,12 +223,13 @@ func (r *run) foldZones(m events.Received) error {
 	return nil
 }
 
-func (r *run) foldResult(m events.Received) error {
+func (r *run) foldResult(ctx context.Context, m events.Received) error {
 	var res events.Result
 	if err := events.Decode(m, &res); err != nil {
 		return err
 	}
-	f := r.flights[zoneKey{res.Provider, res.Zone}]
+	k := zoneKey{res.Provider, res.Zone}
+	f := r.flights[k]
 	if f == nil {
 		return nil // a plan of an earlier run: its effect arrives as observed state
 	}
@@ -252,7 +254,9 @@ func (r *run) foldResult(m events.Received) error {
 			f.repeats = 0
 		}
 		f.lastApplied = p.hash
+		r.send(ctx, k, f)
 	} else {
+		r.dropUnsent(f)
 		f.failures++
 		wait := retry.Delay(500*time.Millisecond, time.Minute, f.failures)
 		f.notBefore = time.Now().Add(retry.Jitter(wait))
@@ -341,7 +345,7 @@ func (r *run) busy(k zoneKey, now time.Time) bool {
 	if f == nil {
 		return false
 	}
-	return len(f.plans) > 0 || r.observedSeq < f.awaitSeq || now.Before(f.notBefore)
+	return len(f.plans) > 0 || len(f.unsent) > 0 || r.observedSeq < f.awaitSeq || now.Before(f.notBefore)
 }
 
 // expireFlights gives up waiting on plans that got no result in time,
@@ -359,6 +363,7 @@ func (r *run) expireFlights(ctx context.Context) {
 				}
 			}
 			f.plans = map[string]planned{}
+			r.dropUnsent(f)
 			f.awaitSeq = 0
 		}
 	}

@@ -31,7 +31,7 @@ func TestRepeatedAppliedPlanBacksOff(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.foldResult(events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data}); err != nil {
+		if err := s.foldResult(context.Background(), events.Received{Subject: msg.Subject, Header: msg.Header, Data: msg.Data}); err != nil {
 			t.Fatal(err)
 		}
 	}
