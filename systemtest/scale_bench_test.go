@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/miekg/dns"
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -247,11 +246,11 @@ func setEndpointTarget(ctx context.Context, dyn dynamic.Interface, k int, ip str
 
 func soaSerial(b *testing.B, ns *bind.Server, zone string) int64 {
 	b.Helper()
-	rrs, err := ns.Query(zone, dns.TypeSOA)
-	if err != nil || len(rrs) != 1 {
-		b.Fatalf("SOA of %s: %v %v", zone, rrs, err)
+	s, err := zoneSerial(ns, zone)
+	if err != nil {
+		b.Fatalf("SOA of %s: %v", zone, err)
 	}
-	return int64(rrs[0].(*dns.SOA).Serial)
+	return int64(s)
 }
 
 // waitDesiredComplete waits until the all-in-one at ops has n names in
