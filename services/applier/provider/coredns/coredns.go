@@ -168,7 +168,7 @@ func (p *Provider) retry(ctx context.Context, what string, f func(context.Contex
 			p.log.Warn("coredns: retrying", "op", what, "attempt", attempt, "after", wait, "err", last)
 		},
 		func() error {
-			if err := p.connected(ctx); err != nil {
+			if err := p.connected(); err != nil {
 				return err
 			}
 			actx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
@@ -177,37 +177,23 @@ func (p *Provider) retry(ctx context.Context, what string, f func(context.Contex
 		})
 }
 
-// connected fails fast while the client's connection to etcd is in
+// connected fails at once while the client's connection to etcd is in
 // transient failure. The etcd client otherwise waits for a connection for
 // the whole request timeout, so a dead etcd would take minutes of
 // timed-out retries to show as a failing provider (readiness, metrics)
 // instead of seconds.
 //
 // gRPC tries a failed etcd again only after a backoff that grows to two
-// minutes, so an etcd that came back would go unused for that long. Each
-// call therefore asks for a new attempt at once and gives it a moment.
-func (p *Provider) connected(ctx context.Context) error {
+// minutes, so an etcd that came back would go unused for that long. So it
+// asks for an attempt now: the call's next retry finds etcd connected.
+func (p *Provider) connected() error {
 	conn := p.client.ActiveConnection()
-	st := conn.GetState()
-	if st != connectivity.TransientFailure {
-		return nil
+	if st := conn.GetState(); st == connectivity.TransientFailure {
+		conn.ResetConnectBackoff()
+		return fmt.Errorf("coredns: etcd %v unreachable (connection %s)", p.cfg.EtcdURLs, st)
 	}
-	conn.ResetConnectBackoff()
-	wctx, cancel := context.WithTimeout(ctx, min(p.cfg.Timeout, reconnectWait))
-	defer cancel()
-	for st != connectivity.Ready && conn.WaitForStateChange(wctx, st) {
-		st = conn.GetState()
-	}
-	if st == connectivity.Ready {
-		return nil
-	}
-	return fmt.Errorf("coredns: etcd %v unreachable (connection %s)", p.cfg.EtcdURLs, st)
+	return nil
 }
-
-// reconnectWait bounds how long one call waits for a new connection
-// attempt: long enough for a live etcd on a busy machine, short enough that
-// a dead one still fails within seconds.
-const reconnectWait = time.Second
 
 // classify marks the etcd errors that retrying cannot cure as permanent:
 // authentication, permissions, a request etcd refuses as too large or with
