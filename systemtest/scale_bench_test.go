@@ -13,11 +13,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/sync/errgroup"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/dynamic"
 
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/collector"
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
 	"github.com/zonestream/zonestream/testenv/loopback"
@@ -93,7 +97,7 @@ func benchScale(b *testing.B, n int) {
 	want := scaleZone(zone, services, n-services)
 
 	b.StartTimer()
-	p, ops := startScaleProcess(b, cluster, ns, zone)
+	p, ops, busURL := startScaleProcess(b, cluster, ns, zone)
 	profiled := profileConvergence(b, ops)
 	took := waitZone(b, ns, zone, want, 20*time.Minute)
 	b.StopTimer()
@@ -101,7 +105,7 @@ func benchScale(b *testing.B, n int) {
 	b.ReportMetric(took.Seconds(), "converge-s")
 
 	time.Sleep(scaleSettle)
-	changes := oneChanges(b, cluster, dyn, ns, zone, n-services)
+	changes := oneChanges(b, cluster, dyn, ns, busURL, zone, n-services)
 	slices.Sort(changes)
 	b.ReportMetric(float64(changes[len(changes)/2].Microseconds())/1000, "one-change-ms")
 	b.ReportMetric(float64(changes[len(changes)-1].Microseconds())/1000, "one-change-max-ms")
@@ -111,7 +115,7 @@ func benchScale(b *testing.B, n int) {
 	serial := soaSerial(b, ns, zone)
 	p.kill()
 	start := time.Now()
-	_, ops = startScaleProcess(b, cluster, ns, zone)
+	_, ops, _ = startScaleProcess(b, cluster, ns, zone)
 	waitDesiredComplete(b, ops, n, 15*time.Minute)
 	b.ReportMetric(time.Since(start).Seconds(), "first-start-complete-s")
 	time.Sleep(scaleSettle)
@@ -144,14 +148,14 @@ func profileConvergence(b *testing.B, ops string) <-chan struct{} {
 }
 
 // startScaleProcess starts the all-in-one on both sources with a fresh data
-// dir, and returns it and its metrics address.
-func startScaleProcess(b *testing.B, cluster *kube.Cluster, ns *bind.Server, zone string) (*process, string) {
-	ops := loopback.Addr(b)
+// dir, and returns it, its metrics address and its bus' URL.
+func startScaleProcess(b *testing.B, cluster *kube.Cluster, ns *bind.Server, zone string) (*process, string, string) {
+	ops, bus := loopback.Addr(b), loopback.Addr(b)
 	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--source=crd",
-		"--nats-listen=127.0.0.1:0", "--data-dir=" + b.TempDir(), "--metrics-address=" + ops,
+		"--nats-listen=" + bus, "--data-dir=" + b.TempDir(), "--metrics-address=" + ops,
 		"--portal-listen=" + loopback.Addr(b), "--pprof", "--log-level=warn"},
 		rfc2136Flags(ns, zone, "bench")...)
-	return startProcess(b, "zonestream", args...), ops
+	return startProcess(b, "zonestream", args...), ops, "nats://" + bus
 }
 
 // endpointName and endpointIP are the k-th endpoint of createEndpoints:
@@ -199,27 +203,32 @@ func scaleZone(zone string, services, endpoints int) []string {
 // oneChanges makes scaleChanges single changes, a Service's address and a
 // DNSEndpoint's target in turn, each once BIND answered the last, and
 // says how long each took to answer.
-func oneChanges(b *testing.B, cluster *kube.Cluster, dyn dynamic.Interface, ns *bind.Server, zone string, endpoints int) []time.Duration {
+func oneChanges(b *testing.B, cluster *kube.Cluster, dyn dynamic.Interface, ns *bind.Server, busURL, zone string, endpoints int) []time.Duration {
 	ctx := context.Background()
 	var took []time.Duration
+	var stages []string
 	for i := range scaleChanges {
 		ip := fmt.Sprintf("192.0.2.%d", i+1)
 		name := "svc-" + strconv.Itoa(i)
 		var sent time.Time
 		var err error
+		object := events.SourceSubject(collector.DefaultClusterName, "service", "default", name)
 		if i%2 == 0 {
 			sent, err = setServiceIP(ctx, cluster.Client, name, ip)
 		} else {
 			k := (i * endpoints / scaleChanges) / endpointsPerObject * endpointsPerObject // first endpoint of an object
 			name = endpointName(k)
+			object = events.SourceSubject(collector.DefaultClusterName, "crd", "default", fmt.Sprintf("ep-%d", k/endpointsPerObject))
 			sent, err = setEndpointTarget(ctx, dyn, k, ip)
 		}
 		if err != nil {
 			b.Fatal(err)
 		}
 		took = append(took, awaitAnswer(b, ns, name+"."+zone, ip, sent))
+		stages = append(stages, stagesOf(b, busURL, object, name+"."+zone, zone, sent))
 	}
 	b.Logf("one change to BIND, in turn Service and DNSEndpoint: %v", took)
+	b.Logf("when each stage stored its event, from the API update: %s", strings.Join(stages, "; "))
 	return took
 }
 
@@ -242,6 +251,42 @@ func setEndpointTarget(ctx context.Context, dyn dynamic.Interface, k int, ip str
 	sent := time.Now()
 	_, err = res.Update(ctx, u, metav1.UpdateOptions{})
 	return sent, err
+}
+
+// stagesOf says when the bus stored each stage's last event of one change
+// (the object's source state, the name's desired and observed states, the
+// zone's plan result), counted from sent: where one change's time goes.
+func stagesOf(b *testing.B, busURL, object, name, zone string, sent time.Time) string {
+	b.Helper()
+	ctx := context.Background()
+	nc, err := nats.Connect(busURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []string
+	for _, st := range []struct{ what, stream, subject string }{
+		{"source", events.StreamSources, object},
+		{"desired", events.StreamDesired, events.DesiredSubject(name)},
+		{"observed", events.StreamObserved, events.ObservedSubject("rfc2136", name)},
+		{"result", events.StreamResults, events.ResultSubject("rfc2136", zone)},
+	} {
+		s, err := js.Stream(ctx, st.stream)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := s.GetLastMsgForSubject(ctx, st.subject)
+		if err != nil {
+			out = append(out, st.what+" "+err.Error())
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s %s", st.what, m.Time.Sub(sent).Round(100*time.Microsecond)))
+	}
+	return strings.Join(out, ", ")
 }
 
 func soaSerial(b *testing.B, ns *bind.Server, zone string) int64 {
