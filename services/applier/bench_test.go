@@ -30,9 +30,12 @@ const (
 // benchShapes are BenchmarkApply's cases: plans of the planner's default
 // size, and a trickle of small plans (a busy cluster in steady state; fewer
 // changes, the bare PowerDNS client being slow at small PATCHes), in an
-// empty zone and in a zone of 10,000 records.
+// empty zone and in a zone of 10,000 records; and plans of the default size
+// in a zone of 100,000 (whether the server slows down as BenchmarkScale's
+// zone grows).
 var benchShapes = []struct{ prefill, planSize, changes int }{
-	{0, planSize, benchChanges}, {10000, planSize, benchChanges}, {0, 10, 200}, {10000, 10, 200},
+	{0, planSize, benchChanges}, {10000, planSize, benchChanges}, {100000, planSize, benchChanges},
+	{0, 10, 200}, {10000, 10, 200},
 }
 
 // benchServer is a real DNS server with two zones of the same size, the
