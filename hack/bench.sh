@@ -10,6 +10,8 @@ go test -run '^$' -bench 'BenchmarkConverge' -benchtime=1x ./systemtest/
 # Planner with 100k names in place.
 go test -run '^$' -bench 'BenchmarkPlanOneNameChange|BenchmarkPlanBusyZoneFlood' -benchtime=2000x ./services/planner/
 go test -run '^$' -bench 'BenchmarkFirstPlan|BenchmarkMemoryPerName' -benchtime=1x ./services/planner/
+# Bus: storing a name's new state when its old one sits in an uncached block.
+go test -run '^$' -bench 'BenchmarkStoreOverColdBlock' -benchtime=5x ./events/
 # Dedup with 100k names in place: one changed object recomputed and published; heap per name.
 go test -run '^$' -bench 'BenchmarkMergeOneChange' -benchmem -benchtime=2000x ./services/dedup/
 go test -run '^$' -bench 'BenchmarkMemoryPerName' -benchtime=1x ./services/dedup/
