@@ -70,7 +70,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Registry, "registry", RegistryTXT, "ownership registry: txt, or noop (no ownership records: every record of a managed type in scope is ours)")
 	fs.Var(&c.ExcludeRecordTypes, "exclude-record-types", "record types never to touch, even if managed (repeatable)")
 	fs.IntVar(&c.BatchChangeSize, "batch-change-size", 1000, "most changes in one plan")
-	fs.DurationVar(&c.BatchWindow, "batch-window", 20*time.Millisecond, "how long to gather changes for one zone into one plan")
+	fs.DurationVar(&c.BatchWindow, "batch-window", 20*time.Millisecond, "the longest changes gather into one pass while more keep arriving; with none waiting, a free zone is planned at once")
 	fs.DurationVar(&c.PlanTimeout, "plan-timeout", 30*time.Second, "re-plan a zone whose plan got no result in this time (longer than the applier's ack wait)")
 	fs.IntVar(&c.MaxDeletes, "max-deletes", 10, "hold a zone's deletes when one pass would delete more owned record sets than this, and more than --max-deletes-percent of the zone's, until approved (zonestream plans approve); 0: no absolute limit")
 	fs.IntVar(&c.MaxDeletesPercent, "max-deletes-percent", 50, "hold a zone's deletes when one pass would delete more than this share of its owned record sets, and more than --max-deletes; 0: no share limit (both 0: no guard)")
@@ -183,12 +183,18 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	s := newRun(p)
 	s.js = js
 	defer s.forgetVerified() // the next Run counts again from the streams
-	batch := time.NewTimer(time.Hour)
-	batch.Stop()
+
+	win := newWindow(p.cfg.BatchWindow) // window.go
+	defer win.stop()
 	wake := newAlarm() // wake.go
 	defer wake.timer.Stop()
-	pending := 3   // replays not yet done
-	armed := false // batch timer running: a steady trickle must not postpone planning forever
+	pending := 3 // replays not yet done
+	pass := func() {
+		start := time.Now()
+		win.stop()
+		s.plan(ctx)
+		win.passed(start, time.Now())
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -205,9 +211,8 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 			wake.rang()
 			s.expireFlights(ctx)
 			s.rescan = true // back-offs and timeouts end with time
-		case <-batch.C:
-			armed = false
-			s.plan(ctx)
+		case <-win.timer.C:
+			pass()
 		}
 		if pending == 0 && !p.caughtUp.Load() {
 			// Every replayed message is in the buffer before the replay is
@@ -221,11 +226,10 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 			caughtUpGauge.Set(1)
 			p.log.Info("replayed desired and observed state", "desired", len(s.desired), "providers", len(s.zones))
 		}
-		if p.caughtUp.Load() && s.plannable() && !armed {
-			batch.Reset(p.cfg.BatchWindow)
-			armed = true
+		if p.caughtUp.Load() && (win.armed() || s.plannable()) && win.passNow(len(in) > 0, time.Now()) {
+			pass()
 		}
-		if p.cfg.Once && p.caughtUp.Load() && !armed {
+		if p.cfg.Once && p.caughtUp.Load() && !win.armed() {
 			if done, err := s.passDone(); done {
 				return err
 			}

@@ -18,7 +18,7 @@ import (
 const maxPerSubject = 16
 
 // maxResults bounds the results of a zone read to find one plan's.
-const maxResults = 128
+const maxResults = 512
 
 // ownershipPrefixes are the ExternalDNS TXT registry's names for the
 // ownership records of a name ("a-web.example.org").
@@ -190,8 +190,8 @@ func (r *reader) results(observed, known []Entry) ([]Entry, error) {
 // to maxResults of them, for the one caused by planEvent: the applier
 // publishes a plan's result right after what the provider holds, but
 // another stream may be stored on another server (clocks, order). A zone
-// gets a result per batch of changes (the planner's --batch-window, 20ms):
-// a second holds some tens of them.
+// has one pass out at a time, each waiting for the provider's answers, so
+// a second holds at most a few hundred of its results.
 func (r *reader) resultOf(provider, zone, planEvent string, after time.Time) (*jetstream.RawStreamMsg, error) {
 	start := after.Add(-time.Second)
 	cons, err := r.js.OrderedConsumer(r.ctx, events.StreamResults, jetstream.OrderedConsumerConfig{
