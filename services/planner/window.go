@@ -12,6 +12,10 @@ import "time"
 // A pass at once runs only when the last one ended at least its own
 // length ago: passes over many waiting names then take at most half of
 // the loop's time.
+//
+// Spacing every pass a window after the last (as Nagle's algorithm does)
+// was tried: a lone change took 19 ms to BIND instead of 10, and 1000
+// changes cost no less CPU within the benchmark's spread (1.2-1.7 CPU-s).
 type window struct {
 	max   time.Duration // --batch-window
 	timer *time.Timer
