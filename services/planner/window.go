@@ -24,10 +24,10 @@ type window struct {
 	ended time.Time
 }
 
-func newWindow(max time.Duration) *window {
+func newWindow(limit time.Duration) *window {
 	t := time.NewTimer(time.Hour)
 	t.Stop()
-	return &window{max: max, timer: t}
+	return &window{max: limit, timer: t}
 }
 
 // armed reports whether a pass is due later.
