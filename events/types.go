@@ -249,10 +249,18 @@ type Result struct {
 	Error    string         `msgpack:"error,omitempty" json:"error,omitempty"`
 	Failed   []FailedChange `msgpack:"failed,omitempty" json:"failed,omitempty"`
 	Applied  int            `msgpack:"applied" json:"applied"`
-	// ObservedSeq is the last sequence of the observed stream once the
-	// applier had published what the provider holds after the plan; a
-	// planner that has read that far sees the plan's effect.
+	// ObservedSeq is the observed stream's last sequence when the applier
+	// read back what the provider holds after the plan. With Observed,
+	// the states stored before it; without, those of the plan's names too.
+	// A planner that has read that far, and holds Observed, sees the
+	// plan's effect.
 	ObservedSeq uint64 `msgpack:"observedSeq" json:"observedSeq"`
+	// Observed are the observed states the plan changed (tombstones
+	// included), read back after it. The applier stores each on the
+	// observed stream right after the result, so that a planner can plan
+	// the zone again without waiting for those stores. Empty when they
+	// did not fit in one message: they were then stored before the result.
+	Observed []ObservedState `msgpack:"observed,omitempty" json:"observed,omitempty"`
 }
 
 // FailedChange is a change the provider rejected, and why.
@@ -262,5 +270,9 @@ type FailedChange struct {
 }
 
 func (*Result) Schema() Schema    { return Schema{"result", 1} }
-func (*Result) canonicalize()     {}
+func (r *Result) canonicalize() {
+	for i := range r.Observed {
+		r.Observed[i].canonicalize()
+	}
+}
 func (r *Result) subject() string { return ResultSubject(r.Provider, r.Zone) }

@@ -189,6 +189,7 @@ type Applier struct {
 	zoneTypes    map[string]map[string]int // the same by record type
 	reconnects   uint64                    // NATS reconnects when hashes were read back
 	lastAck      *events.LastAck           // the newest observed state acknowledged
+	storing      chan struct{}             // closed once the last plan's observed states are stored (readback.go)
 }
 
 // New validates cfg and builds the provider it names.
@@ -340,6 +341,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	a.reconnects = events.Reconnects(js)
 	a.lastAck = events.NewLastAck(js, events.StreamObserved)
 	a.log.Info("applier starting", "published_names", len(a.hashes), "interval", a.cfg.Interval)
+	defer a.awaitObserved()
 
 	stopAdjust, err := a.serveAdjust(js)
 	if err != nil {

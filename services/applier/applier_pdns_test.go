@@ -71,7 +71,24 @@ func waitResultOf(t *testing.T, js jetstream.JetStream, prov, planID string) (ev
 		}
 		return res.PlanID == planID
 	})
+	awaitCarried(t, js, res)
 	return res, raw
+}
+
+// awaitCarried waits until the observed stream holds, after the result's
+// read-back, each observed state the result carries, as carried.
+func awaitCarried(t *testing.T, js jetstream.JetStream, res events.Result) {
+	t.Helper()
+	for _, o := range res.Observed {
+		want, err := events.HashOf(&o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, "observed state of "+o.DNSName+" carried by "+res.PlanID, func() bool {
+			m := lastMsg(t, js, events.StreamObserved, events.ObservedSubject(o.Provider, o.DNSName))
+			return m != nil && m.Sequence > res.ObservedSeq && m.Header.Get(events.HeaderHash) == want
+		})
+	}
 }
 
 func TestEndToEndPDNS(t *testing.T) {

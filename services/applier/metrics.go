@@ -35,6 +35,10 @@ var (
 		Name: "zonestream_applier_adjust_failures_total",
 		Help: "Adjust requests of the planner the provider failed (adjust.go).",
 	}, []string{"provider"})
+	resultsTooLarge = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_applier_results_without_observed_total",
+		Help: "Results too large to carry their plan's observed states, which were then stored before the result (readback.go).",
+	}, []string{"provider"})
 	plansTotal = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "zonestream_applier_plans_total",
 		Help: "Plans the applier handled, by result status (applied, partial, stale, failed, expired).",

@@ -18,6 +18,7 @@ import (
 // list: every zone listed successfully at least once, so a planner never
 // sees a zone before its records.
 func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
+	a.awaitObserved()
 	a.checkStream(ctx, js)
 	zones, err := a.prov.Zones(ctx)
 	if err != nil {
@@ -35,7 +36,7 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 	a.zones = zones
 	complete := true
 	for _, z := range zones {
-		if err := a.syncZone(ctx, js, z, ""); err != nil {
+		if err := a.syncZone(ctx, z, ""); err != nil {
 			complete = false
 			continue
 		}
@@ -125,7 +126,7 @@ func (a *Applier) publishZoneList(ctx context.Context, js jetstream.JetStream, z
 // syncZone lists zone and publishes the observed state of every name
 // whose content changed, tombstones for names that are gone included. A
 // failed listing publishes nothing: no deletes from ignorance.
-func (a *Applier) syncZone(ctx context.Context, js jetstream.JetStream, zone, causation string) error {
+func (a *Applier) syncZone(ctx context.Context, zone, causation string) error {
 	eps, err := a.prov.Records(ctx, zone)
 	if err != nil {
 		a.readFailed(ctx, zone, "listing a zone failed; publishing nothing for it", err)
@@ -138,7 +139,7 @@ func (a *Applier) syncZone(ctx context.Context, js jetstream.JetStream, zone, ca
 		types[ep.RecordType]++
 	}
 	a.zoneTypes[zone] = types
-	return a.publishZone(ctx, js, zone, eps, nil, causation)
+	return a.publishZone(ctx, zone, eps, causation)
 }
 
 // readFailed counts and logs a failed read of zone, unless ctx ended.
@@ -149,67 +150,46 @@ func (a *Applier) readFailed(ctx context.Context, zone, msg string, err error) {
 	}
 }
 
-// syncNames publishes what the provider holds at the names changes
-// touched: read back name by name where the provider can (a zone of 10,000
-// records is not listed again after each plan), else by listing the zone.
-func (a *Applier) syncNames(ctx context.Context, js jetstream.JetStream, zone string, changes []events.Change, causation string) error {
-	var names []string
-	seen := make(map[string]bool, len(changes))
-	for _, c := range changes {
-		if n := events.NormalizeName(c.Key().DNSName); n != "" && !seen[n] {
-			seen[n] = true
-			names = append(names, n)
-		}
-	}
-	if len(names) == 0 {
+// publishZone publishes what a full listing eps of zone holds at each of
+// its names, and a tombstone for a name published before that eps hold
+// nothing at. Names of a more specific zone are left to it.
+func (a *Applier) publishZone(ctx context.Context, zone string, eps []events.Endpoint, causation string) error {
+	zones := a.zonesWith(zone)
+	// A listing the same as the last one published in full needs nothing
+	// published; anything else published for the zone (a plan's names read
+	// back, a failure) makes the next listing compare afresh.
+	fingerprint := listingFingerprint(eps, zones)
+	if last, ok := a.listings[zone]; ok && last == fingerprint {
 		return nil
 	}
-	eps, err := provider.RecordsAt(ctx, a.prov, zone, names)
-	if errors.Is(err, errors.ErrUnsupported) {
-		return a.syncZone(ctx, js, zone, causation)
-	}
-	if err != nil {
-		a.readFailed(ctx, zone, "reading back the names of a plan failed; publishing nothing for them", err)
-		return err
-	}
-	a.providerOK()
-	return a.publishZone(ctx, js, zone, eps, names, causation)
-}
-
-// publishZone publishes what eps hold at each name of zone, or only at
-// names when not nil, and a tombstone for a name published before that
-// eps hold nothing at. Names of a more specific zone are left to it.
-func (a *Applier) publishZone(ctx context.Context, js jetstream.JetStream, zone string, eps []events.Endpoint, names []string, causation string) (err error) {
-	zones := a.zones
-	if !slices.Contains(zones, zone) {
-		zones = append(slices.Clone(zones), zone)
-	}
-	// A full listing the same as the last one published in full needs
-	// nothing published; anything else published for the zone (a plan's
-	// names read back, a failure) makes the next listing compare afresh.
-	var fingerprint uint64
-	if names == nil {
-		fingerprint = listingFingerprint(eps, zones)
-		if last, ok := a.listings[zone]; ok && last == fingerprint {
-			return nil
-		}
-	}
 	delete(a.listings, zone)
-	defer func() {
-		if names == nil && err == nil {
-			a.listings[zone] = fingerprint
-		}
-	}()
-	byName := recordsByName(eps, zone, zones, names)
-	batch, errs := a.observedBatch(zone, zones, byName, a.tombstoneCandidates(names), causation)
-	published, tombstones, err := a.publishObservedBatch(ctx, batch)
-	if err != nil {
+	batch, errs := a.observedBatch(zone, zones, recordsByName(eps, zone, zones, nil), a.tombstoneCandidates(nil), causation)
+	if err := a.storeObserved(ctx, batch); err != nil {
 		errs = append(errs, err)
 	}
-	if published > 0 || tombstones > 0 {
-		a.log.Debug("published observed state", "zone", zone, "names", published, "tombstones", tombstones)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
-	return errors.Join(errs...)
+	a.listings[zone] = fingerprint
+	return nil
+}
+
+// storeObserved publishes batch and returns once it is stored
+// (publishObservedBatch), logging what it published.
+func (a *Applier) storeObserved(ctx context.Context, batch []observedMsg) error {
+	published, tombstones, err := a.publishObservedBatch(ctx, batch)
+	if published > 0 || tombstones > 0 {
+		a.log.Debug("published observed state", "names", published, "tombstones", tombstones)
+	}
+	return err
+}
+
+// zonesWith is the provider's zones, zone among them.
+func (a *Applier) zonesWith(zone string) []string {
+	if slices.Contains(a.zones, zone) {
+		return a.zones
+	}
+	return append(slices.Clone(a.zones), zone)
 }
 
 // recordsByName groups eps by name: those of zone (not of a more specific
@@ -290,6 +270,7 @@ func (a *Applier) observedBatch(zone string, zones []string, byName map[string][
 // observedMsg is one observed state to publish.
 type observedMsg struct {
 	msg       *nats.Msg
+	state     events.ObservedState
 	tombstone bool
 }
 
@@ -304,7 +285,7 @@ func (a *Applier) observedMsg(st *events.ObservedState, causation string) (*obse
 	if a.hashes[subj] == msg.Header.Get(events.HeaderHash) {
 		return nil, nil
 	}
-	return &observedMsg{msg: msg}, nil
+	return &observedMsg{msg: msg, state: *st}, nil
 }
 
 // publishObservedBatch publishes batch (one message per subject) and

@@ -48,16 +48,21 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 	defer keepInProgress(msg, max(a.cfg.AckWait/3, time.Second))()
 
 	managed := a.manages(ctx, zone)
+	var err error
 	start := time.Now()
 	out := a.applyPlan(ctx, &plan, zone, managed)
 	applySeconds.WithLabelValues(a.name).Observe(time.Since(start).Seconds())
 	if ctx.Err() != nil {
 		return // not acked: redelivered to the next applier; re-applying is idempotent
 	}
+	rb := &readBack{}
 	if managed {
-		_ = a.syncNames(ctx, js, zone, plan.Changes, causation)
+		if rb, err = a.readBack(ctx, zone, plan.Changes, causation); err != nil {
+			rb = &readBack{} // nothing known: the plan's names wait for the next listing
+		}
 	}
-	res, err := a.publishResult(ctx, js, &plan, zone, out, causation)
+	res, err := a.publishResult(ctx, js, &plan, zone, out, rb, causation)
+	a.storeLater(ctx, rb)
 	if err != nil {
 		log.Error("publishing the plan's result failed; the plan will be redelivered", "err", err)
 		_ = msg.NakWithDelay(2 * time.Second)
@@ -137,26 +142,40 @@ func (a *Applier) applyPlan(ctx context.Context, plan *events.Plan, zone string,
 	return a.apply(ctx, zone, plan.Changes)
 }
 
-// publishResult publishes the plan's result, with the observed stream's
-// last sequence: what the provider held once the plan was applied is
-// published by then.
-func (a *Applier) publishResult(ctx context.Context, js jetstream.JetStream, plan *events.Plan, zone string, out outcome, causation string) (*events.Result, error) {
+// publishResult publishes the plan's result, with what the provider now
+// holds at its names (rb) and the observed stream's last sequence. When
+// rb's states do not fit in the result, it stores them first, and the
+// sequence covers them.
+func (a *Applier) publishResult(ctx context.Context, js jetstream.JetStream, plan *events.Plan, zone string, out outcome, rb *readBack, causation string) (*events.Result, error) {
 	res := &events.Result{PlanID: plan.ID, Provider: a.name, Zone: zone, Status: out.status,
-		Failed: out.failed, Applied: len(out.applied)}
+		Failed: out.failed, Applied: len(out.applied), Observed: rb.states}
 	if out.err != nil {
 		res.Error = out.err.Error()
 	}
+	err := a.publishResultAfter(ctx, js, res, causation)
+	if errors.Is(err, events.ErrTooLarge) && len(res.Observed) > 0 {
+		resultsTooLarge.WithLabelValues(a.name).Inc()
+		_ = a.storeObserved(ctx, rb.batch)
+		rb.batch, res.Observed = nil, nil
+		err = a.publishResultAfter(ctx, js, res, causation)
+	}
+	return res, err
+}
+
+// publishResultAfter publishes res with the observed stream's last
+// sequence.
+func (a *Applier) publishResultAfter(ctx context.Context, js jetstream.JetStream, res *events.Result, causation string) error {
 	stream, err := js.Stream(ctx, events.StreamObserved)
 	if err != nil {
-		return res, err
+		return err
 	}
 	info, err := stream.Info(ctx)
 	if err != nil {
-		return res, err
+		return err
 	}
 	res.ObservedSeq = info.State.LastSeq
-	_, _, err = events.Publish(ctx, js, events.ResultSubject(a.name, zone), res, causation)
-	return res, err
+	_, _, err = events.Publish(ctx, js, events.ResultSubject(a.name, res.Zone), res, causation)
+	return err
 }
 
 // report counts and logs what became of a plan.

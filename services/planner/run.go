@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ type run struct {
 	dirty       map[string]string                   // names to re-plan -> causing event id
 	flights     map[zoneKey]*flight                 // zones with plans out
 	observedSeq uint64                              // highest observed-stream sequence read
+	carried     carriedStates                       // observed states results carried (carried.go)
 	// fresh are the names marked since the loop last asked, and
 	// rescan says a zone may have come free: together they let the loop
 	// decide whether to plan without scanning every dirty name each time.
@@ -113,7 +115,7 @@ func newRun(p *Planner) *run {
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames(),
 		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{},
 		adjusts: map[string]bool{}, adjusted: map[string]map[string][]events.Endpoint{},
-		verified: verifiedByName{}}
+		verified: verifiedByName{}, carried: carriedStates{}}
 }
 
 // on reports whether subject is under the subject root.
@@ -186,6 +188,26 @@ func (r *run) foldObserved(m events.Received) error {
 	if err := events.Decode(m, &o); err != nil {
 		return err
 	}
+	r.observedSeq = max(r.observedSeq, m.Seq)
+	switch r.carried.take(o.Provider, o.DNSName, m.Seq) {
+	case olderThanCarried:
+		return nil
+	case copyOfCarried:
+		if held, ok := r.observed[o.Provider][o.DNSName]; ok && reflect.DeepEqual(held.records, o.Records) ||
+			!ok && len(o.Records) == 0 {
+			if ok {
+				r.observed[o.Provider][o.DNSName] = observedEntry{records: held.records, seq: m.Seq}
+			}
+			return nil // planned already with what it says
+		}
+	}
+	r.observe(o, m.Seq, m.EventID())
+	return nil
+}
+
+// observe takes in o, what a provider holds at a name, as of the observed
+// stream's sequence seq, and marks the names it may change the plan of.
+func (r *run) observe(o events.ObservedState, seq uint64, cause string) {
 	byName := r.observed[o.Provider]
 	if byName == nil {
 		byName = map[string]observedEntry{}
@@ -198,15 +220,13 @@ func (r *run) foldObserved(m events.Received) error {
 	if len(o.Records) == 0 {
 		delete(byName, o.DNSName)
 	} else {
-		byName[o.DNSName] = observedEntry{records: o.Records, seq: m.Seq}
+		byName[o.DNSName] = observedEntry{records: o.Records, seq: seq}
 	}
 	r.recountVerified(o.DNSName)
-	r.observedSeq = max(r.observedSeq, m.Seq)
-	r.mark(o.DNSName, m.EventID())
+	r.mark(o.DNSName, cause)
 	for _, owner := range r.registryOwners(o.DNSName) {
-		r.mark(owner, m.EventID())
+		r.mark(owner, cause)
 	}
-	return nil
 }
 
 func (r *run) foldZones(m events.Received) error {
@@ -240,6 +260,7 @@ func (r *run) foldResult(ctx context.Context, m events.Received) error {
 	names := p.names
 	delete(f.plans, res.PlanID)
 	results.WithLabelValues(res.Provider, string(res.Status)).Inc()
+	r.foldCarried(&res, m.EventID())
 	f.awaitSeq = max(f.awaitSeq, res.ObservedSeq)
 	if res.Status == events.ResultApplied {
 		f.failures = 0
