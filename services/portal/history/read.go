@@ -152,7 +152,8 @@ func (r *reader) observed(name string) ([]Entry, error) {
 }
 
 // results finds the result of every plan that caused an observed state:
-// the applier publishes the result just after what the provider holds.
+// the applier publishes the result just before it stores what the
+// provider holds.
 func (r *reader) results(observed, known []Entry) ([]Entry, error) {
 	seen := map[string]bool{}
 	for _, e := range known {
@@ -187,38 +188,55 @@ func (r *reader) results(observed, known []Entry) ([]Entry, error) {
 }
 
 // resultOf reads the zone's results from a second before after on, up
-// to maxResults of them, for the one caused by planEvent: the applier
-// publishes a plan's result right after what the provider holds, but
-// another stream may be stored on another server (clocks, order). A zone
-// has one pass out at a time, each waiting for the provider's answers, so
-// a second holds at most a few hundred of its results.
+// to maxResults of them, for the one caused by planEvent: a plan's result
+// is stored just before what the provider holds after it (which the
+// result carries), but another stream may be stored on another server
+// (clocks, order). A zone has one pass out at a time, each waiting for
+// the provider's answers, so a second holds at most a few hundred of its
+// results. They are scanned by their headers alone (a result carries up
+// to a plan's worth of observed states), and only the one found is read.
 func (r *reader) resultOf(provider, zone, planEvent string, after time.Time) (*jetstream.RawStreamMsg, error) {
 	start := after.Add(-time.Second)
-	cons, err := r.js.OrderedConsumer(r.ctx, events.StreamResults, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{events.ResultSubject(provider, zone)},
-		DeliverPolicy:  jetstream.DeliverByStartTimePolicy, OptStartTime: &start,
-		NamePrefix: events.ConsumerNamePrefix(),
+	var seq uint64
+	err := r.scan(events.ResultSubject(provider, zone), jetstream.OrderedConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartTimePolicy, OptStartTime: &start, HeadersOnly: true,
+	}, maxResults, func(m *jetstream.RawStreamMsg) {
+		if seq == 0 && m.Header.Get(events.HeaderCausation) == planEvent {
+			seq = m.Sequence
+		}
 	})
+	if err != nil || seq == 0 {
+		return nil, err
+	}
+	var found *jetstream.RawStreamMsg
+	err = r.scan(events.ResultSubject(provider, zone), jetstream.OrderedConsumerConfig{
+		DeliverPolicy: jetstream.DeliverByStartSequencePolicy, OptStartSeq: seq,
+	}, 1, func(m *jetstream.RawStreamMsg) { found = m })
+	return found, err
+}
+
+// scan hands fn up to n messages of subject on the results stream, from
+// where cfg starts, as they are now (it does not wait for more).
+func (r *reader) scan(subject string, cfg jetstream.OrderedConsumerConfig, n int, fn func(*jetstream.RawStreamMsg)) error {
+	cfg.FilterSubjects, cfg.NamePrefix = []string{subject}, events.ConsumerNamePrefix()
+	cons, err := r.js.OrderedConsumer(r.ctx, events.StreamResults, cfg)
 	if err != nil {
-		return nil, fmt.Errorf("results of %s: %w", zone, err)
+		return fmt.Errorf("results of %s: %w", subject, err)
 	}
 	// Its consumer goes at once rather than when the server notices it idle.
 	defer func() { _ = r.js.DeleteConsumer(r.ctx, events.StreamResults, cons.CachedInfo().Name) }()
-	batch, err := cons.FetchNoWait(maxResults)
+	batch, err := cons.FetchNoWait(n)
 	if err != nil {
-		return nil, fmt.Errorf("results of %s: %w", zone, err)
+		return fmt.Errorf("results of %s: %w", subject, err)
 	}
-	var found *jetstream.RawStreamMsg
 	for m := range batch.Messages() {
-		if found == nil && m.Headers().Get(events.HeaderCausation) == planEvent {
-			meta, _ := m.Metadata()
-			found = &jetstream.RawStreamMsg{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()}
-			if meta != nil {
-				found.Sequence, found.Time = meta.Sequence.Stream, meta.Timestamp
-			}
+		raw := &jetstream.RawStreamMsg{Subject: m.Subject(), Header: m.Headers(), Data: m.Data()}
+		if meta, err := m.Metadata(); err == nil {
+			raw.Sequence, raw.Time = meta.Sequence.Stream, meta.Timestamp
 		}
+		fn(raw)
 	}
-	return found, batch.Error()
+	return batch.Error()
 }
 
 func entry(kind Kind, m *jetstream.RawStreamMsg, ev any, summary string) Entry {

@@ -168,6 +168,10 @@ func (p *Projection) ApplyResult(r events.Received) error {
 	if err := events.Decode(r, &res); err != nil {
 		return err
 	}
+	// The observed states a result carries come from the observed stream
+	// too (ApplyObserved); kept here, 4096 results of 1000 names each
+	// would hold gigabytes.
+	res.Observed = nil
 	planEvent := r.Causation()
 	meta := MetaOf(r)
 	p.mu.Lock()
