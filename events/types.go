@@ -270,9 +270,10 @@ type FailedChange struct {
 }
 
 func (*Result) Schema() Schema    { return Schema{"result", 1} }
+func (r *Result) subject() string { return ResultSubject(r.Provider, r.Zone) }
+
 func (r *Result) canonicalize() {
 	for i := range r.Observed {
 		r.Observed[i].canonicalize()
 	}
 }
-func (r *Result) subject() string { return ResultSubject(r.Provider, r.Zone) }
