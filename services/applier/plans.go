@@ -24,8 +24,9 @@ type outcome struct {
 	abort   error // a transient error: stop trying the rest
 }
 
-// handlePlan applies one plan, publishes the zone's observed state after
-// it and the result, then acks. Undecodable plans are dead-lettered.
+// handlePlan applies one plan, publishes its result with the observed
+// states it changed, acks, and stores those states while the next plan is
+// taken (readback.go). Undecodable plans are dead-lettered.
 func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg jetstream.Msg) {
 	r, plan, ok := a.decodePlan(ctx, js, msg)
 	if !ok {
@@ -48,17 +49,16 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 	defer keepInProgress(msg, max(a.cfg.AckWait/3, time.Second))()
 
 	managed := a.manages(ctx, zone)
-	var err error
 	start := time.Now()
 	out := a.applyPlan(ctx, &plan, zone, managed)
 	applySeconds.WithLabelValues(a.name).Observe(time.Since(start).Seconds())
 	if ctx.Err() != nil {
 		return // not acked: redelivered to the next applier; re-applying is idempotent
 	}
-	rb := &readBack{}
+	rb := &readBack{} // nothing known: the plan's names wait for the next listing
 	if managed {
-		if rb, err = a.readBack(ctx, zone, plan.Changes, causation); err != nil {
-			rb = &readBack{} // nothing known: the plan's names wait for the next listing
+		if got, err := a.readBack(ctx, zone, plan.Changes, causation); err == nil {
+			rb = got
 		}
 	}
 	res, err := a.publishResult(ctx, js, &plan, zone, out, rb, causation)
@@ -163,17 +163,14 @@ func (a *Applier) publishResult(ctx context.Context, js jetstream.JetStream, pla
 }
 
 // publishResultAfter publishes res with the observed stream's last
-// sequence.
+// sequence, once what this applier stored last is in it.
 func (a *Applier) publishResultAfter(ctx context.Context, js jetstream.JetStream, res *events.Result, causation string) error {
-	stream, err := js.Stream(ctx, events.StreamObserved)
+	a.awaitObserved()
+	stream, err := js.Stream(ctx, events.StreamObserved) // reads the stream's info: one request, not two
 	if err != nil {
 		return err
 	}
-	info, err := stream.Info(ctx)
-	if err != nil {
-		return err
-	}
-	res.ObservedSeq = info.State.LastSeq
+	res.ObservedSeq = stream.CachedInfo().State.LastSeq
 	_, _, err = events.Publish(ctx, js, events.ResultSubject(a.name, res.Zone), res, causation)
 	return err
 }

@@ -15,7 +15,6 @@ import (
 type readBack struct {
 	batch  []observedMsg
 	states []events.ObservedState // batch's content, for the plan's result
-	errs   []error                // states that could not be encoded
 }
 
 // readBack reads what the provider holds at the names changes touched:
@@ -42,9 +41,12 @@ func (a *Applier) readBack(ctx context.Context, zone string, changes []events.Ch
 	a.providerOK()
 	zones := a.zonesWith(zone)
 	delete(a.listings, zone) // the next listing compares afresh
-	rb := &readBack{}
-	rb.batch, rb.errs = a.observedBatch(zone, zones, recordsByName(eps, zone, zones, names), a.tombstoneCandidates(names), causation)
-	for _, m := range rb.batch {
+	batch, errs := a.observedBatch(zone, zones, recordsByName(eps, zone, zones, names), a.tombstoneCandidates(names), causation)
+	if len(errs) > 0 {
+		a.log.Error("observed states of a plan's names cannot be published; the next listing tries again", "zone", zone, "err", errors.Join(errs...))
+	}
+	rb := &readBack{batch: batch}
+	for _, m := range batch {
 		rb.states = append(rb.states, m.state)
 	}
 	return rb, nil
