@@ -250,10 +250,11 @@ type Result struct {
 	Failed   []FailedChange `msgpack:"failed,omitempty" json:"failed,omitempty"`
 	Applied  int            `msgpack:"applied" json:"applied"`
 	// ObservedSeq is the observed stream's last sequence when the applier
-	// read back what the provider holds after the plan. With Observed,
-	// the states stored before it; without, those of the plan's names too.
-	// A planner that has read that far, and holds Observed, sees the
-	// plan's effect.
+	// read back what the provider holds after the plan. With Observed, it
+	// covers what was stored of the plan's names before (the states of
+	// other names that earlier results carried may still be storing);
+	// without, it covers those of the plan's names too. A planner that
+	// has read that far, and holds Observed, sees the plan's effect.
 	ObservedSeq uint64 `msgpack:"observedSeq" json:"observedSeq"`
 	// Observed are the observed states the plan changed (tombstones
 	// included), read back after it. The applier stores each on the

@@ -189,7 +189,7 @@ type Applier struct {
 	zoneTypes    map[string]map[string]int // the same by record type
 	reconnects   uint64                    // NATS reconnects when hashes were read back
 	lastAck      *events.LastAck           // the newest observed state acknowledged
-	storing      chan struct{}             // closed once the last plan's observed states are stored (readback.go)
+	stores       []*store                  // plans' observed states being stored, oldest first (readback.go)
 }
 
 // New validates cfg and builds the provider it names.

@@ -56,23 +56,33 @@ func sendPlanTo(t *testing.T, js jetstream.JetStream, prov string, p *events.Pla
 	return msg.Header.Get(events.HeaderEventID)
 }
 
+// waitResultOf waits for the result of plan planID and for the observed
+// states it carries to be stored.
 func waitResultOf(t *testing.T, js jetstream.JetStream, prov, planID string) (events.Result, *jetstream.RawStreamMsg) {
 	t.Helper()
 	var res events.Result
 	var raw *jetstream.RawStreamMsg
 	waitFor(t, "result of plan "+planID, func() bool {
-		raw = lastMsg(t, js, events.StreamResults, events.ResultSubject(prov, zone))
-		if raw == nil {
-			return false
-		}
-		res = events.Result{}
-		if err := events.Unmarshal(raw.Header, raw.Data, &res); err != nil {
-			t.Fatal(err)
-		}
-		return res.PlanID == planID
+		var ok bool
+		res, raw, ok = lastResultMsg(t, js, prov)
+		return ok && res.PlanID == planID
 	})
 	awaitCarried(t, js, res)
 	return res, raw
+}
+
+// lastResultMsg is the zone's last result, if any.
+func lastResultMsg(t *testing.T, js jetstream.JetStream, prov string) (events.Result, *jetstream.RawStreamMsg, bool) {
+	t.Helper()
+	var res events.Result
+	raw := lastMsg(t, js, events.StreamResults, events.ResultSubject(prov, zone))
+	if raw == nil {
+		return res, nil, false
+	}
+	if err := events.Unmarshal(raw.Header, raw.Data, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res, raw, true
 }
 
 // awaitCarried waits until the observed stream holds, after the result's

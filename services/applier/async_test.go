@@ -85,3 +85,74 @@ func TestAsyncObservedFallback(t *testing.T) {
 		t.Fatalf("%d observed states stored for %d names", after-before, n)
 	}
 }
+
+// heldAcks holds back the acknowledgements of observed states of one
+// name until release is closed: a store that takes its time, as one into
+// an old block of a large stream does.
+type heldAcks struct {
+	jetstream.JetStream
+	subject string
+	release chan struct{}
+}
+
+func (h *heldAcks) PublishMsgAsync(m *nats.Msg, opts ...jetstream.PublishOpt) (jetstream.PubAckFuture, error) {
+	f, err := h.JetStream.PublishMsgAsync(m, opts...)
+	if err != nil || m.Subject != h.subject {
+		return f, err
+	}
+	return heldFuture{PubAckFuture: f, release: h.release}, nil
+}
+
+type heldFuture struct {
+	jetstream.PubAckFuture
+	release <-chan struct{}
+}
+
+func (f heldFuture) Ok() <-chan *jetstream.PubAck {
+	ch := make(chan *jetstream.PubAck, 1)
+	go func() {
+		<-f.release
+		ch <- <-f.PubAckFuture.Ok()
+	}()
+	return ch
+}
+
+// TestResultDoesNotWaitForOtherNamesStores: while a plan's observed
+// states are still being stored, the next plan's result goes out at once
+// when it touches none of their names, and only once they are stored
+// when it touches one: the states it compares with, and what its
+// ObservedSeq must cover.
+func TestResultDoesNotWaitForOtherNamesStores(t *testing.T) {
+	js := bus(t)
+	b := bind.StartT(t, zone)
+	held := &heldAcks{JetStream: js, subject: events.ObservedSubject("rfc2136", "slow.example.org"), release: make(chan struct{})}
+	start(t, held, rfcConfig(b, time.Hour))
+
+	sendPlan(t, js, &events.Plan{ID: "s1", Provider: "rfc2136", Zone: zone, Changes: []events.Change{{New: ep("slow.example.org", "A", "192.0.2.1")}}})
+	resultOnly(t, js, "s1") // its store is held from now on
+	sendPlan(t, js, &events.Plan{ID: "s2", Provider: "rfc2136", Zone: zone, Changes: []events.Change{{New: ep("other.example.org", "A", "192.0.2.2")}}})
+	resultOnly(t, js, "s2") // while slow's store is held
+
+	sendPlan(t, js, &events.Plan{ID: "s3", Provider: "rfc2136", Zone: zone, Changes: []events.Change{{
+		Old: ep("slow.example.org", "A", "192.0.2.1"), New: ep("slow.example.org", "A", "192.0.2.3")}}})
+	time.Sleep(500 * time.Millisecond)
+	if res, _, ok := lastResultMsg(t, js, "rfc2136"); !ok || res.PlanID != "s2" {
+		t.Fatalf("last result %+v, want s2's: s3's went out while the observed state of its name was still being stored", res)
+	}
+	close(held.release)
+	res, _ := waitResult(t, js, "s3")
+	slow, m := observed(t, js, "slow.example.org")
+	if slow == nil || slow.Records[0].Targets[0] != "192.0.2.3" || m.Sequence <= res.ObservedSeq {
+		t.Fatalf("slow after s3: %+v at seq %d; s3's ObservedSeq %d", slow, m.Sequence, res.ObservedSeq)
+	}
+}
+
+// resultOnly waits for the result of plan planID, not for what it carries
+// to be stored.
+func resultOnly(t *testing.T, js jetstream.JetStream, planID string) {
+	t.Helper()
+	waitFor(t, "result of plan "+planID, func() bool {
+		res, _, ok := lastResultMsg(t, js, "rfc2136")
+		return ok && res.PlanID == planID
+	})
+}

@@ -127,6 +127,7 @@ func (a *Applier) publishZoneList(ctx context.Context, js jetstream.JetStream, z
 // whose content changed, tombstones for names that are gone included. A
 // failed listing publishes nothing: no deletes from ignorance.
 func (a *Applier) syncZone(ctx context.Context, zone, causation string) error {
+	a.awaitObserved() // a listing compares with every name's hash
 	eps, err := a.prov.Records(ctx, zone)
 	if err != nil {
 		a.readFailed(ctx, zone, "listing a zone failed; publishing nothing for it", err)
@@ -175,12 +176,10 @@ func (a *Applier) publishZone(ctx context.Context, zone string, eps []events.End
 }
 
 // storeObserved publishes batch and returns once it is stored
-// (publishObservedBatch), logging what it published.
+// (publishObservedBatch), recording what was.
 func (a *Applier) storeObserved(ctx context.Context, batch []observedMsg) error {
-	published, tombstones, err := a.publishObservedBatch(ctx, batch)
-	if published > 0 || tombstones > 0 {
-		a.log.Debug("published observed state", "names", published, "tombstones", tombstones)
-	}
+	stored, err := a.publishObservedBatch(ctx, batch)
+	a.record(stored)
 	return err
 }
 
@@ -290,24 +289,16 @@ func (a *Applier) observedMsg(st *events.ObservedState, causation string) (*obse
 
 // publishObservedBatch publishes batch (one message per subject) and
 // returns once every message is acknowledged or has failed
-// (events.PublishAll): a Result's ObservedSeq, read after, covers them
-// all, and the next batch for a name cannot overtake this one. A hash is
-// recorded only for an acknowledged message, so what failed is published
-// again by the next sync.
-func (a *Applier) publishObservedBatch(ctx context.Context, batch []observedMsg) (published, tombstones int, err error) {
+// (events.PublishAll), with those acknowledged: the next batch for a
+// name cannot overtake this one. Only their hashes are recorded (record),
+// so what failed is published again by the next sync.
+func (a *Applier) publishObservedBatch(ctx context.Context, batch []observedMsg) (stored []observedMsg, err error) {
 	msgs := make([]*nats.Msg, len(batch))
 	for i, m := range batch {
 		msgs[i] = m.msg
 	}
 	err = a.lastAck.PublishAll(ctx, msgs, func(i int, _ *jetstream.PubAck) {
-		m := batch[i]
-		if m.tombstone {
-			delete(a.hashes, m.msg.Subject) // gone: nothing more to compare it with
-			tombstones++
-		} else {
-			a.hashes[m.msg.Subject] = m.msg.Header.Get(events.HeaderHash)
-			published++
-		}
+		stored = append(stored, batch[i])
 	}, func(i int, err error, final bool) {
 		if final {
 			observedPublishErrors.WithLabelValues(a.name, "final").Inc()
@@ -317,5 +308,22 @@ func (a *Applier) publishObservedBatch(ctx context.Context, batch []observedMsg)
 		observedPublishErrors.WithLabelValues(a.name, "async").Inc()
 		a.log.Warn("async publish of observed state failed; retrying it", "subject", batch[i].msg.Subject, "err", err)
 	})
-	return published, tombstones, err
+	return stored, err
+}
+
+// record notes the hashes of stored observed states: what the next sync
+// compares with.
+func (a *Applier) record(stored []observedMsg) {
+	tombstones := 0
+	for _, m := range stored {
+		if m.tombstone {
+			delete(a.hashes, m.msg.Subject) // gone: nothing more to compare it with
+			tombstones++
+		} else {
+			a.hashes[m.msg.Subject] = m.msg.Header.Get(events.HeaderHash)
+		}
+	}
+	if len(stored) > 0 {
+		a.log.Debug("published observed state", "names", len(stored)-tombstones, "tombstones", tombstones)
+	}
 }

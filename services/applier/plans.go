@@ -155,6 +155,7 @@ func (a *Applier) publishResult(ctx context.Context, js jetstream.JetStream, pla
 	err := a.publishResultAfter(ctx, js, res, causation)
 	if errors.Is(err, events.ErrTooLarge) && len(res.Observed) > 0 {
 		resultsTooLarge.WithLabelValues(a.name).Inc()
+		a.awaitObserved()
 		_ = a.storeObserved(ctx, rb.batch)
 		rb.batch, res.Observed = nil, nil
 		err = a.publishResultAfter(ctx, js, res, causation)
@@ -163,9 +164,9 @@ func (a *Applier) publishResult(ctx context.Context, js jetstream.JetStream, pla
 }
 
 // publishResultAfter publishes res with the observed stream's last
-// sequence, once what this applier stored last is in it.
+// sequence. Observed states of other names, which earlier results
+// carried, may still be storing.
 func (a *Applier) publishResultAfter(ctx context.Context, js jetstream.JetStream, res *events.Result, causation string) error {
-	a.awaitObserved()
 	stream, err := js.Stream(ctx, events.StreamObserved) // reads the stream's info: one request, not two
 	if err != nil {
 		return err

@@ -22,11 +22,11 @@ type readBack struct {
 // listed again after each plan), else by listing the zone, which stores
 // what it finds before it returns (and leaves nothing to store).
 //
-// It first waits for the observed states of the last plan: what it
-// compares with is what they stored.
+// It first waits for the observed states still being stored of any of
+// these names: what it compares with is what they stored.
 func (a *Applier) readBack(ctx context.Context, zone string, changes []events.Change, causation string) (*readBack, error) {
-	a.awaitObserved()
 	names := changedNames(changes)
+	a.awaitNames(names)
 	if len(names) == 0 {
 		return &readBack{}, nil
 	}
@@ -65,36 +65,72 @@ func changedNames(changes []events.Change) []string {
 	return names
 }
 
+// A store is one plan's observed states being stored in the background.
+type store struct {
+	done     chan struct{}
+	subjects map[string]bool
+	stored   []observedMsg // what was acknowledged: read once done is closed
+}
+
+// maxStores bounds the plans whose observed states are stored at once.
+const maxStores = 4
+
 // storeLater publishes rb's observed states in the background, so that
-// the next plan is applied while they are stored. Whatever reads or
-// publishes observed state next waits for them first (awaitObserved):
-// they are the baseline it compares with, and the observed stream's last
-// sequence in the next result must cover them.
+// the next plan is applied while they are stored. A later plan that
+// touches one of their names waits for them before it reads back, as
+// does a listing (awaitObserved): they are the baseline it compares with,
+// and its result's ObservedSeq must cover them. One that touches none
+// need not, and does not.
 func (a *Applier) storeLater(ctx context.Context, rb *readBack) {
 	if len(rb.batch) == 0 {
 		return
 	}
-	done := make(chan struct{})
-	a.storing = done
+	for len(a.stores) >= maxStores {
+		a.finishStore()
+	}
+	s := &store{done: make(chan struct{}), subjects: make(map[string]bool, len(rb.batch))}
+	for _, m := range rb.batch {
+		s.subjects[m.msg.Subject] = true
+	}
+	a.stores = append(a.stores, s)
 	// They outlive a stop (Run waits for them), so that a run that ends,
 	// as --once does, leaves the stream holding what it applied.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeOnStop)
 	go func() {
-		defer close(done)
+		defer close(s.done)
 		defer cancel()
-		_ = a.storeObserved(sctx, rb.batch) // what fails is published again by the next listing
+		s.stored, _ = a.publishObservedBatch(sctx, rb.batch) // what fails is published again by the next listing
 	}()
 }
 
-// storeOnStop bounds how long the observed states of the last plan may
-// keep storing once the applier was told to stop.
+// storeOnStop bounds how long the observed states of a plan may keep
+// storing once the applier was told to stop.
 const storeOnStop = 10 * time.Second
 
-// awaitObserved returns once the observed states storeLater publishes are
-// stored or have failed.
+// finishStore waits for the oldest store and records what it stored.
+func (a *Applier) finishStore() {
+	s := a.stores[0]
+	<-s.done
+	a.stores = a.stores[1:]
+	a.record(s.stored)
+}
+
+// awaitObserved returns once every observed state storeLater publishes
+// is stored or has failed.
 func (a *Applier) awaitObserved() {
-	if a.storing != nil {
-		<-a.storing
-		a.storing = nil
+	for len(a.stores) > 0 {
+		a.finishStore()
+	}
+}
+
+// awaitNames is awaitObserved when a store holds one of names.
+func (a *Applier) awaitNames(names []string) {
+	for _, s := range a.stores {
+		for _, n := range names {
+			if s.subjects[events.ObservedSubject(a.name, n)] {
+				a.awaitObserved()
+				return
+			}
+		}
 	}
 }
