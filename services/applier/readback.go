@@ -93,12 +93,15 @@ func (a *Applier) storeLater(ctx context.Context, rb *readBack) {
 		s.subjects[m.msg.Subject] = true
 	}
 	a.stores = append(a.stores, s)
-	// They outlive a stop (Run waits for them), so that a run that ends,
-	// as --once does, leaves the stream holding what it applied.
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), storeOnStop)
+	// They outlive a stop by up to storeOnStop (Run waits for them), so
+	// that a run that ends, as --once does, leaves the stream holding what
+	// it applied.
+	sctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stopped := context.AfterFunc(ctx, func() { time.AfterFunc(storeOnStop, cancel) })
 	go func() {
 		defer close(s.done)
 		defer cancel()
+		defer stopped()
 		s.stored, _ = a.publishObservedBatch(sctx, rb.batch) // what fails is published again by the next listing
 	}()
 }
@@ -125,9 +128,13 @@ func (a *Applier) awaitObserved() {
 
 // awaitNames is awaitObserved when a store holds one of names.
 func (a *Applier) awaitNames(names []string) {
-	for _, s := range a.stores {
-		for _, n := range names {
-			if s.subjects[events.ObservedSubject(a.name, n)] {
+	if len(a.stores) == 0 {
+		return
+	}
+	for _, n := range names {
+		subject := events.ObservedSubject(a.name, n)
+		for _, s := range a.stores {
+			if s.subjects[subject] {
 				a.awaitObserved()
 				return
 			}

@@ -103,7 +103,10 @@ func TestObservedStatesTooLargeForTheResult(t *testing.T) {
 	}
 	for i := range names {
 		st, m := observed(t, js, fmt.Sprintf("n%d.example.org", i))
-		if st == nil || len(st.Records) != 2 || m.Sequence > res.ObservedSeq {
+		if st == nil {
+			t.Fatalf("n%d: no observed state", i)
+		}
+		if len(st.Records) != 2 || m.Sequence > res.ObservedSeq {
 			t.Fatalf("n%d: %d RRsets at seq %d; want A and AAAA stored before the result (ObservedSeq %d)",
 				i, len(st.Records), m.Sequence, res.ObservedSeq)
 		}

@@ -74,7 +74,7 @@ func TestHistoryChain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 4 || entries[0].Kind != history.KindResult || entries[1].Cause != "plan p1" {
+	if len(entries) != 4 || entries[0].Kind != history.KindResult || entries[0].PlanID != "p1" || entries[1].Cause != "plan p1" {
 		t.Fatalf("history from the streams: %+v", entries)
 	}
 	if !strings.Contains(entries[3].Summary, "prod/service/shop/web wants A 192.0.2.8") {
