@@ -116,3 +116,87 @@ func TestCarriedStatesOrder(t *testing.T) {
 		t.Fatal("a carried state older than a tombstone read before it was taken")
 	}
 }
+
+// TestCarriedStateOfANewName: a name the planner never read anything of
+// takes the state a result carries, however far the planner has read
+// other names: with several plans out, the stores of an earlier plan
+// often come after a later plan's read-back. Refused, the name would be
+// planned again from nothing (a create the provider refuses). A tombstone
+// read after the read-back still wins, until no plan out can get a result
+// from before it.
+func TestCarriedStateOfANewName(t *testing.T) {
+	_, js := startBus(t)
+	s := freshRun(t, js, Config{})
+	www, other := "www."+zone, "other."+zone
+	state := func(name string, ips ...string) events.ObservedState {
+		o := events.ObservedState{Provider: "p", Zone: zone, DNSName: name}
+		for _, ip := range ips {
+			o.Records = append(o.Records, rr(name, "A", 0, ip))
+		}
+		return o
+	}
+	o := state(other, "192.0.2.9")
+	feedAt(t, s, events.ObservedSubject("p", other), &o, 20)
+	s.foldCarried(&events.Result{PlanID: "x", Provider: "p", Zone: zone, ObservedSeq: 15,
+		Observed: []events.ObservedState{state(www, "192.0.2.1")}}, "")
+	if _, ok := s.observed["p"][www]; !ok {
+		t.Fatal("the carried state of a name never read before was refused")
+	}
+
+	gone := state(www)
+	feedAt(t, s, events.ObservedSubject("p", www), &gone, 30)
+	k := zoneKey{"p", zone}
+	s.flights[k] = &flight{plans: map[string]planned{"out": {readSeq: 25}}}
+	s.pruneEmptied()
+	s.foldCarried(&events.Result{PlanID: "y", Provider: "p", Zone: zone, ObservedSeq: 28,
+		Observed: []events.ObservedState{state(www, "192.0.2.1")}}, "")
+	if _, ok := s.observed["p"][www]; ok {
+		t.Fatal("a carried state older than a tombstone read before it was taken")
+	}
+	delete(s.flights[k].plans, "out")
+	s.pruneEmptied()
+	if n := len(s.carried.emptied["p"]); n != 0 {
+		t.Fatalf("%d tombstones kept with no plan out", n)
+	}
+}
+
+// TestZoneFreedByACopyOfACarriedState: a zone whose last result's
+// read-back is ahead of what the planner has read comes free when the
+// stored copy of a carried state is read. That copy marks no name (it
+// changes nothing), yet a name that changed while the zone was busy must
+// be planned then, not when some later message happens to come.
+func TestZoneFreedByACopyOfACarriedState(t *testing.T) {
+	nc, js := startBus(t)
+	s := freshRun(t, js, Config{})
+	sub := planSub(t, nc)
+	ctx := context.Background()
+	www, api := "www."+zone, "api."+zone
+	for _, name := range []string{www, api} {
+		if name == api {
+			s.plan(ctx)
+		}
+		feed(t, s, events.DesiredSubject(name), &events.DesiredState{DNSName: name,
+			Endpoints: []events.Endpoint{rr(name, "A", 0, "192.0.2.1")}})
+	}
+	first := nextPlan(t, sub)
+	if s.plannable() {
+		t.Fatal("a name was plannable while its zone's plan was out")
+	}
+	carried := heldAfter(first)
+	const readBack = 10
+	feed(t, s, events.ResultSubject("p", zone), &events.Result{PlanID: first.ID, Provider: "p", Zone: zone,
+		Status: events.ResultApplied, Applied: len(first.Changes), ObservedSeq: readBack, Observed: carried})
+	if s.plannable() {
+		t.Fatal("the zone was free before the planner read the observed stream to its result's read-back")
+	}
+	for i, o := range carried {
+		feedAt(t, s, events.ObservedSubject("p", o.DNSName), &o, readBack+1+uint64(i))
+	}
+	if _, dirty := s.dirty[api]; !dirty || !s.plannable() {
+		t.Fatalf("read to the read-back, the zone is free, yet %s (dirty %v) is not planned", api, dirty)
+	}
+	s.plan(ctx)
+	if got := planLines(nextPlan(t, sub)); !slices.Contains(got, "create A api 192.0.2.1") {
+		t.Fatalf("plan after the zone came free:\n%s", strings.Join(got, "\n"))
+	}
+}

@@ -47,7 +47,7 @@ func (r *run) send(ctx context.Context, k zoneKey, f *flight) {
 		}
 		f.unsent = f.unsent[1:]
 		f.publishFailures = 0
-		f.plans[u.plan.ID] = planned{names: u.names, hash: changesHash(u.plan.Changes), seq: ack.Sequence}
+		f.plans[u.plan.ID] = planned{names: u.names, hash: changesHash(u.plan.Changes), seq: ack.Sequence, readSeq: r.observedSeq}
 		f.deadline = time.Now().Add(r.cfg.PlanTimeout)
 		plansPublished.WithLabelValues(k.provider).Inc()
 		for _, c := range u.plan.Changes {

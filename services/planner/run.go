@@ -104,9 +104,10 @@ type flight struct {
 
 // planned is a plan out for a zone.
 type planned struct {
-	names []string // names it touched
-	hash  string   // content hash of its changes
-	seq   uint64   // its sequence in the plans stream, to withdraw it (supersede.go)
+	names   []string // names it touched
+	hash    string   // content hash of its changes
+	seq     uint64   // its sequence in the plans stream, to withdraw it (supersede.go)
+	readSeq uint64   // the observed stream's sequence read when it went out (carried.go)
 }
 
 func newRun(p *Planner) *run {
@@ -115,7 +116,7 @@ func newRun(p *Planner) *run {
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames(),
 		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{},
 		adjusts: map[string]bool{}, adjusted: map[string]map[string][]events.Endpoint{},
-		verified: verifiedByName{}, carried: carriedStates{}}
+		verified: verifiedByName{}, carried: newCarriedStates()}
 }
 
 // on reports whether subject is under the subject root.
@@ -188,17 +189,19 @@ func (r *run) foldObserved(m events.Received) error {
 	if err := events.Decode(m, &o); err != nil {
 		return err
 	}
-	r.observedSeq = max(r.observedSeq, m.Seq)
+	r.readObserved(m.Seq)
 	switch r.carried.take(o.Provider, o.DNSName, m.Seq) {
 	case olderThanCarried:
 		return nil
 	case copyOfCarried:
-		if held, ok := r.observed[o.Provider][o.DNSName]; ok && reflect.DeepEqual(held.records, o.Records) ||
-			!ok && len(o.Records) == 0 {
-			if ok {
-				r.observed[o.Provider][o.DNSName] = observedEntry{records: held.records, seq: m.Seq}
-			}
+		held, ok := r.observed[o.Provider][o.DNSName]
+		switch {
+		case ok && reflect.DeepEqual(held.records, o.Records):
+			r.observed[o.Provider][o.DNSName] = observedEntry{records: held.records, seq: m.Seq}
 			return nil // planned already with what it says
+		case !ok && len(o.Records) == 0:
+			r.carried.setEmptied(o.Provider, o.DNSName, m.Seq, true)
+			return nil
 		}
 	}
 	r.observe(o, m.Seq, m.EventID())
@@ -222,6 +225,7 @@ func (r *run) observe(o events.ObservedState, seq uint64, cause string) {
 	} else {
 		byName[o.DNSName] = observedEntry{records: o.Records, seq: seq}
 	}
+	r.carried.setEmptied(o.Provider, o.DNSName, seq, len(o.Records) == 0)
 	r.recountVerified(o.DNSName)
 	r.mark(o.DNSName, cause)
 	for _, owner := range r.registryOwners(o.DNSName) {
@@ -229,12 +233,29 @@ func (r *run) observe(o events.ObservedState, seq uint64, cause string) {
 	}
 }
 
+// readObserved records that the observed stream has been read to seq. A
+// zone waiting for that sequence is free now, whether or not the message
+// marks a name (the stored copy of a carried state marks none), so the
+// loop looks at every dirty name again.
+func (r *run) readObserved(seq uint64) {
+	if seq <= r.observedSeq {
+		return
+	}
+	for _, f := range r.flights {
+		if f.awaitSeq > r.observedSeq && f.awaitSeq <= seq {
+			r.rescan = true
+			break
+		}
+	}
+	r.observedSeq = seq
+}
+
 func (r *run) foldZones(m events.Received) error {
 	var z events.ZoneList
 	if err := events.Decode(m, &z); err != nil {
 		return err
 	}
-	r.observedSeq = max(r.observedSeq, m.Seq)
+	r.readObserved(m.Seq)
 	if !slices.Equal(r.zones[z.Provider], z.Zones) || r.adjusts[z.Provider] != z.Adjusts {
 		r.zones[z.Provider] = z.Zones
 		r.adjusts[z.Provider] = z.Adjusts
@@ -259,6 +280,7 @@ func (r *run) foldResult(ctx context.Context, m events.Received) error {
 	}
 	names := p.names
 	delete(f.plans, res.PlanID)
+	r.pruneEmptied()
 	results.WithLabelValues(res.Provider, string(res.Status)).Inc()
 	r.foldCarried(&res, m.EventID())
 	f.awaitSeq = max(f.awaitSeq, res.ObservedSeq)
