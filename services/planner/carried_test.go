@@ -144,17 +144,19 @@ func TestCarriedStateOfANewName(t *testing.T) {
 	}
 
 	gone := state(www)
-	feedAt(t, s, events.ObservedSubject("p", www), &gone, 30)
 	k := zoneKey{"p", zone}
-	s.flights[k] = &flight{plans: map[string]planned{"out": {readSeq: 25}}}
-	s.pruneEmptied()
-	s.foldCarried(&events.Result{PlanID: "y", Provider: "p", Zone: zone, ObservedSeq: 28,
-		Observed: []events.ObservedState{state(www, "192.0.2.1")}}, "")
+	s.flights[k] = &flight{plans: map[string]planned{"first": {readSeq: 25}, "last": {readSeq: 26}}}
+	feedAt(t, s, events.ObservedSubject("p", www), &gone, 30)
+	// The first result must not prune the tombstone: the last plan out
+	// went out before it was read. The last result's read-back (28) is
+	// older than the tombstone, which must count for it before it goes.
+	feed(t, s, events.ResultSubject("p", zone), &events.Result{PlanID: "first", Provider: "p", Zone: zone,
+		Status: events.ResultApplied, ObservedSeq: 27})
+	feed(t, s, events.ResultSubject("p", zone), &events.Result{PlanID: "last", Provider: "p", Zone: zone,
+		Status: events.ResultApplied, ObservedSeq: 28, Observed: []events.ObservedState{state(www, "192.0.2.1")}})
 	if _, ok := s.observed["p"][www]; ok {
 		t.Fatal("a carried state older than a tombstone read before it was taken")
 	}
-	delete(s.flights[k].plans, "out")
-	s.pruneEmptied()
 	if n := len(s.carried.emptied["p"]); n != 0 {
 		t.Fatalf("%d tombstones kept with no plan out", n)
 	}

@@ -280,9 +280,9 @@ func (r *run) foldResult(ctx context.Context, m events.Received) error {
 	}
 	names := p.names
 	delete(f.plans, res.PlanID)
-	r.pruneEmptied()
 	results.WithLabelValues(res.Provider, string(res.Status)).Inc()
 	r.foldCarried(&res, m.EventID())
+	r.pruneEmptied() // after: a tombstone newer than this result's read-back still counts for it
 	f.awaitSeq = max(f.awaitSeq, res.ObservedSeq)
 	if res.Status == events.ResultApplied {
 		f.failures = 0
