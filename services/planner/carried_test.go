@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -173,13 +174,13 @@ func TestZoneFreedByACopyOfACarriedState(t *testing.T) {
 	sub := planSub(t, nc)
 	ctx := context.Background()
 	www, api := "www."+zone, "api."+zone
-	for _, name := range []string{www, api} {
-		if name == api {
-			s.plan(ctx)
-		}
+	want := func(name string) {
 		feed(t, s, events.DesiredSubject(name), &events.DesiredState{DNSName: name,
 			Endpoints: []events.Endpoint{rr(name, "A", 0, "192.0.2.1")}})
 	}
+	want(www)
+	s.plan(ctx)
+	want(api)
 	first := nextPlan(t, sub)
 	if s.plannable() {
 		t.Fatal("a name was plannable while its zone's plan was out")
@@ -200,5 +201,30 @@ func TestZoneFreedByACopyOfACarriedState(t *testing.T) {
 	s.plan(ctx)
 	if got := planLines(nextPlan(t, sub)); !slices.Contains(got, "create A api 192.0.2.1") {
 		t.Fatalf("plan after the zone came free:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// TestZoneFreedByAnUnreadableObservedMessage: the message at a zone's
+// read-back may be unreadable (garbage on an observed subject). It is
+// still read: the zone comes free, and waits for no later message.
+func TestZoneFreedByAnUnreadableObservedMessage(t *testing.T) {
+	nc, js := startBus(t)
+	s := freshRun(t, js, Config{})
+	sub := planSub(t, nc)
+	ctx := context.Background()
+	www := "www." + zone
+	feed(t, s, events.DesiredSubject(www), &events.DesiredState{DNSName: www,
+		Endpoints: []events.Endpoint{rr(www, "A", 0, "192.0.2.1")}})
+	s.plan(ctx)
+	first := nextPlan(t, sub)
+	const readBack = 10
+	feed(t, s, events.ResultSubject("p", zone), &events.Result{PlanID: first.ID, Provider: "p", Zone: zone,
+		Status: events.ResultApplied, Applied: len(first.Changes), ObservedSeq: readBack})
+	if !s.busy(zoneKey{"p", zone}, time.Now()) {
+		t.Fatal("the zone was free before the planner read the observed stream to its result's read-back")
+	}
+	s.fold(ctx, events.Received{Subject: events.ObservedSubject("p", "junk."+zone), Data: []byte("not msgpack"), Seq: readBack, Live: true})
+	if s.busy(zoneKey{"p", zone}, time.Now()) {
+		t.Fatal("an unreadable message at the read-back left the zone busy")
 	}
 }

@@ -132,12 +132,16 @@ func (r *run) fold(ctx context.Context, m events.Received) {
 	case on(m.Subject, events.SubjectResults):
 		err = r.foldResult(ctx, m)
 	case on(m.Subject, events.SubjectZones):
+		r.readObserved(m.Seq)
 		err = r.foldZones(m)
 	case on(m.Subject, events.SubjectHeld):
 		err = r.foldHeld(m)
 	case on(m.Subject, events.SubjectApprovals):
 		err = r.foldApproval(m)
 	default:
+		// Read, whether readable or not: a zone waiting for this sequence
+		// must not wait for good on one unreadable message.
+		r.readObserved(m.Seq)
 		err = r.foldObserved(m)
 	}
 	if err != nil {
@@ -189,7 +193,6 @@ func (r *run) foldObserved(m events.Received) error {
 	if err := events.Decode(m, &o); err != nil {
 		return err
 	}
-	r.readObserved(m.Seq)
 	switch r.carried.take(o.Provider, o.DNSName, m.Seq) {
 	case olderThanCarried:
 		return nil
@@ -255,7 +258,6 @@ func (r *run) foldZones(m events.Received) error {
 	if err := events.Decode(m, &z); err != nil {
 		return err
 	}
-	r.readObserved(m.Seq)
 	if !slices.Equal(r.zones[z.Provider], z.Zones) || r.adjusts[z.Provider] != z.Adjusts {
 		r.zones[z.Provider] = z.Zones
 		r.adjusts[z.Provider] = z.Adjusts
