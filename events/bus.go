@@ -20,7 +20,7 @@ func Publish(ctx context.Context, js jetstream.JetStream, subject string, ev Eve
 	if err != nil {
 		return "", nil, err
 	}
-	ack, err := js.PublishMsg(ctx, msg, opts...)
+	ack, err := publishMsg(ctx, js, msg, opts...)
 	if err != nil {
 		return "", nil, publishError(js, msg, err)
 	}
@@ -166,6 +166,6 @@ func DeadLetter(ctx context.Context, js jetstream.JetStream, service string, r R
 	}
 	msg.Header.Set(HeaderOriginalSubject, r.Subject)
 	msg.Header.Set(HeaderError, cause.Error())
-	_, err := js.PublishMsg(ctx, msg)
+	_, err := publishMsg(ctx, js, msg)
 	return err
 }

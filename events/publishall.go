@@ -102,7 +102,7 @@ func (l *LastAck) PublishAll(ctx context.Context, msgs []*nats.Msg, acked func(i
 	}
 	for _, i := range again {
 		epoch := l.Epoch()
-		ack, err := l.js.PublishMsg(ctx, msgs[i])
+		ack, err := publishMsg(ctx, l.js, msgs[i])
 		if err != nil {
 			fail(i, err, true)
 			continue

@@ -14,9 +14,11 @@ type Relay struct {
 	ln       net.Listener
 	upstream string
 
-	mu    sync.Mutex
-	cut   bool
-	conns []net.Conn
+	mu      sync.Mutex
+	cut     bool
+	drop    bool  // what clients send is swallowed
+	dropped int64 // bytes swallowed
+	conns   []net.Conn
 }
 
 // StartRelay relays to the server at url (nats://host:port) until the
@@ -47,11 +49,55 @@ func (r *Relay) Cut() {
 	r.conns = nil
 }
 
-// Open lets connections through again.
+// Open lets connections through again, both ways.
 func (r *Relay) Open() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.cut = false
+	r.cut, r.drop = false, false
+}
+
+// Drop swallows what clients send until Open, while the connections stay
+// up: a request sent now never reaches the server, as one sent to a server
+// killed before it could answer.
+func (r *Relay) Drop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.drop = true
+}
+
+// Dropped is how many bytes the relay has swallowed.
+func (r *Relay) Dropped() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.dropped
+}
+
+// dropping says whether n bytes just read are to be swallowed, and counts
+// them if so.
+func (r *Relay) dropping(n int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.drop {
+		r.dropped += int64(n)
+	}
+	return r.drop
+}
+
+// forward copies what the client c sends to the server u, unless the
+// relay drops it.
+func (r *Relay) forward(u, c net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := c.Read(buf)
+		if n > 0 && !r.dropping(n) {
+			if _, err := u.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (r *Relay) accept() {
@@ -72,7 +118,7 @@ func (r *Relay) accept() {
 		}
 		r.conns = append(r.conns, c, u)
 		r.mu.Unlock()
-		go func() { _, _ = io.Copy(u, c); u.Close(); c.Close() }()
+		go func() { r.forward(u, c); u.Close(); c.Close() }()
 		go func() { _, _ = io.Copy(c, u); u.Close(); c.Close() }()
 	}
 }
