@@ -57,8 +57,11 @@ var publishesCutOff = promauto.NewCounter(prometheus.CounterOpts{
 })
 
 // lives holds, per connection, a context that ends when the connection
-// next loses its server (nats.go's RECONNECTING) or closes: one status
-// listener per connection, not one per publish.
+// next loses its server or closes: one status listener per connection,
+// not one per publish. What is published while the connection is down
+// waits in nats.go's reconnect buffer and goes to the server it reconnects
+// to, so the attempts to reconnect that fail (each says RECONNECTING
+// again) end nothing: only a loss of the server after it was connected.
 var (
 	lives   sync.Map // *nats.Conn → *connLife
 	livesMu sync.Mutex
@@ -68,6 +71,7 @@ type connLife struct {
 	mu     sync.Mutex
 	ctx    context.Context
 	cancel context.CancelFunc
+	down   bool // lost its server, not yet connected again
 }
 
 func (l *connLife) current() context.Context {
@@ -89,31 +93,38 @@ func untilDisconnect(nc *nats.Conn) context.Context {
 	}
 	l := &connLife{}
 	l.ctx, l.cancel = context.WithCancel(context.Background())
-	status := nc.StatusChanged(nats.RECONNECTING, nats.CLOSED)
+	status := nc.StatusChanged(nats.CONNECTED, nats.RECONNECTING, nats.CLOSED)
 	if nc.IsClosed() {
 		// No status will ever come: nothing to follow.
 		nc.RemoveStatusListener(status)
 		l.cancel()
 		return l.ctx
 	}
+	l.down = !nc.IsConnected()
 	lives.Store(nc, l)
 	go l.follow(nc, status)
 	return l.ctx
 }
 
-// follow ends the connection's current life at each disconnect and
-// begins the next, until the connection closes.
+// follow ends the connection's current life when it loses its server,
+// and begins the next, until the connection closes.
 func (l *connLife) follow(nc *nats.Conn, status chan nats.Status) {
 	for s := range status {
 		l.mu.Lock()
-		l.cancel()
-		if s == nats.CLOSED {
+		switch {
+		case s == nats.CLOSED:
+			l.cancel()
 			l.mu.Unlock()
 			lives.Delete(nc)
 			nc.RemoveStatusListener(status)
 			return
+		case s == nats.CONNECTED:
+			l.down = false
+		case !l.down:
+			l.cancel()
+			l.ctx, l.cancel = context.WithCancel(context.Background())
+			l.down = true
 		}
-		l.ctx, l.cancel = context.WithCancel(context.Background())
 		l.mu.Unlock()
 	}
 }

@@ -55,3 +55,45 @@ func TestPublishSentAgainAtADisconnect(t *testing.T) {
 		t.Errorf("the stream holds %d messages, want the one published", n)
 	}
 }
+
+// TestPublishDuringAnOutageWaitsForTheReconnect: what is published while
+// the connection is down waits in nats.go's buffer for the server it
+// reconnects to; the failed attempts to reconnect in between cut nothing
+// off.
+func TestPublishDuringAnOutageWaitsForTheReconnect(t *testing.T) {
+	relay := natstest.StartRelay(t, natstest.Start(t, nil))
+	nc, js := natstest.Connect(t, relay.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := EnsureStreams(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	subject := DesiredSubject("a.example.com")
+	attempts := nc.StatusChanged(nats.RECONNECTING)
+	defer nc.RemoveStatusListener(attempts)
+	relay.Cut()
+	<-attempts
+	cutOff := testutil.ToFloat64(publishesCutOff)
+	errc := make(chan error, 1)
+	go func() {
+		_, _, err := Publish(ctx, js, subject, desired("a.example.com", "192.0.2.1"), "")
+		errc <- err
+	}()
+	// nats.go says RECONNECTING again at each attempt the relay turns away.
+	for range 3 {
+		select {
+		case <-attempts:
+		case err := <-errc:
+			t.Fatalf("the publish ended while the connection was down: %v", err)
+		case <-ctx.Done():
+			t.Fatal("no attempt to reconnect")
+		}
+	}
+	relay.Open()
+	if err := <-errc; err != nil {
+		t.Fatalf("a publish made while the connection was down: %v", err)
+	}
+	if got := testutil.ToFloat64(publishesCutOff) - cutOff; got != 0 {
+		t.Errorf("publishes counted as cut off: %v, want none", got)
+	}
+}
