@@ -2,9 +2,7 @@ package events
 
 import (
 	"context"
-	"fmt"
 	"sync"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus"
@@ -176,38 +174,10 @@ func (l *LastAck) Kept(ctx context.Context) (bool, error) {
 
 // find reports whether the stream holds the acknowledged message t.
 func (l *LastAck) find(ctx context.Context, t ackRef) (bool, error) {
-	cons, err := l.js.CreateConsumer(ctx, l.stream, jetstream.ConsumerConfig{
-		Name:              ConsumerNamePrefix() + "_1",
-		FilterSubject:     t.subject,
-		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:       t.seq,
-		AckPolicy:         jetstream.AckNonePolicy,
-		HeadersOnly:       true,
-		MemoryStorage:     true,
-		InactiveThreshold: time.Minute, // if the delete below is lost
-	})
-	if err != nil {
-		return false, fmt.Errorf("check the last acknowledged message of %s: %w", l.stream, err)
+	first, err := firstFrom(ctx, l.js, l.stream, []string{t.subject}, t.seq)
+	if err != nil || first == nil {
+		return false, err
 	}
-	defer func() {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = l.js.DeleteConsumer(dctx, l.stream, cons.CachedInfo().Name)
-	}()
-	if cons.CachedInfo().NumPending == 0 {
-		return false, nil // gone, and nothing after it on its subject
-	}
-	batch, err := cons.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
-	if err != nil {
-		return false, fmt.Errorf("check the last acknowledged message of %s: %w", l.stream, err)
-	}
-	kept := false
-	for msg := range batch.Messages() {
-		meta, err := msg.Metadata()
-		kept = err == nil && meta.Sequence.Stream == t.seq && msg.Headers().Get(HeaderHash) == t.hash
-	}
-	if err := batch.Error(); err != nil {
-		return false, fmt.Errorf("check the last acknowledged message of %s: %w", l.stream, err)
-	}
-	return kept, nil
+	meta, err := first.Metadata()
+	return err == nil && meta.Sequence.Stream == t.seq && first.Headers().Get(HeaderHash) == t.hash, nil
 }

@@ -123,8 +123,13 @@ type watch struct {
 	mu      sync.Mutex
 	cons    jetstream.Consumer
 	iter    jetstream.MessagesContext
-	history uint64 // the stream's last sequence when the watch began
-	seen    uint64 // the highest sequence delivered
+	history uint64    // the stream's last sequence when the watch began
+	seen    uint64    // the highest sequence delivered
+	seenAt  time.Time // when the stream stored it
+	// Ends when the connection loses the server the consumer was made
+	// on: what that consumer delivers afterwards is not handed on until
+	// the guard has checked what the server still holds.
+	life context.Context
 	// The last message fn has returned from (or that was skipped): its
 	// consumer and its sequence there (checkReplay).
 	handledBy  string
@@ -176,6 +181,10 @@ func (w *watch) start(ctx context.Context, quiet, over bool) error {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, seen+1
 	}
 	cfg.NamePrefix = ConsumerNamePrefix()
+	life := context.Background()
+	if nc := w.js.Conn(); nc != nil {
+		life = untilDisconnect(nc)
+	}
 	cons, err := w.js.OrderedConsumer(ctx, w.stream, cfg)
 	if err != nil {
 		return fmt.Errorf("watch %s: %w", w.stream, err)
@@ -189,11 +198,11 @@ func (w *watch) start(ctx context.Context, quiet, over bool) error {
 		return fmt.Errorf("watch %s: %w", w.stream, err)
 	}
 	w.mu.Lock()
-	w.cons, w.iter, w.quiet, w.active = cons, iter, quiet, time.Now()
+	w.cons, w.iter, w.quiet, w.active, w.life = cons, iter, quiet, time.Now(), life
 	if fresh {
 		// A replay reads the last message of every subject as it is now:
 		// the watch misses nothing stored before it began.
-		w.history, w.seen, w.level = history, 0, begun
+		w.history, w.seen, w.seenAt, w.level = history, 0, time.Time{}, begun
 	}
 	w.mu.Unlock()
 	return nil
@@ -243,19 +252,25 @@ func (w *watch) follow(ctx context.Context) {
 }
 
 // deliver hands one message to fn. A message the restarted consumer
-// delivers again (the iterator had it buffered when stopped) is skipped.
+// delivers again (the iterator had it buffered when stopped) is skipped,
+// and so is what the consumer delivers once its server is lost: the
+// guard starts it again after checking what the server still holds.
 func (w *watch) deliver(msg jetstream.Msg) {
 	meta, err := msg.Metadata()
 	if err != nil {
 		return
 	}
 	w.mu.Lock()
+	if w.life.Err() != nil {
+		w.mu.Unlock()
+		return
+	}
 	if meta.Sequence.Stream <= w.seen || w.cutOff {
 		w.handledBy, w.handledSeq = meta.Consumer, meta.Sequence.Consumer
 		w.mu.Unlock()
 		return
 	}
-	w.seen, w.active, w.recounts = meta.Sequence.Stream, time.Now(), 0
+	w.seen, w.seenAt, w.active, w.recounts = meta.Sequence.Stream, meta.Timestamp, time.Now(), 0
 	if meta.NumPending == 0 {
 		w.level = w.active
 	}
@@ -363,15 +378,14 @@ func replayVerdict(pending uint64, handedAll, distrust, resumable bool) replayAc
 }
 
 // guard sets the watch's pace and keeps it whole. After NATS reconnected
-// it starts the consumer again at the short pace: from the last message
-// of every subject if the stream's last sequence is below one already
-// delivered (the server restarted and lost messages it had acknowledged,
-// and new ones reuse those sequences, which a consumer resuming after the
-// highest it delivered would skip; each message is the whole state of its
-// key, so reading one again is harmless), after the last one delivered
-// otherwise. atRest.after after a start, once caught up, it goes to
-// rest's pace. Whenever it wakes, and every cut.probe, it checks that the
-// watch is not cut off (cutoff.go) before it lets it go on.
+// it starts the consumer again at the short pace: after the last message
+// delivered if the stream still holds it (holdsLastSeen), else from the
+// last message of every subject (the server restarted and lost messages
+// it had acknowledged; each message is the whole state of its key, so
+// reading one again is harmless). atRest.after after a start, once caught
+// up, it goes to rest's pace. Whenever it wakes, and every cut.probe, it
+// checks that the watch is not cut off (cutoff.go) before it lets it go
+// on.
 func (w *watch) guard(ctx context.Context) {
 	nc := w.js.Conn()
 	if nc == nil {
@@ -428,16 +442,41 @@ func (w *watch) guard(ctx context.Context) {
 		if !w.checkLevel(ctx) {
 			return
 		}
-		st, err := w.js.Stream(ctx, w.stream)
+		held, err := w.holdsLastSeen(ctx)
 		if err != nil {
 			retry = time.After(time.Second)
 			continue
 		}
 		w.mu.Lock()
-		w.restart(false, st.CachedInfo().State.LastSeq < w.seen)
+		w.restart(false, !held)
 		w.mu.Unlock()
 		rest.Reset(w.rest.after)
 	}
+}
+
+// holdsLastSeen reports whether the stream still holds the last message
+// the watch delivered, stored when it was. A server that restarted after
+// losing messages hands their sequences out again, and a consumer resuming
+// after the highest sequence delivered would skip what came in their
+// place. The stream's last sequence cannot tell once publishers have
+// filled the gap again, which they do at once after a reconnect; the
+// message at that sequence can. JetStream loses the end of a store, never
+// a middle, so if that message is there, so is every one before it. One
+// that was since replaced on its subject counts as lost: the watch reads
+// every subject again, which is only slower.
+func (w *watch) holdsLastSeen(ctx context.Context) (bool, error) {
+	w.mu.Lock()
+	seq, at := w.seen, w.seenAt
+	w.mu.Unlock()
+	if seq == 0 {
+		return true, nil
+	}
+	first, err := firstFrom(ctx, w.js, w.stream, w.cfg.FilterSubjects, seq)
+	if err != nil || first == nil {
+		return false, err
+	}
+	meta, err := first.Metadata()
+	return err == nil && meta.Sequence.Stream == seq && meta.Timestamp.Equal(at), nil
 }
 
 // checkLevel checks that the watch is not cut off, asking the server whether
