@@ -13,47 +13,56 @@ import (
 )
 
 // publishMsg publishes msg and waits for the stream's acknowledgement, as
-// js.PublishMsg does, but does not wait for an answer that cannot come.
-// A request sent before the connection lost its server went to a server
-// that is gone, or its answer goes to a connection that no longer exists.
-// nats.go fails pending asynchronous publishes at that moment
-// (ErrDisconnected); a synchronous one would wait out its whole timeout
-// (ten seconds for a collector's object), and every stage behind it with
-// it. So the request is sent once more at once: nats.go holds it until it
-// has reconnected, and the stream keeps one copy (the same Nats-Msg-Id)
-// if the first did land.
+// js.PublishMsg does, but is sent once more at once when the connection
+// loses its server first (Resend); the stream keeps one copy (the same
+// Nats-Msg-Id) if the first did land.
 func publishMsg(ctx context.Context, js jetstream.JetStream, msg *nats.Msg, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
-	ack, err := publishOnce(ctx, js, msg, opts...)
-	if errors.Is(err, nats.ErrDisconnected) {
-		publishesCutOff.Inc()
-		ack, err = publishOnce(ctx, js, msg, opts...)
-	}
-	return ack, err
+	return Resend(ctx, js.Conn(), func(ctx context.Context) (*jetstream.PubAck, error) {
+		return js.PublishMsg(ctx, msg, opts...)
+	})
 }
 
-// publishOnce publishes msg, giving up with ErrDisconnected when the
-// connection loses its server before the answer came.
-func publishOnce(ctx context.Context, js jetstream.JetStream, msg *nats.Msg, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
-	nc := js.Conn()
-	if nc == nil {
-		return js.PublishMsg(ctx, msg, opts...)
+// Resend makes request, a request to the server on nc, and makes it once
+// more at once when nc loses its server before the answer came. A request
+// sent before the connection lost its server went to a server that is
+// gone, or its answer goes to a connection that no longer exists, so none
+// will come. nats.go fails pending asynchronous publishes at that moment
+// (ErrDisconnected); a request would wait out its whole timeout (ten
+// seconds for a collector's object, and an applier's plan not acked until
+// the server sends it again) while every stage behind it waited too.
+// nats.go holds the second request until it has reconnected. request must
+// be safe to make twice.
+func Resend[T any](ctx context.Context, nc *nats.Conn, request func(context.Context) (T, error)) (T, error) {
+	answer, err := requestOnce(ctx, nc, request)
+	if errors.Is(err, nats.ErrDisconnected) {
+		requestsCutOff.Inc()
+		answer, err = requestOnce(ctx, nc, request)
 	}
-	pctx, cancel := context.WithCancelCause(ctx)
+	return answer, err
+}
+
+// requestOnce makes request, giving up with ErrDisconnected when nc loses
+// its server before the answer came.
+func requestOnce[T any](ctx context.Context, nc *nats.Conn, request func(context.Context) (T, error)) (T, error) {
+	if nc == nil {
+		return request(ctx)
+	}
+	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	stop := context.AfterFunc(untilDisconnect(nc), func() { cancel(nats.ErrDisconnected) })
 	defer stop()
-	ack, err := js.PublishMsg(pctx, msg, opts...)
-	if errors.Is(err, context.Canceled) && ctx.Err() == nil && errors.Is(context.Cause(pctx), nats.ErrDisconnected) {
+	answer, err := request(rctx)
+	if errors.Is(err, context.Canceled) && ctx.Err() == nil && errors.Is(context.Cause(rctx), nats.ErrDisconnected) {
 		err = fmt.Errorf("sent before NATS disconnected, so no answer will come: %w", nats.ErrDisconnected)
 	}
-	return ack, err
+	return answer, err
 }
 
-// publishesCutOff counts the publishes whose connection lost its server
-// before they were acknowledged, each sent once more.
-var publishesCutOff = promauto.NewCounter(prometheus.CounterOpts{
-	Name: "zonestream_publishes_cut_off_total",
-	Help: "publishes whose NATS connection lost its server before they were acknowledged; each is sent once more at once",
+// requestsCutOff counts the requests (publishes, acks) whose connection
+// lost its server before they were answered, each sent once more.
+var requestsCutOff = promauto.NewCounter(prometheus.CounterOpts{
+	Name: "zonestream_requests_cut_off_total",
+	Help: "requests to NATS (publishes, acks) whose connection lost its server before they were answered; each is sent once more at once",
 })
 
 // lives holds, per connection, a context that ends when the connection

@@ -23,7 +23,7 @@ func TestPublishSentAgainAtADisconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 	subject := DesiredSubject("a.example.com")
-	cutOff := testutil.ToFloat64(publishesCutOff)
+	cutOff := testutil.ToFloat64(requestsCutOff)
 	relay.Drop()
 	// The publish's own deadline is the test's: only the disconnect can
 	// make it send its request again.
@@ -44,7 +44,7 @@ func TestPublishSentAgainAtADisconnect(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Fatalf("a publish cut off by a disconnect: %v", err)
 	}
-	if got := testutil.ToFloat64(publishesCutOff) - cutOff; got != 1 {
+	if got := testutil.ToFloat64(requestsCutOff) - cutOff; got != 1 {
 		t.Errorf("publishes counted as cut off: %v, want 1", got)
 	}
 	st, err := js.Stream(ctx, StreamDesired)
@@ -73,7 +73,7 @@ func TestPublishDuringAnOutageWaitsForTheReconnect(t *testing.T) {
 	defer nc.RemoveStatusListener(attempts)
 	relay.Cut()
 	<-attempts
-	cutOff := testutil.ToFloat64(publishesCutOff)
+	cutOff := testutil.ToFloat64(requestsCutOff)
 	errc := make(chan error, 1)
 	go func() {
 		_, _, err := Publish(ctx, js, subject, desired("a.example.com", "192.0.2.1"), "")
@@ -93,7 +93,7 @@ func TestPublishDuringAnOutageWaitsForTheReconnect(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Fatalf("a publish made while the connection was down: %v", err)
 	}
-	if got := testutil.ToFloat64(publishesCutOff) - cutOff; got != 0 {
+	if got := testutil.ToFloat64(requestsCutOff) - cutOff; got != 0 {
 		t.Errorf("publishes counted as cut off: %v, want none", got)
 	}
 }

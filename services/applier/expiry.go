@@ -31,7 +31,7 @@ func (a *Applier) dropUnapplied(ctx context.Context, js jetstream.JetStream, msg
 		_ = msg.NakWithDelay(2 * time.Second)
 		return
 	}
-	a.ack(ctx, msg)
+	a.ack(ctx, js, msg)
 	plansTotal.WithLabelValues(a.name, string(status)).Inc()
 	a.log.Warn("plan dropped unapplied", "plan", plan.ID, "zone", zone, "changes", len(plan.Changes), "status", status, "why", why)
 }

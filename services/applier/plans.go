@@ -68,7 +68,7 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 		_ = msg.NakWithDelay(2 * time.Second)
 		return
 	}
-	a.ack(ctx, msg)
+	a.ack(ctx, js, msg)
 	a.report(log, out, res, start)
 }
 
@@ -92,7 +92,7 @@ func (a *Applier) decodePlan(ctx context.Context, js jetstream.JetStream, msg je
 		return r, plan, false
 	}
 	deadLettersTotal.Inc()
-	a.ack(ctx, msg)
+	a.ack(ctx, js, msg)
 	return r, plan, false
 }
 
@@ -167,7 +167,10 @@ func (a *Applier) publishResult(ctx context.Context, js jetstream.JetStream, pla
 // sequence. Observed states of other names, which earlier results
 // carried, may still be storing.
 func (a *Applier) publishResultAfter(ctx context.Context, js jetstream.JetStream, res *events.Result, causation string) error {
-	stream, err := js.Stream(ctx, events.StreamObserved) // reads the stream's info: one request, not two
+	// Reads the stream's info: one request, not two.
+	stream, err := events.Resend(ctx, js.Conn(), func(ctx context.Context) (jetstream.Stream, error) {
+		return js.Stream(ctx, events.StreamObserved)
+	})
 	if err != nil {
 		return err
 	}
@@ -204,10 +207,14 @@ func (a *Applier) report(log *slog.Logger, out outcome, res *events.Result, star
 	}
 }
 
-func (a *Applier) ack(ctx context.Context, msg jetstream.Msg) {
+func (a *Applier) ack(ctx context.Context, js jetstream.JetStream, msg jetstream.Msg) {
 	actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if err := msg.DoubleAck(actx); err != nil {
+	// An ack lost with its server would hold every next plan (one is out
+	// at a time) until the plan is sent again (AckWait): it is sent again
+	// at once.
+	_, err := events.Resend(actx, js.Conn(), func(ctx context.Context) (struct{}, error) { return struct{}{}, msg.DoubleAck(ctx) })
+	if err != nil {
 		a.log.Warn("acking a plan failed", "err", err)
 	}
 }
