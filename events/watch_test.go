@@ -234,3 +234,34 @@ func TestReplayVerdict(t *testing.T) {
 		}
 	}
 }
+
+// deliveredMsg is a message as a consumer delivers it: only what deliver
+// reads.
+type deliveredMsg struct {
+	jetstream.Msg
+	meta jetstream.MsgMetadata
+}
+
+func (m deliveredMsg) Metadata() (*jetstream.MsgMetadata, error) { return &m.meta, nil }
+func (m deliveredMsg) Subject() string                           { return "zs.desired.test.a" }
+func (m deliveredMsg) Headers() nats.Header                      { return nil }
+func (m deliveredMsg) Data() []byte                              { return nil }
+
+// TestWatchHandsOnNothingOnceItsServerIsLost: what a consumer delivers
+// after the connection lost the server it was made on (nats.go may make
+// it again on the restarted server, after the highest sequence it had)
+// waits until the guard has checked what the server still holds.
+func TestWatchHandsOnNothingOnceItsServerIsLost(t *testing.T) {
+	var handed []uint64
+	life, lose := context.WithCancel(context.Background())
+	w := &watch{life: life, caughtUp: make(chan struct{}), fn: func(r Received) { handed = append(handed, r.Seq) }}
+	msg := func(seq uint64) deliveredMsg {
+		return deliveredMsg{meta: jetstream.MsgMetadata{Sequence: jetstream.SequencePair{Stream: seq, Consumer: seq}, Timestamp: time.Unix(int64(seq), 0)}}
+	}
+	w.deliver(msg(4))
+	lose()
+	w.deliver(msg(9))
+	if !slices.Equal(handed, []uint64{4}) || w.seen != 4 || !w.seenAt.Equal(time.Unix(4, 0)) {
+		t.Fatalf("handed %v, seen %d at %v; want only 4, before the server was lost", handed, w.seen, w.seenAt)
+	}
+}
