@@ -13,6 +13,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/zonestream/zonestream/events"
@@ -66,6 +67,21 @@ func restrictedConfig(t *testing.T, user string) *rest.Config {
 	})
 	cfg := rest.CopyConfig(collectortest.Cluster.Config)
 	cfg.Impersonate = rest.ImpersonationConfig{UserName: user}
+	// The apiserver's authorizer learns of a new binding from a watch: the
+	// user may be refused for a moment after the binding is created.
+	kc, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(collectortest.WaitFor); ; time.Sleep(50 * time.Millisecond) {
+		_, err := kc.CoreV1().Namespaces().Get(t.Context(), "kube-system", metav1.GetOptions{})
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the binding of %s never took effect: %v", user, err)
+		}
+	}
 	return cfg
 }
 
