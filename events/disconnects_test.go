@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zonestream/zonestream/events/internal/natstest"
@@ -15,13 +16,7 @@ import (
 // reached the server is sent again as soon as the connection loses it,
 // instead of waiting out its timeout, and lands once.
 func TestPublishSentAgainAtADisconnect(t *testing.T) {
-	relay := natstest.StartRelay(t, natstest.Start(t, nil))
-	_, js := natstest.Connect(t, relay.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := EnsureStreams(ctx, js); err != nil {
-		t.Fatal(err)
-	}
+	relay, _, js, ctx := relayedBus(t)
 	subject := DesiredSubject("a.example.com")
 	cutOff := testutil.ToFloat64(requestsCutOff)
 	relay.Drop()
@@ -61,13 +56,7 @@ func TestPublishSentAgainAtADisconnect(t *testing.T) {
 // reconnects to; the failed attempts to reconnect in between cut nothing
 // off.
 func TestPublishDuringAnOutageWaitsForTheReconnect(t *testing.T) {
-	relay := natstest.StartRelay(t, natstest.Start(t, nil))
-	nc, js := natstest.Connect(t, relay.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := EnsureStreams(ctx, js); err != nil {
-		t.Fatal(err)
-	}
+	relay, nc, js, ctx := relayedBus(t)
 	subject := DesiredSubject("a.example.com")
 	attempts := nc.StatusChanged(nats.RECONNECTING)
 	defer nc.RemoveStatusListener(attempts)
@@ -96,4 +85,18 @@ func TestPublishDuringAnOutageWaitsForTheReconnect(t *testing.T) {
 	if got := testutil.ToFloat64(requestsCutOff) - cutOff; got != 0 {
 		t.Errorf("publishes counted as cut off: %v, want none", got)
 	}
+}
+
+// relayedBus is a JetStream server with its streams, a client connected
+// through a relay that quickly reconnects, and the test's context (30 s).
+func relayedBus(t *testing.T) (*natstest.Relay, *nats.Conn, jetstream.JetStream, context.Context) {
+	t.Helper()
+	relay := natstest.StartRelay(t, natstest.Start(t, nil))
+	nc, js := natstest.Connect(t, relay.URL(), nats.MaxReconnects(-1), nats.ReconnectWait(50*time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	if err := EnsureStreams(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	return relay, nc, js, ctx
 }
