@@ -50,14 +50,7 @@ type run struct {
 	mu     sync.Mutex
 	mark   *mark
 	hashes map[string]string // subject -> content hash last published
-	// endpoints counts, per subject, the endpoints its object wants now,
-	// and endpointTotal their sum (external_dns_source_endpoints_total).
-	endpoints     map[string]int
-	endpointTotal int
-	// byType are the same counts per subject by record type, and typeTotal
-	// their sums (external_dns_source_records).
-	byType    map[string]map[string]int
-	typeTotal map[string]int
+	counts endpointCounts
 	// reconnects is the NATS reconnect count when hashes were read back.
 	reconnects uint64
 	lastAck    *events.LastAck   // the newest object state or mark acknowledged
@@ -421,7 +414,7 @@ func (r *run) toPublish(it item, subject string, state *events.SourceState, hash
 	r.mu.Unlock()
 	if had && last == hash {
 		publishSkipped.WithLabelValues(it.source).Inc()
-		r.countEndpoints(subject, state.Endpoints)
+		r.counts.set(subject, state.Endpoints)
 		return false
 	}
 	if !had && state.IsTombstone() {
@@ -468,7 +461,7 @@ func (r *run) publish(ctx context.Context, it item, subject string, state *event
 		r.hashes[subject] = published
 	}
 	r.mu.Unlock()
-	r.countEndpoints(subject, eps)
+	r.counts.set(subject, eps)
 	kind := "update"
 	if state.IsTombstone() {
 		kind = "tombstone"
@@ -512,35 +505,3 @@ func (r *run) report(it item, subject string, problems []error) {
 	}
 }
 
-// countEndpoints keeps the count of the endpoints the objects want now
-// (ExternalDNS' external_dns_source_endpoints_total), and by record type
-// (external_dns_source_records).
-func (r *run) countEndpoints(subject string, eps []events.Endpoint) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.endpoints == nil {
-		r.endpoints, r.byType, r.typeTotal = map[string]int{}, map[string]map[string]int{}, map[string]int{}
-	}
-	n := len(eps)
-	r.endpointTotal += n - r.endpoints[subject]
-	types := map[string]int{}
-	for _, ep := range eps {
-		types[ep.RecordType]++
-	}
-	for typ, k := range r.byType[subject] {
-		r.typeTotal[typ] -= k
-	}
-	for typ, k := range types {
-		r.typeTotal[typ] += k
-	}
-	if n == 0 {
-		delete(r.endpoints, subject)
-		delete(r.byType, subject)
-	} else {
-		r.endpoints[subject], r.byType[subject] = n, types
-	}
-	sourceEndpoints.Set(float64(r.endpointTotal))
-	for typ, k := range r.typeTotal {
-		sourceRecords.WithLabelValues(typ).Set(float64(k))
-	}
-}
