@@ -279,14 +279,29 @@ func stagesOf(b *testing.B, busURL, object, name, zone string, sent time.Time) s
 		if err != nil {
 			b.Fatal(err)
 		}
-		m, err := s.GetLastMsgForSubject(ctx, st.subject)
-		if err != nil {
-			out = append(out, st.what+" "+err.Error())
-			continue
-		}
-		out = append(out, fmt.Sprintf("%s %s", st.what, m.Time.Sub(sent).Round(100*time.Microsecond)))
+		out = append(out, st.what+" "+storedAfter(ctx, s, st.subject, sent))
 	}
 	return strings.Join(out, ", ")
+}
+
+// storedAfter says how long after sent subject's last message was stored,
+// waiting up to a few seconds for one stored after sent: the applier
+// stores a name's observed state after the plan's result, in the
+// background, so it may not be there yet when BIND answers.
+func storedAfter(ctx context.Context, s jetstream.Stream, subject string, sent time.Time) string {
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		m, err := s.GetLastMsgForSubject(ctx, subject)
+		switch {
+		case err == nil && m.Time.After(sent):
+			return m.Time.Sub(sent).Round(100 * time.Microsecond).String()
+		case time.Now().After(deadline) && err != nil:
+			return err.Error()
+		case time.Now().After(deadline):
+			return "none stored within 5s"
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 func soaSerial(b *testing.B, ns *bind.Server, zone string) int64 {
