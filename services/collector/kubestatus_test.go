@@ -184,6 +184,24 @@ func statusErrors(t *testing.T, what string) float64 {
 	return 0
 }
 
+// counterTotal is the sum of every series of the counter called name.
+func counterTotal(t *testing.T, name string) float64 {
+	t.Helper()
+	mfs, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			for _, m := range mf.GetMetric() {
+				sum += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return sum
+}
+
 func publish(t *testing.T, subject string, ev events.Event) {
 	t.Helper()
 	if _, _, err := events.Publish(t.Context(), collectortest.JS, subject, ev, ""); err != nil {

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector/kubestatus"
@@ -30,7 +31,7 @@ func (r *run) followOutcomes(ctx context.Context) {
 		func(o events.ObjectRef) *corev1.ObjectReference {
 			return r.reference(item{source: o.Source, key: source.Key{Namespace: o.Namespace, Name: o.Name}})
 		},
-		func(o events.ObjectRef) map[string]kubestatus.Outcome { return st.Outcomes(o) }, logger)
+		func(o events.ObjectRef) map[string]kubestatus.Outcome { return st.Outcomes(o) }, logger, r.cachedObjects()...)
 	if err != nil {
 		logger.Error("object status disabled", "err", err)
 		return
@@ -41,6 +42,21 @@ func (r *run) followOutcomes(ctx context.Context) {
 	wg.Go(func() { kube.Run(ctx) })
 	st.Run(ctx, r.js)
 	wg.Wait()
+}
+
+// cachedObjects has the condition writer read DNSEndpoints from the CRD
+// source's cache.
+func (r *run) cachedObjects() []kubestatus.KubeOption {
+	crd, ok := r.sources[crdsource.Name].(*crdsource.Source)
+	if !ok {
+		return nil
+	}
+	return []kubestatus.KubeOption{kubestatus.WithCache(func(o events.ObjectRef) (*unstructured.Unstructured, bool) {
+		if o.Source != crdsource.Name {
+			return nil, false
+		}
+		return crd.Cached(source.Key{Namespace: o.Namespace, Name: o.Name})
+	})}
 }
 
 // owns: the object is one this collector publishes (its cluster, one of

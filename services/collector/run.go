@@ -504,4 +504,3 @@ func (r *run) report(it item, subject string, problems []error) {
 		r.logger.Warn("invalid input skipped", "source", it.source, "object", it.key.String(), "reason", reason, "err", err)
 	}
 }
-

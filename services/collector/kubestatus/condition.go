@@ -54,8 +54,24 @@ func (k *Kube) nextCondition(ctx context.Context) bool {
 }
 
 // writeCondition reads the object, sets its Ready condition beside the
-// ones others own, and updates the status subresource if it changed.
+// ones others own, and updates the status subresource if it changed. It
+// reads the object from the collector's cache when it is there, and from
+// the API server when not, or when the cached copy was too old to update.
 func (k *Kube) writeCondition(ctx context.Context, obj events.ObjectRef) error {
+	if k.cached != nil {
+		if u, ok := k.cached(obj); ok {
+			err := k.updateCondition(ctx, obj, u.DeepCopy())
+			if !apierrors.IsConflict(err) {
+				return err
+			}
+		}
+	}
+	return k.updateCondition(ctx, obj, nil)
+}
+
+// updateCondition is writeCondition on u, or on the object read from the
+// API server when u is nil.
+func (k *Kube) updateCondition(ctx context.Context, obj events.ObjectRef, u *unstructured.Unstructured) error {
 	outcomes := k.outcomes(obj)
 	if len(outcomes) == 0 {
 		return nil // nothing known, or every name gone with the object
@@ -66,12 +82,14 @@ func (k *Kube) writeCondition(ctx context.Context, obj events.ObjectRef) error {
 		return err
 	}
 	client := k.dyn.Resource(gvr).Namespace(ref.Namespace)
-	u, err := client.Get(ctx, ref.Name, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return nil
-	}
-	if err != nil {
-		return err
+	if u == nil {
+		u, err = client.Get(ctx, ref.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
 	}
 	conds, err := conditionsOf(u)
 	if err != nil {
@@ -89,6 +107,7 @@ func (k *Kube) writeCondition(ctx context.Context, obj events.ObjectRef) error {
 	}
 	_, err = client.UpdateStatus(ctx, u, metav1.UpdateOptions{FieldManager: "zonestream-collector"})
 	if err == nil {
+		conditionWrites.Inc()
 		c := meta.FindStatusCondition(conds, ConditionReady)
 		k.logger.Debug("Ready condition set", "object", obj.Resource(), "status", c.Status, "reason", c.Reason)
 	}

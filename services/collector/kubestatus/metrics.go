@@ -10,6 +10,10 @@ var (
 		Name: "zonestream_collector_kube_status_errors_total",
 		Help: "Failed writes of object status back to Kubernetes (what = event, condition, lookup); DNS work is not affected.",
 	}, []string{"what"})
+	conditionWrites = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "zonestream_collector_kube_conditions_written_total",
+		Help: "Updates of a DNSEndpoint's Ready condition written to Kubernetes.",
+	})
 	eventsDropped = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "zonestream_collector_kube_events_dropped_total",
 		Help: "Events not written because more were due than the rate limit allows.",

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/discovery/cached/memory"
@@ -57,6 +58,9 @@ type Kube struct {
 
 	events     chan pendingEvent
 	conditions workqueue.TypedRateLimitingInterface[events.ObjectRef]
+	// cached reads an object from the collector's informer cache; nil, or
+	// false, when it has none.
+	cached func(events.ObjectRef) (*unstructured.Unstructured, bool)
 	// uids remembers the UID of objects found (written by emit only), so
 	// that the Event about an object already deleted still names it.
 	uids map[events.ObjectRef]types.UID
@@ -74,7 +78,7 @@ type pendingEvent struct {
 // NewKube returns a Kube writing with rc. reference gives an object's
 // apiVersion and kind; outcomes is Status.Outcomes.
 func NewKube(rc *rest.Config, client kubernetes.Interface, reference func(events.ObjectRef) *corev1.ObjectReference,
-	outcomes func(events.ObjectRef) map[string]Outcome, logger *slog.Logger) (*Kube, error) {
+	outcomes func(events.ObjectRef) map[string]Outcome, logger *slog.Logger, opts ...KubeOption) (*Kube, error) {
 	md, err := metadata.NewForConfig(rc)
 	if err != nil {
 		return nil, err
@@ -92,9 +96,23 @@ func NewKube(rc *rest.Config, client kubernetes.Interface, reference func(events
 			workqueue.NewTypedItemExponentialFailureRateLimiter[events.ObjectRef](200*time.Millisecond, time.Minute),
 			workqueue.TypedRateLimitingQueueConfig[events.ObjectRef]{}),
 	}
+	for _, o := range opts {
+		o(k)
+	}
 	k.broadcaster = kevents.NewBroadcaster(countingSink{k: k, sink: &kevents.EventSinkImpl{Interface: client.EventsV1()}})
 	k.recorder = k.broadcaster.NewRecorder(scheme.Scheme, ReportingController)
 	return k, nil
+}
+
+// KubeOption configures a Kube.
+type KubeOption func(*Kube)
+
+// WithCache has Kube read objects from cached (the collector's informer
+// cache, whose copies it does not change) before it asks the API server:
+// while a DNSEndpoint's names converge, a GET of the whole object per
+// condition written cost the API server more than the writes.
+func WithCache(cached func(events.ObjectRef) (*unstructured.Unstructured, bool)) KubeOption {
+	return func(k *Kube) { k.cached = cached }
 }
 
 // Event implements Sink: queued, never blocking; dropped and counted
@@ -107,8 +125,17 @@ func (k *Kube) Event(obj events.ObjectRef, name string, o Outcome) {
 	}
 }
 
-// Condition implements Sink.
-func (k *Kube) Condition(obj events.ObjectRef) { k.conditions.Add(obj) }
+// ConditionDelay is how long a change of an object's outcome waits before
+// its Ready condition is written, with every change of that time. While an
+// object's names converge (a DNSEndpoint of 100 names changes outcome 100
+// times in a few seconds, first to pending, then to published) it is
+// written once or twice rather than once per change: each write is an
+// update of the whole object, validated and tracked by the API server.
+const ConditionDelay = time.Second
+
+// Condition implements Sink: obj's condition is written ConditionDelay
+// after the first change not written yet.
+func (k *Kube) Condition(obj events.ObjectRef) { k.conditions.AddAfter(obj, ConditionDelay) }
 
 // Run writes until ctx ends.
 func (k *Kube) Run(ctx context.Context) {

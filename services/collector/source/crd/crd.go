@@ -187,6 +187,14 @@ func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
 	return eps, true, problems
 }
 
+// Cached is the object at key in the informer's cache, which the caller
+// must not change; false when the cache does not hold it (or is not
+// synced).
+func (s *Source) Cached(key source.Key) (*unstructured.Unstructured, bool) {
+	u, exists, err := source.Lookup[*unstructured.Unstructured](s.informer, key)
+	return u, err == nil && exists
+}
+
 // ObjectEndpoints computes the endpoints of one DNSEndpoint: nothing when
 // the filters drop it, else its valid spec.endpoints entries.
 func (s *Source) ObjectEndpoints(u *unstructured.Unstructured) ([]events.Endpoint, []error) {
