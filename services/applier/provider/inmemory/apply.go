@@ -27,8 +27,7 @@ func (p *Provider) Apply(_ context.Context, zone string, changes []events.Change
 			}
 			return *ep, true
 		}
-		ep, ok := z[k]
-		return ep, ok
+		return z.get(k)
 	}
 	for _, c := range changes {
 		k := provider.ChangeKey(c)
@@ -47,11 +46,7 @@ func (p *Provider) Apply(_ context.Context, zone string, changes []events.Change
 		next[k] = &ep
 	}
 	for k, ep := range next {
-		if ep == nil {
-			delete(z, k)
-		} else {
-			z[k] = *ep
-		}
+		z.set(k, ep)
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 type Provider struct {
 	defaultTTL int64
 	mu         sync.Mutex
-	zones      map[string]map[events.RRsetKey]events.Endpoint
+	zones      map[string]zone
 }
 
 var _ provider.Provider = (*Provider)(nil)
@@ -26,9 +26,9 @@ func New(cfg Config, opts provider.Options) (*Provider, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	p := &Provider{defaultTTL: opts.DefaultTTL, zones: map[string]map[events.RRsetKey]events.Endpoint{}}
+	p := &Provider{defaultTTL: opts.DefaultTTL, zones: map[string]zone{}}
 	for _, z := range cfg.Zones {
-		p.zones[events.NormalizeName(z)] = map[events.RRsetKey]events.Endpoint{}
+		p.zones[events.NormalizeName(z)] = zone{}
 	}
 	return p, nil
 }
@@ -55,32 +55,37 @@ func (p *Provider) Records(_ context.Context, zone string) ([]events.Endpoint, e
 // RecordsAt returns the RRsets of zone at names: after a plan the applier
 // reads back the names it touched, not the whole zone.
 func (p *Provider) RecordsAt(_ context.Context, zone string, names []string) ([]events.Endpoint, error) {
-	at := make(map[string]bool, len(names))
-	for _, n := range names {
-		at[events.NormalizeName(n)] = true
-	}
-	return p.read(zone, at)
+	return p.read(zone, names)
 }
 
 // read copies the RRsets of zone, only those at names when names is not nil.
-func (p *Provider) read(zone string, names map[string]bool) ([]events.Endpoint, error) {
+func (p *Provider) read(zone string, names []string) ([]events.Endpoint, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	z, ok := p.zones[zone]
 	if !ok {
 		return nil, provider.Permanentf("inmemory: unknown zone %q", zone)
 	}
-	eps := make([]events.Endpoint, 0, len(z))
-	if names != nil {
-		eps = make([]events.Endpoint, 0, len(names))
-	}
-	for key, ep := range z {
-		if names != nil && !names[key.DNSName] {
-			continue
+	var eps []events.Endpoint
+	if names == nil {
+		eps = make([]events.Endpoint, 0, len(z))
+		for name := range z {
+			eps = z.appendCopies(eps, name)
 		}
-		ep.Targets = slices.Clone(ep.Targets)
-		eps = append(eps, ep)
+	} else {
+		eps = make([]events.Endpoint, 0, len(names))
+		for _, name := range slices.Compact(slices.Sorted(slices.Values(normalized(names)))) {
+			eps = z.appendCopies(eps, name)
+		}
 	}
 	events.SortEndpoints(eps)
 	return eps, nil
+}
+
+func normalized(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = events.NormalizeName(n)
+	}
+	return out
 }
