@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -35,18 +36,12 @@ const ContentType = "application/msgpack"
 // Marshal canonicalizes ev and encodes it. The content hash is taken of the
 // returned bytes, so equal content always has an equal hash.
 func Marshal(ev Event) ([]byte, error) {
-	ev.canonicalize()
-	var buf bytes.Buffer
-	buf.Grow(256)               // most events fit: one allocation
-	enc := msgpack.GetEncoder() // an encoder is larger than most payloads
-	defer msgpack.PutEncoder(enc)
-	enc.Reset(&buf)
-	enc.SetSortMapKeys(true)
-	enc.SetOmitEmpty(true)
-	if err := enc.Encode(ev); err != nil {
-		return nil, fmt.Errorf("encode %s: %w", ev.Schema(), err)
+	buf, err := encode(ev)
+	if err != nil {
+		return nil, err
 	}
-	return buf.Bytes(), nil
+	defer release(buf)
+	return bytes.Clone(buf.Bytes()), nil
 }
 
 // Hash is the content hash of an encoded payload, as carried in HeaderHash.
@@ -54,11 +49,57 @@ func Hash(payload []byte) string { return strconv.FormatUint(xxhash.Sum64(payloa
 
 // HashOf canonicalizes and hashes an event.
 func HashOf(ev Event) (string, error) {
-	enc, err := Encode(ev)
+	if enc, ok := ev.(*Encoded); ok {
+		return enc.hash, nil
+	}
+	buf, err := encode(ev)
 	if err != nil {
 		return "", err
 	}
-	return enc.hash, nil
+	defer release(buf)
+	return Hash(buf.Bytes()), nil
+}
+
+// Size is the length of ev's payload, canonicalized and encoded.
+func Size(ev Event) (int, error) {
+	buf, err := encode(ev)
+	if err != nil {
+		return 0, err
+	}
+	defer release(buf)
+	return buf.Len(), nil
+}
+
+// buffers are the encoding buffers, kept between encodings: a buffer
+// grown for a plan of 1000 changes serves the next one without growing
+// through every size again.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxKept is the largest buffer put back into buffers.
+const maxKept = 1 << 20
+
+// encode canonicalizes ev and encodes it into a buffer of buffers, to be
+// released once its bytes are no longer used.
+func encode(ev Event) (*bytes.Buffer, error) {
+	ev.canonicalize()
+	buf := buffers.Get().(*bytes.Buffer)
+	buf.Reset()
+	enc := msgpack.GetEncoder() // an encoder is larger than most payloads
+	defer msgpack.PutEncoder(enc)
+	enc.Reset(buf)
+	enc.SetSortMapKeys(true)
+	enc.SetOmitEmpty(true)
+	if err := enc.Encode(ev); err != nil {
+		release(buf)
+		return nil, fmt.Errorf("encode %s: %w", ev.Schema(), err)
+	}
+	return buf, nil
+}
+
+func release(buf *bytes.Buffer) {
+	if buf.Cap() <= maxKept {
+		buffers.Put(buf)
+	}
 }
 
 // Encoded is an event encoded once, with the hash of its payload. It is an

@@ -28,9 +28,9 @@ func (r *run) planBudget() int {
 // unitBytes is what one name's changes add to a plan, encoded: the
 // changes, and the name's entry in the plan's observed revisions.
 func unitBytes(name string, unit []events.Change) int {
-	b, err := events.Marshal(&events.Plan{Changes: unit})
+	n, err := events.Size(&events.Plan{Changes: unit})
 	if err != nil {
 		return 0 // cannot happen for changes; Publish reports it if it does
 	}
-	return len(b) + len(name) + 16
+	return n + len(name) + 16
 }
