@@ -135,4 +135,20 @@ func TestObservedApplied(t *testing.T) {
 	if Applied(o, want) {
 		t.Fatal("applied after a was emptied")
 	}
+	// Two providers at one name: either one holding it is enough.
+	o.Set("zs.observed.p2.org.example.a", &events.ObservedState{DNSName: "a.example.org", Records: []events.Endpoint{
+		events.NewEndpoint("a.example.org", "A", 0, "192.0.2.1")}})
+	o.Set("zs.observed.p1.org.example.a", &events.ObservedState{DNSName: "a.example.org", Records: []events.Endpoint{
+		events.NewEndpoint("a.example.org", "A", 0, "192.0.2.9")}})
+	if !Applied(o, want) {
+		t.Fatal("not applied with a held by the second provider")
+	}
+	o.Set("zs.observed.p2.org.example.a", &events.ObservedState{DNSName: "a.example.org"})
+	if Applied(o, want) {
+		t.Fatal("applied after the provider holding a emptied it")
+	}
+	o.Set("zs.observed.p1.org.example.a", &events.ObservedState{DNSName: "a.example.org"})
+	if _, kept := o.byName["a.example.org"]; kept {
+		t.Fatal("a name no provider holds is still kept")
+	}
 }

@@ -38,13 +38,23 @@ type ObservedRecords interface {
 // Observed is an ObservedRecords fed from the observed stream: the last
 // events.ObservedState of every provider and name.
 type Observed struct {
-	mu     sync.RWMutex
-	byName map[string]map[string][]events.Endpoint // name -> subject -> records
+	mu sync.RWMutex
+	// byName holds, per name, the records of each subject (provider)
+	// holding some: a short slice rather than a map, as a name is nearly
+	// always held by one provider, and a map per name cost ten times the
+	// bytes at every name of every zone.
+	byName map[string][]heldAt
+}
+
+// heldAt is what the provider publishing on subject holds at a name.
+type heldAt struct {
+	subject string
+	records []events.Endpoint
 }
 
 // NewObserved returns an empty Observed.
 func NewObserved() *Observed {
-	return &Observed{byName: make(map[string]map[string][]events.Endpoint)}
+	return &Observed{byName: make(map[string][]heldAt)}
 }
 
 // Set records the state published on subject (an empty one clears it).
@@ -54,27 +64,23 @@ func (o *Observed) Set(subject string, st *events.ObservedState) {
 	events.SortEndpoints(recs)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	subs := o.byName[name]
-	if len(recs) == 0 {
-		delete(subs, subject)
-		if len(subs) == 0 {
-			delete(o.byName, name)
-		}
+	held := slices.DeleteFunc(o.byName[name], func(h heldAt) bool { return h.subject == subject })
+	if len(recs) > 0 {
+		held = append(held, heldAt{subject: subject, records: recs})
+	}
+	if len(held) == 0 {
+		delete(o.byName, name)
 		return
 	}
-	if subs == nil {
-		subs = make(map[string][]events.Endpoint)
-		o.byName[name] = subs
-	}
-	subs[subject] = recs
+	o.byName[name] = slices.Clip(held)
 }
 
 // Holds implements ObservedRecords.
 func (o *Observed) Holds(ep events.Endpoint) bool {
 	o.mu.RLock()
 	defer o.mu.RUnlock()
-	for _, recs := range o.byName[ep.DNSName] {
-		for _, r := range recs {
+	for _, h := range o.byName[ep.DNSName] {
+		for _, r := range h.records {
 			if r.RecordType == ep.RecordType && r.SetIdentifier == ep.SetIdentifier && slices.Equal(r.Targets, ep.Targets) {
 				return true
 			}
