@@ -151,12 +151,26 @@ func pending(u *unstructured.Unstructured) bool {
 // objectChanged is the informer handler: a DNSEndpoint whose status lags
 // is checked.
 func (t *statusTracker) objectChanged(obj any) {
+	if k, ok := lagging(obj); ok {
+		t.queue.Add(k)
+	}
+}
+
+// lagging is the key of obj when it is a DNSEndpoint whose status lags
+// its generation.
+func lagging(obj any) (source.Key, bool) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok || !pending(u) {
-		return
+		return source.Key{}, false
 	}
-	t.queue.Add(source.Key{Namespace: u.GetNamespace(), Name: u.GetName()})
+	return source.Key{Namespace: u.GetNamespace(), Name: u.GetName()}, true
 }
+
+// checkDelay is how long an observed state waits before the DNSEndpoints
+// asking for its name are checked, with every state of that time: the
+// names of an object of 100 endpoints arrive together, and each check
+// reads the whole object.
+const checkDelay = 500 * time.Millisecond
 
 // observedChanged records an observed state and queues the lagging
 // DNSEndpoints that ask for its name.
@@ -167,7 +181,9 @@ func (t *statusTracker) observedChanged(subject string, st *events.ObservedState
 		return
 	}
 	for _, o := range objs {
-		t.objectChanged(o)
+		if k, ok := lagging(o); ok {
+			t.queue.AddAfter(k, checkDelay)
+		}
 	}
 }
 
