@@ -21,7 +21,7 @@ var codecCases = []Endpoint{
 	{DNSName: "www.example.org", RecordType: "A", Targets: []string{"192.0.2.1", "192.0.2.2"}, RecordTTL: 300},
 	{DNSName: "txt.example.org", RecordType: "TXT", Targets: []string{`"heritage=external-dns,external-dns/owner=x"`}},
 	{DNSName: "geo.example.org", RecordType: "CNAME", Targets: []string{"lb.example.org"}, SetIdentifier: "eu", RecordTTL: -1,
-		Labels: map[string]string{"resource": "service/default/web", "owner": "x", "a": ""},
+		Labels:           map[string]string{"resource": "service/default/web", "owner": "x", "a": ""},
 		ProviderSpecific: []ProviderSpecificProperty{{Name: "aws/weight", Value: "10"}, {Name: "alias", Value: ""}}},
 	{RecordType: "AAAA", Targets: []string{}, Labels: map[string]string{}},
 	{DNSName: "ünïcode.example.org", RecordTTL: 1 << 40, Targets: []string{strings.Repeat("x", 300)}},
