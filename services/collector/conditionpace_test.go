@@ -46,17 +46,7 @@ func TestReadyConditionWritesArePaced(t *testing.T) {
 		}
 		return m
 	}
-	reference := func(o events.ObjectRef) *corev1.ObjectReference {
-		return &corev1.ObjectReference{APIVersion: "externaldns.k8s.io/v1alpha1", Kind: "DNSEndpoint", Namespace: o.Namespace, Name: o.Name}
-	}
-	kube, err := kubestatus.NewKube(collectortest.Cluster.Config, collectortest.Cluster.Client, reference, outcomes, collectortest.Logger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	var wg sync.WaitGroup
-	wg.Go(func() { kube.Run(ctx) })
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	kube := runKube(t, collectortest.Cluster.Config, outcomes)
 
 	before := counterTotal(t, "zonestream_collector_kube_conditions_written_total")
 	for i := 1; i <= names; i++ {
@@ -102,22 +92,11 @@ func TestReadyConditionReadsTheCacheFirst(t *testing.T) {
 		defer mu.Unlock()
 		return map[string]kubestatus.Outcome{"web." + ns + ".example.org": {State: kubestatus.Pending, Reason: kubestatus.ReasonPending, Detail: detail}}
 	}
-	reference := func(o events.ObjectRef) *corev1.ObjectReference {
-		return &corev1.ObjectReference{APIVersion: "externaldns.k8s.io/v1alpha1", Kind: "DNSEndpoint", Namespace: o.Namespace, Name: o.Name}
-	}
-	kube, err := kubestatus.NewKube(cfg, collectortest.Cluster.Client, reference, outcomes, collectortest.Logger(t),
-		kubestatus.WithCache(func(events.ObjectRef) (*unstructured.Unstructured, bool) {
-			mu.Lock()
-			defer mu.Unlock()
-			return cached, true
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(t.Context())
-	var wg sync.WaitGroup
-	wg.Go(func() { kube.Run(ctx) })
-	t.Cleanup(func() { cancel(); wg.Wait() })
+	kube := runKube(t, cfg, outcomes, kubestatus.WithCache(func(events.ObjectRef) (*unstructured.Unstructured, bool) {
+		mu.Lock()
+		defer mu.Unlock()
+		return cached, true
+	}))
 
 	kube.Condition(obj)
 	waitConditionMessage(t, dc, ns, "web", "first")
@@ -158,4 +137,22 @@ func waitConditionMessage(t *testing.T, dc dynamic.Interface, ns, name, want str
 			t.Fatalf("Ready condition of %s/%s never said %q: %v", ns, name, want, conds)
 		}
 	}
+}
+
+// runKube runs a condition writer for DNSEndpoints with cfg until the
+// test ends.
+func runKube(t *testing.T, cfg *rest.Config, outcomes func(events.ObjectRef) map[string]kubestatus.Outcome, opts ...kubestatus.KubeOption) *kubestatus.Kube {
+	t.Helper()
+	reference := func(o events.ObjectRef) *corev1.ObjectReference {
+		return &corev1.ObjectReference{APIVersion: "externaldns.k8s.io/v1alpha1", Kind: "DNSEndpoint", Namespace: o.Namespace, Name: o.Name}
+	}
+	kube, err := kubestatus.NewKube(cfg, collectortest.Cluster.Client, reference, outcomes, collectortest.Logger(t), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	wg.Go(func() { kube.Run(ctx) })
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	return kube
 }
