@@ -109,8 +109,8 @@ type KubeOption func(*Kube)
 
 // WithCache has Kube read objects from cached (the collector's informer
 // cache, whose copies it does not change) before it asks the API server:
-// while a DNSEndpoint's names converge, a GET of the whole object per
-// condition written cost the API server more than the writes.
+// a GET of the whole object before each update doubled the requests of
+// every condition written.
 func WithCache(cached func(events.ObjectRef) (*unstructured.Unstructured, bool)) KubeOption {
 	return func(k *Kube) { k.cached = cached }
 }
