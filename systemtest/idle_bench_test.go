@@ -27,8 +27,9 @@ import (
 // CPU-seconds per minute (utime+stime from /proc, not wall time: the
 // machine is shared), the mean of two idle minutes, the RSS after them and
 // how much of it is the executable's own pages, and writes a CPU profile
-// of a third minute to $ZS_IDLE_PROFILE_DIR when set (that minute is not a
-// figure: the profiler's own signals roughly double it). N is each of
+// of a third minute, with heap profiles before and after it, to
+// $ZS_IDLE_PROFILE_DIR when set (that minute is not a figure: the
+// profiler's own signals roughly double it). N is each of
 // $ZS_IDLE_SERVICES (default 1000; the table command runs 1000,5000,20000).
 func BenchmarkIdle(b *testing.B) {
 	for _, n := range idleSizes(b) {
@@ -127,6 +128,10 @@ func benchIdle(b *testing.B, n int, start atRest) {
 	saveProfile(b, fmt.Sprintf("heap-%d", n), heap)
 	if os.Getenv("ZS_IDLE_PROFILE_DIR") != "" {
 		saveProfile(b, fmt.Sprintf("idle-%d", n), fetchProfile(b, ops, fmt.Sprintf("profile?seconds=%d", int(time.Minute.Seconds()))))
+		// What that minute allocated, beside its CPU: go tool pprof
+		// -sample_index=alloc_space -base heap-N.pprof heap-after-N.pprof
+		// (the allocation counts move only at a collection: both force one).
+		saveProfile(b, fmt.Sprintf("heap-after-%d", n), fetchProfile(b, ops, "heap?gc=1"))
 	}
 }
 
