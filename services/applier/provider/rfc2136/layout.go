@@ -2,6 +2,7 @@ package rfc2136
 
 import (
 	"fmt"
+	"net"
 	"strings"
 
 	"github.com/miekg/dns"
@@ -75,6 +76,22 @@ func Target(rr dns.RR) string {
 	return strings.TrimSpace(strings.TrimPrefix(rr.String(), rr.Header().String()))
 }
 
+// addressRR is the A or AAAA record of hdr for address t, built as
+// dns.NewRR would build it from the zone file line but without the line:
+// most records are addresses, and parsing a line per record was most of
+// the CPU of rendering a plan. Nil when t is not a plain address of the
+// type, for NewRR to parse (or refuse) as before.
+func addressRR(hdr dns.RR_Header, t string) dns.RR {
+	ip := net.ParseIP(t)
+	if ip == nil || strings.Contains(t, ":") != (hdr.Rrtype == dns.TypeAAAA) {
+		return nil
+	}
+	if hdr.Rrtype == dns.TypeA {
+		return &dns.A{Hdr: hdr, A: ip}
+	}
+	return &dns.AAAA{Hdr: hdr, AAAA: ip}
+}
+
 // RRs renders an endpoint as the RRs of its RRset, with ttl.
 func RRs(ep events.Endpoint, ttl uint32) ([]dns.RR, error) {
 	name := dns.Fqdn(events.NormalizeName(ep.DNSName))
@@ -91,6 +108,11 @@ func RRs(ep events.Endpoint, ttl uint32) ([]dns.RR, error) {
 			continue
 		case dns.TypeCNAME, dns.TypeNS, dns.TypePTR, dns.TypeDNAME:
 			t = dns.Fqdn(events.NormalizeName(t))
+		case dns.TypeA, dns.TypeAAAA:
+			if rr := addressRR(hdr, t); rr != nil {
+				rrs = append(rrs, rr)
+				continue
+			}
 		}
 		rr, err := dns.NewRR(fmt.Sprintf("%s %d IN %s %s", name, ttl, dns.TypeToString[rtype], t))
 		if err != nil {
