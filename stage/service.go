@@ -231,6 +231,7 @@ func run(name string, opts Options, construct func(*slog.Logger) (Runner, error)
 	if svc, err = opts.Election.Elected(svc, logger); err != nil {
 		return err
 	}
+	defer PaceGC(logger)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := ServeOps(ctx, opts.MetricsAddress, svc.Ready, logger, opts.Pprof); err != nil {

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats-server/v2/server/sysmem"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/stage/gcpace"
 )
 
 // checkEmbeddedListen refuses a non-loopback --nats-listen unless the
@@ -64,9 +66,7 @@ func StartEmbeddedNATS(dataDir, listen string, memory bool) (*server.Server, err
 		NoSigs:     true,
 		NoLog:      true,
 	}
-	if memory {
-		opts.JetStreamMaxMemory = memoryReservation()
-	}
+	opts.JetStreamMaxMemory = jetStreamMemory(memory)
 	s, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedded NATS: %w", err)
@@ -135,6 +135,22 @@ func writable(dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// jetStreamMemory is the embedded server's memory budget; 0 leaves it to
+// nats-server (75% of the machine's memory, or of GOMEMLIMIT). Without
+// GOGC and GOMEMLIMIT the runtime's memory limit is gcpace's collection
+// goal, not a budget, which nats-server would take for GOMEMLIMIT: it then
+// gets the machine's share itself.
+func jetStreamMemory(memory bool) int64 {
+	switch {
+	case memory:
+		return memoryReservation()
+	case gcpace.Configured():
+		return 0
+	default:
+		return sysmem.Memory() / 4 * 3
+	}
 }
 
 // memoryReservation is what the streams reserve in memory storage: the sum

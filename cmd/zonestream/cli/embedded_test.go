@@ -3,8 +3,14 @@ package cli
 import (
 	"bytes"
 	"log/slog"
+	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/nats-io/nats-server/v2/server/sysmem"
+
+	"github.com/zonestream/zonestream/stage/gcpace"
 )
 
 // TestEmbeddedNATSStaysOnLoopback: the embedded NATS, which has no users,
@@ -78,5 +84,32 @@ func TestEmbeddedStoreOnAReadOnlyFilesystem(t *testing.T) {
 	shmDir = "/dev/null/shm"
 	if _, err := embeddedStore("/dev/null/x", false, logger); err == nil || !strings.Contains(err.Error(), "emptyDir") {
 		t.Fatalf("nothing writable: %v, want an error saying what to do", err)
+	}
+}
+
+// With gcpace pacing collection, the runtime's memory limit is a
+// collection goal of a few megabytes at start: the embedded JetStream
+// must not take it for GOMEMLIMIT and refuse memory streams by it.
+func TestEmbeddedNATSMemoryIsNotTheCollectionGoal(t *testing.T) {
+	for _, name := range []string{"GOGC", "GOMEMLIMIT"} {
+		if old, ok := os.LookupEnv(name); ok {
+			os.Unsetenv(name)
+			t.Cleanup(func() { os.Setenv(name, old) })
+		}
+	}
+	stop, started := gcpace.Start()
+	t.Cleanup(stop)
+	if !started {
+		t.Fatal("gcpace did not start")
+	}
+	s, err := StartEmbeddedNATS(t.TempDir(), "127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown()
+	goal := debug.SetMemoryLimit(-1)
+	if got, want := s.JetStreamConfig().MaxMemory, sysmem.Memory()/4*3; got != want || got <= goal {
+		t.Fatalf("JetStream's memory %d MiB, want %d MiB (75%% of the machine's), not a share of the collection goal (%d MiB)",
+			got>>20, want>>20, goal>>20)
 	}
 }

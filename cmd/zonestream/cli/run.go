@@ -121,6 +121,7 @@ func runAll(args []string) error {
 		return err
 	}
 	a.ignored.Log(logger)
+	defer stage.PaceGC(logger)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return a.Run(ctx, embedded, logger, nil)
