@@ -175,7 +175,7 @@ func (p *Portal) probe(ctx context.Context) {
 		}
 		for _, name := range sub.Drain() {
 			if target, ok := p.proj.CheckTarget(name); ok {
-				if v, _ := p.proj.Get(name); v.Check == nil || v.Check.Version != target.Version {
+				if !target.Checked {
 					pr.Changed(name)
 				}
 			} else {

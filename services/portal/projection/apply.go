@@ -143,12 +143,20 @@ func (p *Projection) ApplyPlan(r events.Received) error {
 		}
 		byName[name] = append(byName[name], c)
 	}
+	meta := MetaOf(r)
+	refs := make(map[string]*PlanRef, len(byName))
+	for name, changes := range byName {
+		packed, err := events.Pack(changes)
+		if err != nil {
+			return err
+		}
+		refs[name] = &PlanRef{Meta: meta, ID: plan.ID, Provider: plan.Provider, Zone: plan.Zone, changes: packed}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	names := make([]string, 0, len(byName))
-	for name, changes := range byName {
+	names := make([]string, 0, len(refs))
+	for name, ref := range refs {
 		names = append(names, name)
-		ref := &PlanRef{Meta: MetaOf(r), ID: plan.ID, Provider: plan.Provider, Zone: plan.Zone, Changes: changes}
 		v, ok := p.views[name]
 		if !ok {
 			p.early.put(name, ref)

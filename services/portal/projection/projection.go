@@ -130,6 +130,9 @@ func (p *Projection) Get(name string) (View, bool) {
 	}
 	cp := *v
 	cp.Observed = v.observed.asMap()
+	if v.Plan != nil {
+		cp.Plan = v.Plan.unpacked()
+	}
 	return cp, true
 }
 

@@ -116,6 +116,8 @@ type CheckTarget struct {
 	Version uint64
 	// Types are the record types to ask: those wanted and those held.
 	Types []string
+	// Checked says the name was checked at this version already.
+	Checked bool
 }
 
 // CheckTarget returns what to ask DNS about name; false if it is gone.
@@ -136,7 +138,8 @@ func (p *Projection) CheckTarget(name string) (CheckTarget, bool) {
 	if len(types) == 0 {
 		types[events.RecordTypeA] = true
 	}
-	return CheckTarget{Name: name, Version: v.Version, Types: slices.Sorted(maps.Keys(types))}, true
+	checked := v.Check != nil && v.Check.Version == v.Version
+	return CheckTarget{Name: name, Version: v.Version, Types: slices.Sorted(maps.Keys(types)), Checked: checked}, true
 }
 
 // SetCheck records a DNS check made for the view's version c.Version; a

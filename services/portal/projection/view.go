@@ -74,10 +74,24 @@ type Observed struct {
 // to the name.
 type PlanRef struct {
 	Meta
-	ID       string          `json:"id"`
-	Provider string          `json:"provider"`
-	Zone     string          `json:"zone"`
-	Changes  []events.Change `json:"changes"`
+	ID       string `json:"id"`
+	Provider string `json:"provider"`
+	Zone     string `json:"zone"`
+	// Changes are the plan's changes to the name. Only the copies Get
+	// returns carry them: a view keeps them packed, a third of the bytes,
+	// read only when someone looks at the name.
+	Changes []events.Change `json:"changes"`
+	changes events.Packed[[]events.Change]
+}
+
+// unpacked is a copy of r with its changes decoded.
+func (r *PlanRef) unpacked() *PlanRef {
+	cp := *r
+	cp.changes = nil
+	if changes, err := r.changes.Unpack(); err == nil {
+		cp.Changes = changes
+	}
+	return &cp
 }
 
 // ResultRef is what became of the last plan for the name.
