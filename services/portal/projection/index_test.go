@@ -18,18 +18,7 @@ func TestIndexFollowsEveryView(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	p := New(Options{Grace: time.Minute, Ownership: registry.Settings{OwnerID: "us"}})
 	p.now = func() time.Time { return now }
-	seq := uint64(0)
-	take := func(apply func(events.Received) error, subject string, ev events.Event) {
-		t.Helper()
-		msg, err := events.Message(subject, ev, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		seq++
-		if err := apply(events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: seq, Time: now}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	take := feeder(t, func() time.Time { return now })
 	want := func(name string, eps ...events.Endpoint) {
 		take(p.ApplyDesired, events.DesiredSubject(name), &events.DesiredState{DNSName: name, Endpoints: eps})
 	}

@@ -1,4 +1,4 @@
-package projection_test
+package projection
 
 import (
 	"reflect"
@@ -6,27 +6,15 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
-	"github.com/zonestream/zonestream/services/portal/projection"
 )
 
 // A plan's changes reach each name they touch, its ownership record's
 // with it, kept until someone looks: whether the plan came after the
 // name's desired state or before it.
 func TestEachNameShowsItsShareOfAPlan(t *testing.T) {
-	p := projection.New(projection.Options{Grace: time.Minute})
+	p := New(Options{Grace: time.Minute})
 	const zone = "example.org"
-	seq := uint64(0)
-	take := func(apply func(events.Received) error, subject string, ev events.Event) {
-		t.Helper()
-		msg, err := events.Message(subject, ev, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		seq++
-		if err := apply(events.Received{Subject: subject, Header: msg.Header, Data: msg.Data, Seq: seq, Time: time.Now()}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	take := feeder(t, time.Now)
 	endpoint := func(name, rtype string, targets ...string) *events.Endpoint {
 		ep := events.NewEndpoint(name, rtype, 300, targets...)
 		return &ep
