@@ -5,22 +5,18 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/zonestream/zonestream/stage/gcpace/gcpacetest"
 )
 
 // An operator reads how collection is paced where the README says: the
 // runtime's own trigger off, the moving limit in bytes, and one log line.
 func TestPacedCollectionShowsInMetricsAndLog(t *testing.T) {
-	for _, name := range []string{"GOGC", "GOMEMLIMIT"} {
-		if old, ok := os.LookupEnv(name); ok {
-			os.Unsetenv(name)
-			t.Cleanup(func() { os.Setenv(name, old) })
-		}
-	}
+	gcpacetest.Unconfigured(t)
 	var log bytes.Buffer
 	stop := PaceGC(slog.New(slog.NewTextHandler(&log, nil)))
 	defer stop()

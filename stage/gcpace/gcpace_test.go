@@ -1,30 +1,20 @@
 package gcpace
 
 import (
-	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"testing"
 	"time"
+
+	"github.com/zonestream/zonestream/stage/gcpace/gcpacetest"
 )
 
 const mib = 1 << 20
 
-// unconfigured removes GOGC and GOMEMLIMIT from the environment for the
-// test, as on a process nobody tuned.
-func unconfigured(t *testing.T) {
-	for _, name := range []string{"GOGC", "GOMEMLIMIT"} {
-		if old, ok := os.LookupEnv(name); ok {
-			os.Unsetenv(name)
-			t.Cleanup(func() { os.Setenv(name, old) })
-		}
-	}
-}
-
 func start(t *testing.T) {
 	t.Helper()
-	unconfigured(t)
+	gcpacetest.Unconfigured(t)
 	stop, started := Start()
 	if !started {
 		t.Fatal("Start did nothing on a runtime nobody configured")
@@ -65,7 +55,7 @@ func liveHeap(mb int) [][]byte {
 func TestStartLeavesAConfiguredRuntimeAlone(t *testing.T) {
 	for _, name := range []string{"GOGC", "GOMEMLIMIT"} {
 		t.Run(name, func(t *testing.T) {
-			unconfigured(t)
+			gcpacetest.Unconfigured(t)
 			t.Setenv(name, map[string]string{"GOGC": "100", "GOMEMLIMIT": "1GiB"}[name])
 			percent, limit := debug.SetGCPercent(-1), currentLimit()
 			debug.SetGCPercent(percent)
@@ -153,7 +143,7 @@ func churn() (cycles, peak uint64) {
 // it left, and then nothing again.
 func TestABurstEndsInOneCollection(t *testing.T) {
 	const tick = 50 * time.Millisecond
-	unconfigured(t)
+	gcpacetest.Unconfigured(t)
 	stop, started := Start(WithTick(tick))
 	if !started {
 		t.Fatal("Start did nothing on a runtime nobody configured")

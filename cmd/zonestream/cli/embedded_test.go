@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"log/slog"
-	"os"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server/sysmem"
 
 	"github.com/zonestream/zonestream/stage/gcpace"
+	"github.com/zonestream/zonestream/stage/gcpace/gcpacetest"
 )
 
 // TestEmbeddedNATSStaysOnLoopback: the embedded NATS, which has no users,
@@ -91,12 +91,7 @@ func TestEmbeddedStoreOnAReadOnlyFilesystem(t *testing.T) {
 // collection goal of a few megabytes at start: the embedded JetStream
 // must not take it for GOMEMLIMIT and refuse memory streams by it.
 func TestEmbeddedNATSMemoryIsNotTheCollectionGoal(t *testing.T) {
-	for _, name := range []string{"GOGC", "GOMEMLIMIT"} {
-		if old, ok := os.LookupEnv(name); ok {
-			os.Unsetenv(name)
-			t.Cleanup(func() { os.Setenv(name, old) })
-		}
-	}
+	gcpacetest.Unconfigured(t)
 	stop, started := gcpace.Start()
 	t.Cleanup(stop)
 	if !started {
