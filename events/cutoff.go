@@ -13,13 +13,19 @@ import (
 // cannot be trusted to follow any more, and its stage starts over from the
 // streams, as a restarted process would.
 //
-// A watch is level with its stream when the server has nothing left to
-// deliver to it; it asks the server at least every CutOffAfter/5 while nothing
-// says so on its own, and is cut off once it has not been level for
-// CutOffAfter. A tombstone it missed was stored after the watch was last
-// level, so it is missed only if it expired within CutOffAfter of that:
-// TombstoneTTL is three times as long, which also covers messages that
-// waited in the client's buffer and the server's clock running apart.
+// A watch is level with its stream up to a moment when it has read every
+// message stored before it: when the server has nothing left to deliver to
+// it (it asks at least every CutOffAfter/5 while nothing says so on its
+// own), or up to the store time of the message it read last, since a
+// stream delivers in the order it stored. It is cut off once it has not
+// been level for CutOffAfter. A tombstone it has not read yet was stored
+// after the watch was last level, so it is missed only if it expired
+// within CutOffAfter of that: TombstoneTTL is three times as long, which
+// also covers messages that waited in the client's buffer and the server's
+// clock running apart. The store time is what keeps a watch that is
+// behind but catching up (a stage reading a million names at its start)
+// from being taken for one that is cut off: it is never level by the
+// server's count until it has caught up.
 var CutOffAfter = TombstoneTTL / 3
 
 // cutOffRule is when a watch is cut off, and how often it asks the server

@@ -2,6 +2,7 @@ package events
 
 import (
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -131,6 +132,43 @@ func TestWatchFarBehindItsStreamIsCutOff(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the watch cut off", func() bool { return len(cut.get()) > 0 })
+}
+
+// TestWatchBehindButKeepingUpIsNotCutOff: a watch that stays behind its
+// stream for longer than CutOffAfter, reading messages stored moments
+// ago, as a stage does while it reads its first million names, is not cut
+// off: it has read everything stored before the message it reads. By the
+// server's count alone it is never level, and was cut off.
+func TestWatchBehindButKeepingUpIsNotCutOff(t *testing.T) {
+	shortCutOff(t, 6*time.Second)
+	js := startJetStream(t)
+	// More than the client pulls ahead (500 messages), so that the server
+	// always holds some for the watch; then one message read for each one
+	// stored, for twice CutOffAfter.
+	const backlog = 700
+	want := publishSeqs(t, js, "backlog", backlog, 0)
+	cut := &cutOffs{}
+	got := &sequences{}
+	turns := make(chan struct{})
+	ctx := WithCutOff(t.Context(), cut.take)
+	inTurn := func(r Received) { <-turns; got.take(r) }
+	if _, err := Watch(ctx, js, StreamDesired, []string{SubjectDesired + ".>"}, inTurn); err != nil {
+		t.Fatal(err)
+	}
+	for start, i := time.Now(), 0; time.Since(start) < 2*cutOffRule.after; i++ {
+		want = append(want, publishSeqs(t, js, fmt.Sprintf("steady%d-", i), 1, 0)...)
+		select {
+		case turns <- struct{}{}:
+		case <-time.After(cutOffRule.after):
+			t.Fatalf("the watch stopped reading after %d messages; cut off with %v", i, cut.get())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	close(turns)
+	waitDelivered(t, got, want)
+	if errs := cut.get(); len(errs) > 0 {
+		t.Fatalf("a watch reading messages stored moments ago was cut off: %v", errs)
+	}
 }
 
 // TestWatchWithoutHandlerStartsOver: a watch nobody asked to be told about

@@ -271,8 +271,13 @@ func (w *watch) deliver(msg jetstream.Msg) {
 		return
 	}
 	w.seen, w.seenAt, w.active, w.recounts = meta.Sequence.Stream, meta.Timestamp, time.Now(), 0
-	if meta.NumPending == 0 {
+	switch {
+	case meta.NumPending == 0:
 		w.level = w.active
+	case meta.Timestamp.After(w.level):
+		// Behind, but everything stored before this message is read
+		// (cutoff.go).
+		w.level = meta.Timestamp
 	}
 	history := w.history
 	w.mu.Unlock()
