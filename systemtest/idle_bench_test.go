@@ -270,6 +270,9 @@ func saveProfile(b *testing.B, name string, raw []byte) {
 		return
 	}
 	path := filepath.Join(dir, name+".pprof")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Error(err)
+	}
 	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		b.Error(err)
 	}
