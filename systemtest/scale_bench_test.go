@@ -187,20 +187,14 @@ func sizeStateStreams(b *testing.B, busURL string, n int) {
 	if factor == 1 {
 		return
 	}
-	nc, err := nats.Connect(busURL, nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		b.Fatal(err)
-	}
+	js, done := connectBus(b, busURL, nats.RetryOnFailedConnect(true), nats.MaxReconnects(-1))
+	defer done()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	for _, name := range []string{events.StreamSources, events.StreamDesired, events.StreamObserved} {
 		var st jetstream.Stream
 		for st == nil {
+			var err error
 			if st, err = js.Stream(ctx, name); err != nil && ctx.Err() != nil {
 				b.Fatalf("stream %s: %v", name, err)
 			}
@@ -313,21 +307,28 @@ func setEndpointTarget(ctx context.Context, dyn dynamic.Interface, k int, ip str
 	return sent, err
 }
 
+// connectBus connects to the bus at url with opts; done closes the
+// connection.
+func connectBus(b *testing.B, url string, opts ...nats.Option) (js jetstream.JetStream, done func()) {
+	nc, err := nats.Connect(url, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if js, err = jetstream.New(nc); err != nil {
+		nc.Close()
+		b.Fatal(err)
+	}
+	return js, nc.Close
+}
+
 // stagesOf says when the bus stored each stage's last event of one change
 // (the object's source state, the name's desired and observed states, the
 // zone's plan result), counted from sent: where one change's time goes.
 func stagesOf(b *testing.B, busURL, object, name, zone string, sent time.Time) string {
 	b.Helper()
 	ctx := context.Background()
-	nc, err := nats.Connect(busURL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer nc.Close()
-	js, err := jetstream.New(nc)
-	if err != nil {
-		b.Fatal(err)
-	}
+	js, done := connectBus(b, busURL)
+	defer done()
 	var out []string
 	for _, st := range []struct{ what, stream, subject string }{
 		{"source", events.StreamSources, object},
