@@ -200,10 +200,27 @@ func (a *Applier) report(log *slog.Logger, out outcome, res *events.Result, star
 	case events.ResultStale:
 		log.Info("plan is stale, nothing applied; the planner will re-plan", append(attrs, "reason", res.Error)...)
 	default:
-		for _, f := range out.failed {
-			log.Warn("change rejected", "change", f.Change.String(), "err", f.Error)
-		}
+		logRejected(log, out.failed)
 		log.Warn("plan not fully applied", append(attrs, "err", res.Error)...)
+	}
+}
+
+// logRejected logs the failed changes one line per distinct error, with a
+// few of the changes: a provider that is down fails every change of a plan
+// for the same reason, and a line per change would bury the rest of the log.
+func logRejected(log *slog.Logger, failed []events.FailedChange) {
+	const examples = 5
+	var order []string
+	byErr := map[string][]string{}
+	for _, f := range failed {
+		if _, ok := byErr[f.Error]; !ok {
+			order = append(order, f.Error)
+		}
+		byErr[f.Error] = append(byErr[f.Error], f.Change.String())
+	}
+	for _, e := range order {
+		changes := byErr[e]
+		log.Warn("changes rejected", "count", len(changes), "changes", changes[:min(len(changes), examples)], "err", e)
 	}
 }
 

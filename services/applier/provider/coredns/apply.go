@@ -38,8 +38,8 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 	applied := 0
 	for applied < len(changes) {
 		var n int
-		err := p.retry(ctx, "apply to "+zone, func(ctx context.Context) (err error) {
-			n, err = p.applyPrefix(ctx, zone, changes[applied:])
+		err := p.retry(ctx, "apply to "+zone, func(ctx context.Context, client *clientv3.Client) (err error) {
+			n, err = p.applyPrefix(ctx, client, zone, changes[applied:])
 			return err
 		})
 		if err != nil {
@@ -57,9 +57,9 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 // applyPrefix reads what etcd holds at the names of changes, checks their
 // preconditions, and commits as many leading changes as fit in one
 // transaction. It returns how many it committed.
-func (p *Provider) applyPrefix(ctx context.Context, zone string, changes []events.Change) (int, error) {
+func (p *Provider) applyPrefix(ctx context.Context, client *clientv3.Client, zone string, changes []events.Change) (int, error) {
 	for range conflicts {
-		st, err := p.read(ctx, zone, changes)
+		st, err := p.read(ctx, client, zone, changes)
 		if err != nil {
 			return 0, err
 		}
@@ -82,7 +82,7 @@ func (p *Provider) applyPrefix(ctx context.Context, zone string, changes []event
 		if len(t.ops) == 0 {
 			return n, nil
 		}
-		r, err := p.client.Txn(ctx).If(t.cmps...).Then(t.ops...).Commit()
+		r, err := client.Txn(ctx).If(t.cmps...).Then(t.ops...).Commit()
 		if err != nil {
 			return 0, err
 		}
@@ -109,7 +109,7 @@ type etcdRead struct {
 
 // read fetches every key at the names of changes in one consistent read:
 // one prefix per name for a few names, the zone's prefix for more.
-func (p *Provider) read(ctx context.Context, zone string, changes []events.Change) (*etcdRead, error) {
+func (p *Provider) read(ctx context.Context, client *clientv3.Client, zone string, changes []events.Change) (*etcdRead, error) {
 	var names []string
 	for _, c := range changes {
 		if n := events.NormalizeName(c.Key().DNSName); !slices.Contains(names, n) {
@@ -129,7 +129,7 @@ func (p *Provider) read(ctx context.Context, zone string, changes []events.Chang
 	for _, s := range st.scopes {
 		ops = append(ops, clientv3.OpGet(s, clientv3.WithPrefix()))
 	}
-	r, err := p.client.Txn(ctx).Then(ops...).Commit()
+	r, err := client.Txn(ctx).Then(ops...).Commit()
 	if err != nil {
 		return nil, err
 	}

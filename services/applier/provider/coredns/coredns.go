@@ -22,7 +22,6 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/connectivity"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier/provider"
@@ -36,7 +35,7 @@ var invalidEntries = promauto.NewCounter(prometheus.CounterOpts{
 // Provider keeps one CoreDNS etcd plugin's records.
 type Provider struct {
 	cfg        Config
-	client     *clientv3.Client
+	etcd       *etcdConn
 	defaultTTL int64
 	log        *slog.Logger
 }
@@ -66,16 +65,16 @@ func New(cfg Config, opts provider.Options) (*Provider, error) {
 		}
 		ec.TLS = tc
 	}
-	client, err := clientv3.New(ec)
+	etcd, err := dialEtcd(ec, opts.Logger)
 	if err != nil {
-		return nil, fmt.Errorf("coredns: etcd client: %w", err)
+		return nil, err
 	}
-	p := &Provider{cfg: cfg, client: client, defaultTTL: opts.DefaultTTL, log: opts.Logger}
+	p := &Provider{cfg: cfg, etcd: etcd, defaultTTL: opts.DefaultTTL, log: opts.Logger}
 	return p, nil
 }
 
 // Close closes the etcd client.
-func (p *Provider) Close() error { return p.client.Close() }
+func (p *Provider) Close() error { return p.etcd.Close() }
 
 // Zones returns the zones of --coredns-zone: etcd has no zones to list.
 func (p *Provider) Zones(context.Context) ([]string, error) {
@@ -90,8 +89,8 @@ func (p *Provider) Zones(context.Context) ([]string, error) {
 // records are skipped, logged and counted.
 func (p *Provider) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
 	var kvs []kv
-	err := p.retry(ctx, "list "+zone, func(ctx context.Context) error {
-		r, err := p.client.Get(ctx, namePath(p.cfg.Prefix, zone), clientv3.WithPrefix())
+	err := p.retry(ctx, "list "+zone, func(ctx context.Context, client *clientv3.Client) error {
+		r, err := client.Get(ctx, namePath(p.cfg.Prefix, zone), clientv3.WithPrefix())
 		if err != nil {
 			return err
 		}
@@ -162,37 +161,20 @@ func (p *Provider) parse(kvs []kv) []entry {
 
 // retry runs one etcd exchange with a timeout, retrying transient failures
 // with exponential backoff and jitter.
-func (p *Provider) retry(ctx context.Context, what string, f func(context.Context) error) error {
+func (p *Provider) retry(ctx context.Context, what string, f func(context.Context, *clientv3.Client) error) error {
 	return provider.Retry(ctx, p.cfg.Retries, p.cfg.RetryBackoff,
 		func(attempt int, wait time.Duration, last error) {
 			p.log.Warn("coredns: retrying", "op", what, "attempt", attempt, "after", wait, "err", last)
 		},
 		func() error {
-			if err := p.connected(); err != nil {
+			client, err := p.etcd.connected(ctx)
+			if err != nil {
 				return err
 			}
 			actx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 			defer cancel()
-			return classify(f(actx))
+			return classify(f(actx, client))
 		})
-}
-
-// connected fails at once while the client's connection to etcd is in
-// transient failure. The etcd client otherwise waits for a connection for
-// the whole request timeout, so a dead etcd would take minutes of
-// timed-out retries to show as a failing provider (readiness, metrics)
-// instead of seconds.
-//
-// gRPC tries a failed etcd again only after a backoff that grows to two
-// minutes, so an etcd that came back would go unused for that long. So it
-// asks for an attempt now: the call's next retry finds etcd connected.
-func (p *Provider) connected() error {
-	conn := p.client.ActiveConnection()
-	if st := conn.GetState(); st == connectivity.TransientFailure {
-		conn.ResetConnectBackoff()
-		return fmt.Errorf("coredns: etcd %v unreachable (connection %s)", p.cfg.EtcdURLs, st)
-	}
-	return nil
 }
 
 // classify marks the etcd errors that retrying cannot cure as permanent:

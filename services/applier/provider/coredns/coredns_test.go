@@ -250,14 +250,18 @@ func TestConfig(t *testing.T) {
 
 // TestBackAtOnceAfterOutage: once etcd is back, the next call reaches it,
 // however long gRPC's reconnect backoff has grown during the outage (here
-// past 10 s, while the call's retries span well under a second).
+// past 10 s, while the call's retries span well under a second); and a
+// client left in transient failure longer than the redial time (here 4 s)
+// is replaced by a fresh one, which the call after the outage uses.
 func TestBackAtOnceAfterOutage(t *testing.T) {
+	t.Cleanup(coredns.SetRedialAfter(4 * time.Second))
 	s := corednsenv.StartT(t, "example.org")
 	p := newProvider(t, s, nil)
 	ctx := context.Background()
 	if _, err := p.Records(ctx, "example.org"); err != nil {
 		t.Fatal(err)
 	}
+	redials := coredns.Redials()
 	if err := s.Halt(); err != nil {
 		t.Fatal(err)
 	}
@@ -265,10 +269,16 @@ func TestBackAtOnceAfterOutage(t *testing.T) {
 	// restarted after 10 s waits for the last one unless the call asks.
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
+		began := time.Now()
 		if _, err := p.Records(ctx, "example.org"); err == nil {
 			t.Fatal("listing succeeded with etcd halted")
+		} else if took := time.Since(began); took > 5*time.Second {
+			t.Fatalf("a listing with etcd halted took %s to fail: %v", took, err)
 		}
 		time.Sleep(time.Second)
+	}
+	if got := coredns.Redials() - redials; got < 1 {
+		t.Errorf("no fresh client after 10 s in transient failure (redial time 4 s)")
 	}
 	if err := s.RestartEtcd(ctx); err != nil {
 		t.Fatal(err)
