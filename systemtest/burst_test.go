@@ -141,8 +141,9 @@ func waitZone(t testing.TB, ns *bind.Server, zone string, want []string, limit t
 // transfer ends the wait.
 //
 // It polls the zone's SOA serial, and transfers the zone only once the
-// serial has stood still for a poll and was not transferred before: at
-// 100k names one transfer costs the machine about a second of CPU, and
+// serial has stood still for a poll and was not transferred before, and
+// twice as long as the last transfer took has passed since it: at 100k
+// names one transfer costs the machine about a second of CPU, and
 // transferring on every poll took a core from the pipeline being measured.
 // took runs until the matching serial was first seen.
 func awaitZone(ns *bind.Server, zone string, want []string, limit time.Duration) (took time.Duration, last []string, ok bool, err error) {
@@ -150,6 +151,7 @@ func awaitZone(ns *bind.Server, zone string, want []string, limit time.Duration)
 	start := time.Now()
 	var serial, transferred uint32
 	var seen time.Time // when serial was first seen
+	var nextTransfer time.Time
 	for {
 		s, qerr := zoneSerial(ns, zone)
 		switch {
@@ -162,11 +164,12 @@ func awaitZone(ns *bind.Server, zone string, want []string, limit time.Duration)
 			// A lost UDP answer on a busy machine: ask again.
 		case seen.IsZero() || s != serial:
 			serial, seen = s, time.Now()
-		case last == nil || s != transferred:
+		case (last == nil || s != transferred) && !time.Now().Before(nextTransfer):
+			began := time.Now()
 			if last, err = transferZone(ns, zone); err != nil {
 				return time.Since(start), nil, false, err
 			}
-			transferred = s
+			transferred, nextTransfer = s, time.Now().Add(2*time.Since(began))
 			if slices.Equal(last, want) {
 				return seen.Sub(start), last, true, nil
 			}

@@ -223,7 +223,9 @@ func transferZone(s *bind.Server, zone string) ([]string, error) {
 	m := new(dns.Msg)
 	m.SetAxfr(dns.Fqdn(zone))
 	m.SetTsig(s.KeyName, dns.HmacSHA256, 300, time.Now().Unix())
-	tr := &dns.Transfer{TsigSecret: s.TsigSecret()}
+	// miekg/dns waits 2 s for each message: BIND sending a zone of millions
+	// of records on a busy machine may pause longer.
+	tr := &dns.Transfer{TsigSecret: s.TsigSecret(), ReadTimeout: 10 * time.Second}
 	envs, err := tr.In(m, s.Addr)
 	if err != nil {
 		return nil, err

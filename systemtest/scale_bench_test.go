@@ -165,14 +165,20 @@ func profileConvergence(b *testing.B, ops string) <-chan struct{} {
 }
 
 // startScaleProcess starts the all-in-one on both sources with a fresh data
-// dir, and returns it, its metrics address and its bus' URL.
+// dir, and returns it, its metrics address and its bus' URL. With
+// $ZS_SCALE_GOMEMLIMIT set, the all-in-one (and only it) runs with it as
+// GOMEMLIMIT, as an operator sets it below the memory a pod may use.
 func startScaleProcess(b *testing.B, cluster *kube.Cluster, ns *bind.Server, zone string) (*process, string, string) {
 	ops, bus := loopback.Addr(b), loopback.Addr(b)
 	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--source=crd",
 		"--nats-listen=" + bus, "--data-dir=" + b.TempDir(), "--metrics-address=" + ops,
 		"--portal-listen=" + loopback.Addr(b), "--pprof", "--log-level=warn"},
 		rfc2136Flags(ns, zone, "bench")...)
-	return startProcess(b, "zonestream", args...), ops, "nats://" + bus
+	var env []string // the test's
+	if limit := os.Getenv("ZS_SCALE_GOMEMLIMIT"); limit != "" {
+		env = append(os.Environ(), "GOMEMLIMIT="+limit)
+	}
+	return startWithEnv(b, "zonestream", binary, env, args...), ops, "nats://" + bus
 }
 
 // namesPerBound is how many names the state streams' default bounds
