@@ -183,13 +183,17 @@ type Applier struct {
 	// needs nothing published.
 	listings     map[string]uint64
 	zoneListHash string
-	zones        []string                  // the provider's zones at the last listing
-	listedZones  map[string]bool           // zones listed successfully at least once
-	zoneRecords  map[string]int            // RRsets each zone held at its last listing
-	zoneTypes    map[string]map[string]int // the same by record type
-	reconnects   uint64                    // NATS reconnects when hashes were read back
-	lastAck      *events.LastAck           // the newest observed state acknowledged
-	stores       []*store                  // plans' observed states being stored, oldest first (readback.go)
+	zones        []string // the provider's zones at the last listing
+	// lastListing is when the last full listing began; planSinceListing
+	// that a plan was handled since (listingdue.go).
+	lastListing      time.Time
+	planSinceListing bool
+	listedZones      map[string]bool           // zones listed successfully at least once
+	zoneRecords      map[string]int            // RRsets each zone held at its last listing
+	zoneTypes        map[string]map[string]int // the same by record type
+	reconnects       uint64                    // NATS reconnects when hashes were read back
+	lastAck          *events.LastAck           // the newest observed state acknowledged
+	stores           []*store                  // plans' observed states being stored, oldest first (readback.go)
 }
 
 // New validates cfg and builds the provider it names.
@@ -376,7 +380,12 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-ticker.C:
-			a.fullListing(ctx, js)
+			// A purged observed stream cannot wait: everything is published again.
+			if a.listingDue(time.Now()) || a.checkStream(ctx, js) {
+				a.fullListing(ctx, js)
+			} else {
+				listingsDeferred.WithLabelValues(a.name).Inc()
+			}
 			if n := events.Reconnects(js); n != reconnects && cons != nil && a.consumerAhead(ctx, js, cons) {
 				// The server restarted and lost plans it had acknowledged;
 				// new plans reuse their sequences, which the consumer
@@ -392,6 +401,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 				reconnects = n
 			}
 		case msg := <-plans:
+			a.planSinceListing = true
 			a.handlePlan(ctx, js, msg)
 		}
 	}

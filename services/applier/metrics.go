@@ -27,6 +27,10 @@ var (
 		Name: "external_dns_registry_records",
 		Help: "Number of registry records partitioned by label name (vector).",
 	}, []string{"record_type"})
+	listingsDeferred = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_applier_listings_deferred_total",
+		Help: "Periodic full listings put off because plans kept coming (listingdue.go).",
+	}, []string{"provider"})
 	registryErrors = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "external_dns_registry_errors_total",
 		Help: "Failed calls to the provider (ExternalDNS' metric).",

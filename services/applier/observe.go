@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -18,6 +19,7 @@ import (
 // list: every zone listed successfully at least once, so a planner never
 // sees a zone before its records.
 func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
+	a.lastListing, a.planSinceListing = time.Now(), false
 	a.awaitObserved()
 	a.checkStream(ctx, js)
 	zones, err := a.prov.Zones(ctx)
@@ -69,14 +71,15 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 
 // checkStream notices that the observed stream lost what this applier
 // published (purged, or lost with its node): its zone list is gone. It then
-// forgets what it published, so that the listing publishes it all again;
-// otherwise a planner would take every name for empty and plan it anew.
-func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) {
+// forgets what it published, so that the listing publishes it all again,
+// and reports true; otherwise a planner would take every name for empty
+// and plan it anew.
+func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) bool {
 	if n := events.Reconnects(js); n != a.reconnects {
 		if kept, err := a.lastAck.Kept(ctx); err == nil && kept {
 			a.reconnects = n
 			a.log.Info("reconnected to NATS: the newest observed state it published is still there")
-			return
+			return false
 		}
 		// The server may have restarted and lost what it had just
 		// acknowledged: what the stream holds is the baseline, not what
@@ -84,24 +87,25 @@ func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) {
 		hashes, err := events.LastHashes(ctx, js, events.StreamObserved, events.ObservedFilter(a.name))
 		zh, zerr := events.LastHashes(ctx, js, events.StreamObserved, events.ZonesSubject(a.name))
 		if err != nil || zerr != nil {
-			return // tried again at the next listing
+			return false // tried again at the next listing
 		}
 		a.reconnects, a.hashes, a.zoneListHash = n, hashes, zh[events.ZonesSubject(a.name)]
 		a.lastAck.ReadBack(n)
 		clear(a.listings)
 		a.log.Info("reconnected to NATS: published state read back from the stream", "names", len(hashes))
-		return
+		return true
 	}
 	if a.zoneListHash == "" {
-		return
+		return false
 	}
 	if held, err := events.Holds(ctx, js, events.StreamObserved, events.ZonesSubject(a.name)); err != nil || held {
-		return
+		return false
 	}
 	streamLostTotal.WithLabelValues(a.name).Inc()
 	a.log.Error("the observed stream lost what this applier published (purged or lost); publishing everything again")
 	a.hashes, a.zoneListHash = map[string]string{}, ""
 	clear(a.listings)
+	return true
 }
 
 func (a *Applier) publishZoneList(ctx context.Context, js jetstream.JetStream, zones []string) error {

@@ -1,0 +1,20 @@
+package applier
+
+import "time"
+
+// A full listing holds the applier's loop while it lists and compares
+// every zone: at 2,000,000 records, minutes, while the plans queued behind
+// it pass their NotAfter and are dropped and planned again. A plan's own
+// read-back keeps the observed state of the names it changed current, so
+// while plans keep coming a periodic listing waits for a quiet interval,
+// but never more than listingDeferrals intervals: drift by hand is still
+// found within (listingDeferrals+1) intervals under constant load, within
+// one at rest.
+const listingDeferrals = 4
+
+// listingDue says whether the periodic full listing runs now: no plan
+// was handled since the last listing, or it waited listingDeferrals
+// intervals already.
+func (a *Applier) listingDue(now time.Time) bool {
+	return !a.planSinceListing || now.Sub(a.lastListing) >= time.Duration(listingDeferrals+1)*a.cfg.Interval
+}

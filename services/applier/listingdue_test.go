@@ -1,0 +1,84 @@
+package applier_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/applier"
+	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
+)
+
+// TestListingYieldsToPlans: while plans keep coming, the periodic full
+// listing waits (it would hold them up), but never more than five
+// intervals, so a record edited by hand is still found; once the plans
+// stop, listings run every interval again.
+func TestListingYieldsToPlans(t *testing.T) {
+	const interval = 100 * time.Millisecond
+	js := bus(t)
+	cfg := applier.Config{Provider: inmemory.Name, Interval: interval, DefaultTTL: 300}
+	cfg.InMemory.Zones = []string{zone}
+	r := start(t, js, cfg)
+
+	deferredBefore := listingsDeferred(t)
+	handEdit := events.Change{New: ep("drift.example.org", "A", "192.0.2.99")}
+	if err := r.a.Provider().Apply(context.Background(), zone, []events.Change{handEdit}); err != nil {
+		t.Fatal(err)
+	}
+	drift := events.ObservedSubject(inmemory.Name, "drift.example.org")
+	var driftFound time.Duration
+	began := time.Now()
+	for i := 0; time.Since(began) < 20*interval; i++ { // a plan every few milliseconds, 2 s
+		id := fmt.Sprintf("flow-%d", i)
+		plan := &events.Plan{ID: id, Provider: inmemory.Name, Zone: zone,
+			Changes: []events.Change{{New: ep(fmt.Sprintf("n%d.example.org", i), "A", "192.0.2.1")}}}
+		sendPlanTo(t, js, inmemory.Name, plan)
+		if res, _ := waitResultOf(t, js, inmemory.Name, id); res.Status != events.ResultApplied {
+			t.Fatalf("%s: %+v", id, res)
+		}
+		if driftFound == 0 && lastMsg(t, js, events.StreamObserved, drift) != nil {
+			driftFound = time.Since(began)
+		}
+	}
+	deferred := listingsDeferred(t) - deferredBefore
+	if deferred < 5 {
+		t.Errorf("%v periodic listings put off in 20 intervals of plans, want at least 5", deferred)
+	}
+	if driftFound == 0 || driftFound > (5+3)*interval {
+		t.Errorf("the hand edit was observed after %s of plans (0: never), want within 5 intervals and some slack", driftFound)
+	}
+	// At rest, every interval lists again: nothing more is put off.
+	time.Sleep(2 * interval)
+	quiet := listingsDeferred(t)
+	time.Sleep(5 * interval)
+	if n := listingsDeferred(t) - quiet; n != 0 {
+		t.Errorf("%v listings put off with no plan coming", n)
+	}
+}
+
+// listingsDeferred reads zonestream_applier_listings_deferred_total of the
+// in-memory provider.
+func listingsDeferred(t *testing.T) float64 {
+	t.Helper()
+	families, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "zonestream_applier_listings_deferred_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "provider" && l.GetValue() == inmemory.Name {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
