@@ -7,7 +7,7 @@
 #
 #   hack/bench-table.sh                      every row (about 50 minutes on 2 cores)
 #   hack/bench-table.sh --rows idle,work     only some: idle work latency scale throughput providers externaldns
-#   hack/bench-table.sh --rows moonshot      issue 25's 1,000,000 names alone (not in the default rows: 30-60 minutes)
+#   hack/bench-table.sh --rows moonshot      issue 25's 1,000,000 names alone (not in the default rows: over an hour)
 #   hack/bench-table.sh --from FILE...       the table of saved output, nothing run
 set -euo pipefail
 cd "$(dirname "$0")/.."
