@@ -183,17 +183,17 @@ type Applier struct {
 	// needs nothing published.
 	listings     map[string]uint64
 	zoneListHash string
-	zones        []string // the provider's zones at the last listing
+	zones        []string                  // the provider's zones at the last listing
+	listedZones  map[string]bool           // zones listed successfully at least once
+	zoneRecords  map[string]int            // RRsets each zone held at its last listing
+	zoneTypes    map[string]map[string]int // the same by record type
+	reconnects   uint64                    // NATS reconnects when hashes were read back
+	lastAck      *events.LastAck           // the newest observed state acknowledged
+	stores       []*store                  // plans' observed states being stored, oldest first (readback.go)
 	// lastListing is when the last full listing began; planSinceListing
 	// that a plan was handled since (listingdue.go).
 	lastListing      time.Time
 	planSinceListing bool
-	listedZones      map[string]bool           // zones listed successfully at least once
-	zoneRecords      map[string]int            // RRsets each zone held at its last listing
-	zoneTypes        map[string]map[string]int // the same by record type
-	reconnects       uint64                    // NATS reconnects when hashes were read back
-	lastAck          *events.LastAck           // the newest observed state acknowledged
-	stores           []*store                  // plans' observed states being stored, oldest first (readback.go)
 }
 
 // New validates cfg and builds the provider it names.
