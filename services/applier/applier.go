@@ -190,10 +190,10 @@ type Applier struct {
 	reconnects   uint64                    // NATS reconnects when hashes were read back
 	lastAck      *events.LastAck           // the newest observed state acknowledged
 	stores       []*store                  // plans' observed states being stored, oldest first (readback.go)
-	// lastListing is when the last full listing began; planSinceListing
-	// that a plan was handled since (listingdue.go).
-	lastListing      time.Time
-	planSinceListing bool
+	// lastListing is when the last full listing began; planInInterval
+	// that a plan was handled since the last tick (listingdue.go).
+	lastListing    time.Time
+	planInInterval bool
 }
 
 // New validates cfg and builds the provider it names.
@@ -381,7 +381,9 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 			return ctx.Err()
 		case <-ticker.C:
 			// A purged observed stream cannot wait: everything is published again.
-			if a.listingDue(time.Now()) || a.checkStream(ctx, js) {
+			busy := a.planInInterval
+			a.planInInterval = false
+			if a.listingDue(time.Now(), busy) || a.checkStream(ctx, js) {
 				a.fullListing(ctx, js)
 			} else {
 				listingsDeferred.WithLabelValues(a.name).Inc()
@@ -401,7 +403,7 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 				reconnects = n
 			}
 		case msg := <-plans:
-			a.planSinceListing = true
+			a.planInInterval = true
 			a.handlePlan(ctx, js, msg)
 		}
 	}

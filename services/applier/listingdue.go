@@ -13,8 +13,8 @@ import "time"
 const listingDeferrals = 4
 
 // listingDue says whether the periodic full listing runs now: no plan
-// was handled since the last listing, or it waited listingDeferrals
-// intervals already.
-func (a *Applier) listingDue(now time.Time) bool {
-	return !a.planSinceListing || now.Sub(a.lastListing) >= time.Duration(listingDeferrals+1)*a.cfg.Interval
+// was handled in the interval that just ended (busy), or the listing
+// waited listingDeferrals intervals already.
+func (a *Applier) listingDue(now time.Time, busy bool) bool {
+	return !busy || now.Sub(a.lastListing) >= time.Duration(listingDeferrals+1)*a.cfg.Interval
 }

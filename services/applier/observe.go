@@ -19,7 +19,7 @@ import (
 // list: every zone listed successfully at least once, so a planner never
 // sees a zone before its records.
 func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
-	a.lastListing, a.planSinceListing = time.Now(), false
+	a.lastListing = time.Now()
 	a.awaitObserved()
 	a.checkStream(ctx, js)
 	zones, err := a.prov.Zones(ctx)
