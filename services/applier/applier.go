@@ -380,9 +380,9 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-ticker.C:
-			// A purged observed stream cannot wait: everything is published again.
 			busy := a.planInInterval
 			a.planInInterval = false
+			// A purged observed stream cannot wait: everything is published again.
 			if a.listingDue(time.Now(), busy) || a.checkStream(ctx, js) {
 				a.fullListing(ctx, js)
 			} else {
