@@ -78,6 +78,12 @@ func start(t testing.TB, js jetstream.JetStream, cfg applier.Config) *running {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return run(t, js, a)
+}
+
+// run runs a until the test ends and waits until it is ready.
+func run(t testing.TB, js jetstream.JetStream, a *applier.Applier) *running {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{a: a, cancel: cancel, done: make(chan error, 1)}
 	go func() { r.done <- a.Run(ctx, js) }()

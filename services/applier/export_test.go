@@ -1,5 +1,9 @@
 package applier
 
-// ListingsDeferred is zonestream_applier_listings_deferred_total, for the
-// tests outside the package.
-var ListingsDeferred = listingsDeferred
+// ListingsDeferred is zonestream_applier_listings_deferred_total and
+// ProviderErrors zonestream_applier_provider_errors_total, for the tests
+// outside the package.
+var (
+	ListingsDeferred = listingsDeferred
+	ProviderErrors   = providerErrorsTotal
+)

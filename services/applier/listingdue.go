@@ -9,12 +9,14 @@ import "time"
 // while plans keep coming a periodic listing waits for a quiet interval,
 // but never more than listingDeferrals intervals: drift by hand is still
 // found within (listingDeferrals+1) intervals under constant load, within
-// one at rest.
+// one at rest. A listing that failed does not wait: until one completes,
+// a zone's drift (or, after a start, the applier's readiness) hangs on it.
 const listingDeferrals = 4
 
 // listingDue says whether the periodic full listing runs now: no plan
-// was handled in the interval that just ended (busy), or the listing
-// waited listingDeferrals intervals already.
+// was handled in the interval that just ended (busy), the last listing
+// failed, or the listing waited listingDeferrals intervals already.
 func (a *Applier) listingDue(now time.Time, busy bool) bool {
-	return !busy || now.Sub(a.lastListing) >= time.Duration(listingDeferrals+1)*a.cfg.Interval
+	return !busy || !a.listingComplete ||
+		now.Sub(a.lastListing) >= time.Duration(listingDeferrals+1)*a.cfg.Interval
 }

@@ -2,7 +2,9 @@ package applier_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier"
+	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
 )
 
@@ -66,4 +69,67 @@ func TestListingYieldsToPlans(t *testing.T) {
 func listingsDeferred(t *testing.T) float64 {
 	t.Helper()
 	return testutil.ToFloat64(applier.ListingsDeferred.WithLabelValues(inmemory.Name))
+}
+
+// TestFailedListingDoesNotWait: a listing that failed is repeated at the
+// next tick even while plans keep coming, so a hand edit is found within
+// about an interval of the provider's recovery, not five.
+func TestFailedListingDoesNotWait(t *testing.T) {
+	const interval = 200 * time.Millisecond
+	js := bus(t)
+	mem, err := inmemory.New(inmemory.Config{Zones: []string{zone}}, provider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flaky := &listingFails{Provider: mem}
+	const name = "listing-fails"
+	a, err := applier.NewWithProvider(applier.Config{Provider: inmemory.Name, Interval: interval, DefaultTTL: 300},
+		name, flaky, logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, js, a)
+
+	failedBefore := testutil.ToFloat64(applier.ProviderErrors.WithLabelValues(name, "records"))
+	flaky.failing.Store(true)
+	waitFor(t, "a failed listing", func() bool {
+		return testutil.ToFloat64(applier.ProviderErrors.WithLabelValues(name, "records")) > failedBefore
+	})
+	handEdit := events.Change{New: ep("drift.example.org", "A", "192.0.2.99")}
+	if err := mem.Apply(context.Background(), zone, []events.Change{handEdit}); err != nil {
+		t.Fatal(err)
+	}
+	flaky.failing.Store(false)
+	drift := events.ObservedSubject(name, "drift.example.org")
+	began := time.Now()
+	for i := 0; time.Since(began) < 8*interval; i++ { // plans all along, 1.6 s
+		id := fmt.Sprintf("after-failure-%d", i)
+		plan := &events.Plan{ID: id, Provider: name, Zone: zone,
+			Changes: []events.Change{{New: ep(fmt.Sprintf("f%d.example.org", i), "A", "192.0.2.1")}}}
+		sendPlanTo(t, js, name, plan)
+		if res, _ := waitResultOf(t, js, name, id); res.Status != events.ResultApplied {
+			t.Fatalf("%s: %+v", id, res)
+		}
+		if lastMsg(t, js, events.StreamObserved, drift) != nil {
+			if found := time.Since(began); found > 3*interval {
+				t.Errorf("the hand edit was observed %s after the provider recovered, want within 3 intervals", found)
+			}
+			return
+		}
+	}
+	t.Errorf("the hand edit was not observed within 8 intervals of plans after the provider recovered")
+}
+
+// listingFails fails every full listing while failing is set; plans and
+// their read-backs still work.
+type listingFails struct {
+	*inmemory.Provider
+	failing atomic.Bool
+}
+
+func (l *listingFails) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
+	if l.failing.Load() {
+		return nil, errors.New("listing refused (test)")
+	}
+	return l.Provider.Records(ctx, zone)
 }

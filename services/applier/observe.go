@@ -19,7 +19,7 @@ import (
 // list: every zone listed successfully at least once, so a planner never
 // sees a zone before its records.
 func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
-	a.lastListing = time.Now()
+	a.lastListing, a.listingComplete = time.Now(), false
 	a.awaitObserved()
 	a.checkStream(ctx, js)
 	zones, err := a.prov.Zones(ctx)
@@ -57,6 +57,7 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 		}
 	}
 	if complete && ctx.Err() == nil {
+		a.listingComplete = true
 		a.synced(zones)
 		a.mu.Lock()
 		first := !a.listed
