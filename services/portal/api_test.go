@@ -12,6 +12,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/portal"
+	"github.com/zonestream/zonestream/services/portal/projection"
 	"github.com/zonestream/zonestream/services/portal/web"
 )
 
@@ -126,5 +127,43 @@ func getJSON(t *testing.T, u string, v any) {
 	}
 	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestDetailReadsRecordsFromTheBus: the projection keeps only record sets
+// per name; the detail reads the endpoints wanted and the records held,
+// with their TTLs, from the bus: those of the states the view was made of.
+func TestDetailReadsRecordsFromTheBus(t *testing.T) {
+	js := bus(t)
+	p := start(t, js, portal.Config{Listen: "127.0.0.1:0", Grace: time.Minute})
+	publish(t, js, events.ZonesSubject("bind"), &events.ZoneList{Provider: "bind", Zones: []string{zone}}, "")
+	name := "web." + zone
+	publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, a(name, "192.0.2.1")), "")
+	wanted := a(name, "192.0.2.2", "192.0.2.3")
+	wanted.RecordTTL = 60
+	publish(t, js, events.DesiredSubject(name), desired(name, shopWeb, wanted), "")
+	held := a(name, "192.0.2.2")
+	held.RecordTTL = 120
+	publish(t, js, events.ObservedSubject("bind", name), observed("bind", zone, name, held, ownership(name, "default")), "")
+	waitStatus(t, p, name, projection.Pending)
+	waitFor(t, "the observed state in view", func() bool {
+		v, _ := p.Projection().Get(name)
+		return v.Observed["bind"] != nil && v.Desired != nil && len(v.Desired.Contributors) == 1
+	})
+
+	var d web.Detail
+	getJSON(t, "http://"+p.Addr()+"/api/names/"+name, &d)
+	if d.Desired == nil || len(d.Desired.Endpoints) != 1 || !slices.Equal(d.Desired.Endpoints[0].Targets, wanted.Targets) ||
+		d.Desired.Endpoints[0].RecordTTL != 60 || d.Desired.Subject != events.DesiredSubject(name) {
+		t.Errorf("desired %+v, want %v (ttl 60) on %s", d.Desired, wanted.Targets, events.DesiredSubject(name))
+	}
+	o := d.Observed["bind"]
+	if o == nil || len(o.Records) != 2 || !slices.ContainsFunc(o.Records, func(r events.Endpoint) bool {
+		return r.RecordType == events.RecordTypeA && r.RecordTTL == 120
+	}) || o.Subject != events.ObservedSubject("bind", name) {
+		t.Errorf("observed %+v, want A 192.0.2.2 (ttl 120) and its ownership record on %s", o, events.ObservedSubject("bind", name))
+	}
+	if v, _ := p.Projection().Get(name); v.Desired.Endpoints != nil || v.Observed["bind"].Records != nil {
+		t.Errorf("the projection's own copy carries records: the detail read them from the bus, not from it")
 	}
 }

@@ -17,14 +17,14 @@ func (p *Projection) ApplyDesired(r events.Received) error {
 	if err := events.Decode(r, &d); err != nil {
 		return err
 	}
+	desired := newDesired(MetaOf(r), &d)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	v := p.view(d.DNSName)
 	if v.Desired != nil && v.Desired.Seq >= r.Seq && v.Desired.Seq != 0 {
 		return nil // replayed: already seen
 	}
-	v.Desired = &Desired{Meta: MetaOf(r), Endpoints: d.Endpoints, Contributors: d.Contributors,
-		Losers: d.Losers, LosersOmitted: d.LosersOmitted}
+	v.Desired = desired
 	v.CheckFailures = 0
 	p.touched(v)
 	return nil
@@ -63,12 +63,12 @@ func (p *Projection) ApplyObserved(r events.Received) error {
 	if err := events.Decode(r, &o); err != nil {
 		return err
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	var state *Observed
 	if len(o.Records) > 0 {
-		state = &Observed{Meta: MetaOf(r), Zone: o.Zone, Records: o.Records}
+		state = newObserved(MetaOf(r), o.Zone, o.Records)
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if held := p.held[o.DNSName].with(o.Provider, state); len(held) > 0 {
 		p.held[o.DNSName] = held
 	} else {

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"unique"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/registry"
@@ -40,13 +41,12 @@ func (p *Projection) status(v *View) (Status, string) {
 		return Failed, fmt.Sprintf("plan %s %s: %s", v.Result.PlanID, v.Result.Status, v.Result.Error)
 	}
 	since := p.now().Sub(v.Changed)
-	wanted := recordSets(v.Desired.Endpoints)
-	held := recordSets(v.held())
-	if !equalSets(wanted, held) {
+	wanted, held := v.Desired.sets, v.held()
+	if !slices.Equal(wanted, held) {
 		if since < p.opts.Grace {
-			return Pending, "the provider does not hold it yet: " + describe(held, "nothing")
+			return Pending, "the provider does not hold it yet: " + describe(held.byType(), "nothing")
 		}
-		return NotInSync, "the provider holds " + describe(held, "nothing") + ", wanted " + describe(wanted, "nothing")
+		return NotInSync, "the provider holds " + describe(held.byType(), "nothing") + ", wanted " + describe(wanted.byType(), "nothing")
 	}
 	if !p.opts.Checking {
 		return InSync, "the provider holds what is wanted (DNS is not checked)"
@@ -64,11 +64,11 @@ func (p *Projection) status(v *View) (Status, string) {
 			answered[t] = targets
 		}
 	}
-	if !equalSets(wanted, answered) {
+	if !maps.EqualFunc(wanted.byType(), answered, slices.Equal) {
 		if since < p.opts.Grace {
 			return Pending, "DNS does not answer it yet: " + describe(answered, "nothing")
 		}
-		return NotInSync, "DNS answers " + describe(answered, "nothing") + ", wanted " + describe(wanted, "nothing")
+		return NotInSync, "DNS answers " + describe(answered, "nothing") + ", wanted " + describe(wanted.byType(), "nothing")
 	}
 	if len(wanted) == 0 {
 		return InSync, "nothing is wanted any more, and nothing is there"
@@ -78,7 +78,7 @@ func (p *Projection) status(v *View) (Status, string) {
 
 // held is what the name's provider holds at the name, ownership TXT
 // records aside.
-func (v *View) held() []events.Endpoint {
+func (v *View) held() recordSets {
 	o := v.observed.get(v.Provider)
 	if o == nil {
 		o = v.observed.first()
@@ -86,37 +86,30 @@ func (v *View) held() []events.Endpoint {
 	if o == nil {
 		return nil
 	}
-	var out []events.Endpoint
-	for _, r := range o.Records {
-		if len(recordOwners(r)) > 0 {
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
+	return o.sets
 }
 
 // foreign says why the records at v are someone else's; empty if they
 // are not: an ownership record names another owner, or the provider holds
 // records of a wanted type with no ownership record at all.
 func (p *Projection) foreign(v *View) string {
-	var owners []string
+	var owners []unique.Handle[string]
 	for _, n := range p.registryNames(v.Name) {
-		for _, r := range p.held[n].get(v.Provider).records() {
-			owners = append(owners, recordOwners(r)...)
+		if o := p.held[n].get(v.Provider); o != nil {
+			owners = append(owners, o.owners...)
 		}
 	}
 	me := p.opts.Ownership.OwnerID
-	for _, owner := range owners {
-		if owner != registry.Unreadable && me != "" && owner != me {
+	for _, h := range owners {
+		if owner := h.Value(); owner != registry.Unreadable && me != "" && owner != me {
 			return fmt.Sprintf("owned by another owner %q (TXT registry)", owner)
 		}
 	}
 	if len(owners) > 0 {
 		return ""
 	}
-	wanted := recordSets(v.Desired.Endpoints)
-	for t, targets := range recordSets(v.held()) {
+	wanted := v.Desired.sets.byType()
+	for t, targets := range v.held().byType() {
 		if _, ok := wanted[t]; ok && !slices.Equal(targets, wanted[t]) {
 			return fmt.Sprintf("the provider holds %s %s, with no ownership record: not ours, left alone", t, strings.Join(targets, " "))
 		}
@@ -135,13 +128,6 @@ func (p *Projection) registryNames(name string) []string {
 	return out
 }
 
-func (o *Observed) records() []events.Endpoint {
-	if o == nil {
-		return nil
-	}
-	return o.Records
-}
-
 // recordOwners are the owners r's strings name, if r is a TXT record
 // (registry.Owner: encrypted ones are Unreadable).
 func recordOwners(r events.Endpoint) []string {
@@ -155,23 +141,6 @@ func recordOwners(r events.Endpoint) []string {
 		}
 	}
 	return out
-}
-
-// recordSets maps each record type to its sorted targets.
-func recordSets(eps []events.Endpoint) map[string][]string {
-	out := map[string][]string{}
-	for _, ep := range eps {
-		out[ep.RecordType] = append(out[ep.RecordType], ep.Targets...)
-	}
-	for t, targets := range out {
-		slices.Sort(targets)
-		out[t] = slices.Compact(targets)
-	}
-	return out
-}
-
-func equalSets(a, b map[string][]string) bool {
-	return maps.EqualFunc(a, b, slices.Equal)
 }
 
 func describe(sets map[string][]string, none string) string {
@@ -190,5 +159,5 @@ func (v *View) RecordSets() map[string][]string {
 	if v.Desired == nil {
 		return nil
 	}
-	return recordSets(v.Desired.Endpoints)
+	return v.Desired.sets.byType()
 }

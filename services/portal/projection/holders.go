@@ -3,6 +3,8 @@ package projection
 import (
 	"slices"
 	"strings"
+
+	"github.com/zonestream/zonestream/events"
 )
 
 // holders is what each provider holds at one name: a slice rather than a
@@ -34,14 +36,17 @@ func (h holders) first() *Observed {
 	return slices.MinFunc(h, func(a, b holder) int { return strings.Compare(a.provider, b.provider) }).state
 }
 
-// asMap is h by provider; nil when empty.
-func (h holders) asMap() map[string]*Observed {
+// asMap is a copy of h, what each provider holds at name, by provider;
+// nil when empty.
+func (h holders) asMap(name string) map[string]*Observed {
 	if len(h) == 0 {
 		return nil
 	}
 	m := make(map[string]*Observed, len(h))
 	for _, x := range h {
-		m[x.provider] = x.state
+		o := *x.state
+		o.sets, o.owners, o.Subject = nil, nil, events.ObservedSubject(x.provider, name)
+		m[x.provider] = &o
 	}
 	return m
 }

@@ -51,7 +51,7 @@ func (x index) remove(v *View) {
 // provider holds anything there.
 func (v *View) emptied() bool {
 	d := v.Desired
-	return d != nil && len(d.Endpoints) == 0 && len(v.held()) == 0
+	return d != nil && len(d.sets) == 0 && len(v.held()) == 0
 }
 
 // expired says whether v is emptied and its tombstone is gone from the

@@ -129,7 +129,12 @@ func (p *Projection) Get(name string) (View, bool) {
 		return View{}, false
 	}
 	cp := *v
-	cp.Observed = v.observed.asMap()
+	cp.Observed = v.observed.asMap(v.Name)
+	if v.Desired != nil {
+		d := *v.Desired
+		d.sets, d.Subject = nil, events.DesiredSubject(v.Name)
+		cp.Desired = &d
+	}
 	if v.Plan != nil {
 		cp.Plan = v.Plan.unpacked()
 	}

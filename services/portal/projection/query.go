@@ -82,11 +82,9 @@ func (f Filter) selects(v *View, text string) bool {
 			return true
 		}
 	}
-	for _, ep := range v.Desired.Endpoints {
-		for _, t := range ep.Targets {
-			if strings.Contains(strings.ToLower(t), text) {
-				return true
-			}
+	for _, e := range v.Desired.sets {
+		if _, target, _ := strings.Cut(e, " "); strings.Contains(strings.ToLower(target), text) {
+			return true
 		}
 	}
 	return false
@@ -129,11 +127,13 @@ func (p *Projection) CheckTarget(name string) (CheckTarget, bool) {
 		return CheckTarget{}, false
 	}
 	types := map[string]bool{}
-	for t := range v.RecordSets() {
-		types[t] = true
+	if v.Desired != nil {
+		for _, t := range v.Desired.sets.types() {
+			types[t] = true
+		}
 	}
-	for _, r := range v.held() {
-		types[r.RecordType] = true
+	for _, t := range v.held().types() {
+		types[t] = true
 	}
 	if len(types) == 0 {
 		types[events.RecordTypeA] = true

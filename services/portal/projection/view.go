@@ -2,6 +2,7 @@ package projection
 
 import (
 	"time"
+	"unique"
 
 	"github.com/zonestream/zonestream/events"
 )
@@ -49,25 +50,66 @@ type Meta struct {
 	Causation string    `json:"causationId,omitempty"`
 }
 
-// MetaOf is the Meta of a received message.
+// MetaOf is the Meta of a received message. A causation is shared, one
+// copy per process: a plan causes the observed states of all its names.
 func MetaOf(r events.Received) Meta {
-	return Meta{Subject: r.Subject, Seq: r.Seq, Time: r.Time, EventID: r.EventID(), Causation: r.Causation()}
+	m := Meta{Subject: r.Subject, Seq: r.Seq, Time: r.Time, EventID: r.EventID()}
+	if c := r.Causation(); c != "" {
+		m.Causation = unique.Make(c).Value()
+	}
+	return m
 }
 
 // Desired is the last desired state of the name.
 type Desired struct {
 	Meta
+	// Endpoints are what is wanted. A view keeps only their record sets:
+	// the endpoints stay on the bus, and are read from there when someone
+	// looks at the name (the portal's detail).
 	Endpoints     []events.Endpoint  `json:"endpoints"`
 	Contributors  []events.ObjectRef `json:"contributors,omitempty"`
 	Losers        []events.Loser     `json:"losers,omitempty"`
 	LosersOmitted int                `json:"losersOmitted,omitempty"`
+	sets          recordSets
+}
+
+// newDesired keeps d as a view does: without the subject, which Get
+// puts back (events.DesiredSubject).
+func newDesired(meta Meta, d *events.DesiredState) *Desired {
+	meta.Subject = ""
+	return &Desired{Meta: meta, Contributors: d.Contributors, Losers: d.Losers, LosersOmitted: d.LosersOmitted,
+		sets: setsOf(d.Endpoints)}
 }
 
 // Observed is what one provider holds at the name.
 type Observed struct {
 	Meta
-	Zone    string            `json:"zone"`
-	Records []events.Endpoint `json:"records"`
+	Zone string `json:"zone"`
+	// Records are what the provider holds. A view keeps only their record
+	// sets and the owners their ownership records name; the records stay
+	// on the bus, as the endpoints wanted do.
+	Records []events.Endpoint       `json:"records"`
+	sets    recordSets              // the records, ownership records left out
+	owners  []unique.Handle[string] // the owners the ownership records name
+}
+
+// newObserved keeps what a provider holds as a view does: without the
+// subject, which Get puts back (events.ObservedSubject).
+func newObserved(meta Meta, zone string, records []events.Endpoint) *Observed {
+	meta.Subject = ""
+	o := &Observed{Meta: meta, Zone: zone}
+	var plain []events.Endpoint
+	for _, r := range records {
+		owners := recordOwners(r)
+		if len(owners) == 0 {
+			plain = append(plain, r)
+		}
+		for _, owner := range owners {
+			o.owners = append(o.owners, unique.Make(owner))
+		}
+	}
+	o.sets = setsOf(plain)
+	return o
 }
 
 // PlanRef is the last plan that touched the name, with only its changes

@@ -70,6 +70,7 @@ func (s *server) detail(r *http.Request) (Detail, bool) {
 		d.HistoryError = err.Error()
 	}
 	d.History = hist
+	withRecords(&d.View, hist)
 	return d, ok || len(hist) > 0
 }
 
