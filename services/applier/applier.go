@@ -190,10 +190,12 @@ type Applier struct {
 	reconnects   uint64                    // NATS reconnects when hashes were read back
 	lastAck      *events.LastAck           // the newest observed state acknowledged
 	stores       []*store                  // plans' observed states being stored, oldest first (readback.go)
-	// lastListing is when the last full listing began, listingComplete
-	// whether it listed every zone, planInInterval that a plan was
-	// handled since the last tick (listingdue.go).
+	// lastListing is when the last full listing began, lastListingTook
+	// how long it took, listingComplete whether it listed every zone,
+	// planInInterval that a plan was handled since the last tick
+	// (listingdue.go).
 	lastListing     time.Time
+	lastListingTook time.Duration
 	listingComplete bool
 	planInInterval  bool
 }

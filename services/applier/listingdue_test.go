@@ -133,3 +133,41 @@ func (l *listingFails) Records(ctx context.Context, zone string) ([]events.Endpo
 	}
 	return l.Provider.Records(ctx, zone)
 }
+
+// TestLongListingRests: a listing that takes longer than the interval
+// is not run back to back: the applier waits three times as long as it
+// took before the next one.
+func TestLongListingRests(t *testing.T) {
+	const interval, took = 20 * time.Millisecond, 100 * time.Millisecond
+	js := bus(t)
+	mem, err := inmemory.New(inmemory.Config{Zones: []string{zone}}, provider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slow := &slowListing{Provider: mem, took: took}
+	a, err := applier.NewWithProvider(applier.Config{Provider: inmemory.Name, Interval: interval, DefaultTTL: 300},
+		"slow-listing", slow, logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, js, a)
+	before := slow.listings.Load()
+	time.Sleep(40 * took) // back to back: about 40 listings; resting: about 10
+	if n := slow.listings.Load() - before; n < 5 || n > 15 {
+		t.Errorf("%d listings of %s in %s at an interval of %s, want about 10 (each followed by three times its length)",
+			n, took, 40*took, interval)
+	}
+}
+
+// slowListing takes took to list a zone.
+type slowListing struct {
+	*inmemory.Provider
+	took     time.Duration
+	listings atomic.Int64
+}
+
+func (s *slowListing) Records(ctx context.Context, zone string) ([]events.Endpoint, error) {
+	s.listings.Add(1)
+	time.Sleep(s.took)
+	return s.Provider.Records(ctx, zone)
+}

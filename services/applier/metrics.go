@@ -29,7 +29,7 @@ var (
 	}, []string{"record_type"})
 	listingsDeferred = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "zonestream_applier_listings_deferred_total",
-		Help: "Periodic full listings put off because plans kept coming (listingdue.go).",
+		Help: "Periodic full listings put off because plans kept coming, or to rest after a long listing (listingdue.go).",
 	}, []string{"provider"})
 	registryErrors = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "external_dns_registry_errors_total",
