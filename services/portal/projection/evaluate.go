@@ -161,3 +161,9 @@ func (v *View) RecordSets() map[string][]string {
 	}
 	return v.Desired.sets.byType()
 }
+
+// RecordSets is what the provider holds, ownership records aside, by
+// record type.
+func (o *Observed) RecordSets() map[string][]string {
+	return o.sets.byType()
+}

@@ -45,7 +45,7 @@ func (h holders) asMap(name string) map[string]*Observed {
 	m := make(map[string]*Observed, len(h))
 	for _, x := range h {
 		o := *x.state
-		o.sets, o.owners, o.Subject = nil, nil, events.ObservedSubject(x.provider, name)
+		o.owners, o.Subject = nil, events.ObservedSubject(x.provider, name)
 		m[x.provider] = &o
 	}
 	return m

@@ -132,7 +132,7 @@ func (p *Projection) Get(name string) (View, bool) {
 	cp.Observed = v.observed.asMap(v.Name)
 	if v.Desired != nil {
 		d := *v.Desired
-		d.sets, d.Subject = nil, events.DesiredSubject(v.Name)
+		d.Subject = events.DesiredSubject(v.Name)
 		cp.Desired = &d
 	}
 	if v.Plan != nil {

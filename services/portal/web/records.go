@@ -1,6 +1,9 @@
 package web
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/portal/history"
 	"github.com/zonestream/zonestream/services/portal/projection"
@@ -9,7 +12,8 @@ import (
 // withRecords fills in what a view leaves on the bus, the endpoints
 // wanted and the records each provider holds, from the name's history,
 // which read them: each from the entry of the view's sequence, or from
-// the newest when the bus moved on since.
+// the newest when the bus moved on since. What the history lacks (the
+// bus could not be read) comes from the view's record sets, without TTLs.
 func withRecords(v *projection.View, hist []history.Entry) {
 	var desired *events.DesiredState
 	var desiredSeq uint64
@@ -31,10 +35,25 @@ func withRecords(v *projection.View, hist []history.Entry) {
 			}
 		}
 	}
-	if desired != nil {
-		v.Desired.Endpoints = desired.Endpoints
+	if v.Desired != nil {
+		v.Desired.Endpoints = setsAsEndpoints(v.Name, v.RecordSets())
+		if desired != nil {
+			v.Desired.Endpoints = desired.Endpoints
+		}
 	}
-	for provider, o := range observed {
-		v.Observed[provider].Records = o.Records
+	for provider, o := range v.Observed {
+		o.Records = setsAsEndpoints(v.Name, o.RecordSets())
+		if st := observed[provider]; st != nil {
+			o.Records = st.Records
+		}
 	}
+}
+
+// setsAsEndpoints are record sets as endpoints at name, without TTLs.
+func setsAsEndpoints(name string, sets map[string][]string) []events.Endpoint {
+	var out []events.Endpoint
+	for _, t := range slices.Sorted(maps.Keys(sets)) {
+		out = append(out, events.NewEndpoint(name, t, 0, sets[t]...))
+	}
+	return out
 }
