@@ -152,8 +152,10 @@ func TestLongListingRests(t *testing.T) {
 	}
 	run(t, js, a)
 	before := slow.listings.Load()
-	time.Sleep(40 * took) // back to back: about 40 listings; resting: about 10
-	if n := slow.listings.Load() - before; n < 5 || n > 15 {
+	// Back to back: about 40 listings; resting: about 10, fewer on a
+	// loaded machine, where each takes longer.
+	time.Sleep(40 * took)
+	if n := slow.listings.Load() - before; n < 2 || n > 15 {
 		t.Errorf("%d listings of %s in %s at an interval of %s, want about 10 (each followed by three times its length)",
 			n, took, 40*took, interval)
 	}
