@@ -11,42 +11,46 @@ import (
 
 // withRecords fills in what a view leaves on the bus, the endpoints
 // wanted and the records each provider holds, from the name's history,
-// which read them: each from the entry of the view's sequence, or from
-// the newest when the bus moved on since. What the history lacks (the
-// bus could not be read) comes from the view's record sets, without TTLs.
+// which read them. What the history lacks (the bus could not be read)
+// comes from the view's record sets, without TTLs.
 func withRecords(v *projection.View, hist []history.Entry) {
-	var desired *events.DesiredState
-	var desiredSeq uint64
-	observed := map[string]*events.ObservedState{}
-	observedSeq := map[string]uint64{}
-	// better says whether the entry at seq is a better pick than the one
-	// at best, for the view's want.
-	better := func(seq, best, want uint64) bool { return best != want && (seq == want || seq > best) }
-	for _, e := range hist {
-		switch ev := e.Event.(type) {
-		case *events.DesiredState:
-			if v.Desired != nil && better(e.Seq, desiredSeq, v.Desired.Seq) {
-				desired, desiredSeq = ev, e.Seq
-			}
-		case *events.ObservedState:
-			o := v.Observed[ev.Provider]
-			if o != nil && ev.DNSName == v.Name && better(e.Seq, observedSeq[ev.Provider], o.Seq) {
-				observed[ev.Provider], observedSeq[ev.Provider] = ev, e.Seq
-			}
-		}
-	}
 	if v.Desired != nil {
-		v.Desired.Endpoints = setsAsEndpoints(v.Name, v.RecordSets())
-		if desired != nil {
-			v.Desired.Endpoints = desired.Endpoints
+		if d, ok := pick(hist, v.Desired.Seq, func(*events.DesiredState) bool { return true }); ok {
+			v.Desired.Endpoints = d.Endpoints
+		} else {
+			v.Desired.Endpoints = setsAsEndpoints(v.Name, v.RecordSets())
 		}
 	}
 	for provider, o := range v.Observed {
-		o.Records = setsAsEndpoints(v.Name, o.RecordSets())
-		if st := observed[provider]; st != nil {
+		if st, ok := pick(hist, o.Seq, func(st *events.ObservedState) bool {
+			return st.Provider == provider && st.DNSName == v.Name
+		}); ok {
 			o.Records = st.Records
+		} else {
+			o.Records = setsAsEndpoints(v.Name, o.RecordSets())
 		}
 	}
+}
+
+// pick is the history's event of type T that match accepts, stored at
+// seq (the view's), or the newest when the bus moved on since.
+func pick[T any](hist []history.Entry, seq uint64, match func(T) bool) (T, bool) {
+	var newest T
+	var newestSeq uint64
+	found := false
+	for _, e := range hist {
+		ev, ok := e.Event.(T)
+		if !ok || !match(ev) {
+			continue
+		}
+		if e.Seq == seq {
+			return ev, true
+		}
+		if !found || e.Seq > newestSeq {
+			newest, newestSeq, found = ev, e.Seq, true
+		}
+	}
+	return newest, found
 }
 
 // setsAsEndpoints are record sets as endpoints at name, without TTLs.
