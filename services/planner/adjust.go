@@ -2,7 +2,6 @@ package planner
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"time"
 
@@ -55,7 +54,7 @@ func (r *run) adjustDirty(ctx context.Context, now time.Time) {
 				continue
 			}
 			zone, ok := zoneOf(name, r.zones[provider])
-			if !ok || !r.filter.Match(name) || r.busy(zoneKey{provider, zone}, now) {
+			if !ok || !r.filter.Match(name) || r.busy(zoneKey{provider, zone}, now) || r.lost.waiting(provider, name, now) {
 				continue
 			}
 			names = append(names, name)
@@ -73,7 +72,7 @@ func (r *run) adjustDirty(ctx context.Context, now time.Time) {
 
 // adjustNames asks for the adjusted records of names, and keeps them. On
 // failure their zones back off: nothing is planned from records the
-// provider did not see.
+// provider did not see. A name the answer lost waits on its own (lost.go).
 func (r *run) adjustNames(ctx context.Context, provider string, names []string) {
 	var eps []events.Endpoint
 	for _, n := range names {
@@ -84,9 +83,9 @@ func (r *run) adjustNames(ctx context.Context, provider string, names []string) 
 	adjusted, err := events.Adjust(ctx, r.js.Conn(), provider, eps)
 	if err == nil && len(adjusted) == 0 {
 		// A provider may drop a record it cannot hold, never every one:
-		// an empty answer is a broken one, and planned from it, every
-		// record of these names would be deleted.
-		err = fmt.Errorf("%w: the provider answered no record for %d", events.ErrAdjust, len(eps))
+		// an empty answer is a broken one. Every name of it is lost
+		// (lost.go), each backing off on its own.
+		adjustFailures.WithLabelValues(provider).Inc()
 	}
 	if err != nil {
 		adjustFailures.WithLabelValues(provider).Inc()
@@ -108,10 +107,30 @@ func (r *run) adjustNames(ctx context.Context, provider string, names []string) 
 		n := events.NormalizeName(ep.DNSName)
 		byName[n] = append(byName[n], ep)
 	}
+	asked := make(map[string][]events.Endpoint, len(names))
 	for _, n := range names {
+		asked[n] = r.desired[n].endpoints
+	}
+	lost := lostIn(asked, byName)
+	for _, n := range lost {
+		wait := r.lost.lose(provider, n)
+		namesLost.WithLabelValues(provider).Inc()
+		r.log.Warn("the provider's adjust answer lost this name: it is not planned, and nothing of it deleted, until an answer holds it",
+			"provider", provider, "name", n, "asked", len(asked[n]), "answered", len(byName[n]), "retry_in", wait.Round(time.Millisecond))
+	}
+	for _, n := range names {
+		if slices.Contains(lost, n) {
+			continue
+		}
+		r.lost.found(provider, n)
 		if r.adjusted[n] == nil {
 			r.adjusted[n] = map[string][]events.Endpoint{}
 		}
 		r.adjusted[n][provider] = byName[n]
+		if z, ok := zoneOf(n, r.zones[provider]); ok && r.flights[zoneKey{provider, z}] != nil {
+			// Adjusted: the zone's earlier failure is over.
+			r.flights[zoneKey{provider, z}].publishFailures = 0
+		}
 	}
+	namesWaitingForAdjust.Set(float64(r.lost.count()))
 }

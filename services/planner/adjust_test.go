@@ -107,3 +107,69 @@ func TestEmptyAdjustAnswerDeletesNothing(t *testing.T) {
 		t.Fatalf("planned from an empty answer: %s", m.Data)
 	}
 }
+
+// A broken webhook answers [] to a request that held a TXT record, and its
+// client adds the TXT back: the answer is not empty, but it lost the other
+// names. A lost name is not adjusted, never unwanted: nothing of it is
+// deleted, it is counted and asked for again, and the names the answer
+// held are planned.
+func TestAdjustAnswerThatLosesANameDeletesNothing(t *testing.T) {
+	nc, js := startBus(t)
+	www, api, note := "www."+zone, "api."+zone, "note."+zone
+	held(t, js, rr(www, "A", 300, "192.0.2.1"), rr("a-"+www, "TXT", 300, owned("me", "service/default/web")))
+	publish(t, js, events.ZonesSubject("p"), &events.ZoneList{Provider: "p", Zones: []string{zone}, Adjusts: true})
+	wanted(t, js, rr(www, "A", 300, "192.0.2.1"))
+	wanted(t, js, rr(api, "A", 300, "192.0.2.2"))
+	wanted(t, js, rr(note, "TXT", 300, "hello"))
+	stop, err := events.ServeAdjust(nc, "p", time.Second, func(_ context.Context, eps []events.Endpoint) ([]events.Endpoint, error) {
+		var answer []events.Endpoint
+		for _, e := range eps {
+			// What the webhook client answers when the webhook says []:
+			// the TXT records it kept back, and (here) one name the
+			// webhook did keep.
+			if e.RecordType == events.RecordTypeTXT || e.DNSName == api {
+				answer = append(answer, e)
+			}
+		}
+		return answer, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	sub := planSub(t, nc)
+	lost := namesLost.WithLabelValues("p")
+	before := testutil.ToFloat64(lost)
+	runPlanner(t, js, Config{})
+	publishComplete(t, js)
+
+	// Every plan is answered as applied, so that the zone is free and
+	// only the lost name waits.
+	var lines []string
+	deadline := time.Now().Add(6 * time.Second)
+	for time.Now().Before(deadline) {
+		m, err := sub.NextMsg(200 * time.Millisecond)
+		if err != nil {
+			continue
+		}
+		var p events.Plan
+		if err := events.Unmarshal(m.Header, m.Data, &p); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range p.Changes {
+			if c.Key().DNSName == www || c.Key().DNSName == "a-"+www {
+				t.Fatalf("planned a change at a name the adjust answer lost: %v", planLines(p))
+			}
+		}
+		lines = append(lines, planLines(p)...)
+		publish(t, js, events.ResultSubject("p", zone), &events.Result{PlanID: p.ID, Provider: "p", Zone: zone,
+			Status: events.ResultApplied, Applied: len(p.Changes)})
+	}
+	if !slices.Contains(lines, "create A api 192.0.2.2") {
+		t.Fatalf("the name the answer held was not planned: %v", lines)
+	}
+	// Asked again after its back-off (1 s, then 2 s), lost again.
+	if n := testutil.ToFloat64(lost) - before; n < 2 {
+		t.Fatalf("the lost name was counted %v times in 6 s, want it asked for again after its back-off", n)
+	}
+}

@@ -55,3 +55,12 @@ var (
 	caughtUpGauge = promauto.NewGauge(prometheus.GaugeOpts{
 		Name: "zonestream_planner_caught_up", Help: "1 once the desired and observed streams have been replayed."})
 )
+
+var (
+	namesLost = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_planner_adjust_names_lost_total",
+		Help: "Names a provider's adjust answer lost (lost.go): not planned, nothing of them deleted, asked again after a back-off."}, []string{"provider"})
+	namesWaitingForAdjust = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "zonestream_planner_names_waiting_for_adjust",
+		Help: "Names waiting because a provider's adjust answer lost them (lost.go)."})
+)

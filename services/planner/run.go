@@ -54,6 +54,9 @@ type run struct {
 	// provider, until the name's desired state changes (adjust.go).
 	adjusts  map[string]bool
 	adjusted map[string]map[string][]events.Endpoint
+	// lost are the names an adjust answer lost, waiting to be asked for
+	// again (lost.go).
+	lost lostNames
 	// verified is each name's share of verifiedRecords (verified.go).
 	verified verifiedByName
 }
@@ -115,7 +118,7 @@ func newRun(p *Planner) *run {
 		observed: map[string]map[string]observedEntry{}, zones: map[string][]string{},
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames(),
 		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{},
-		adjusts: map[string]bool{}, adjusted: map[string]map[string][]events.Endpoint{},
+		adjusts: map[string]bool{}, adjusted: map[string]map[string][]events.Endpoint{}, lost: lostNames{},
 		verified: verifiedByName{}, carried: newCarriedStates()}
 }
 

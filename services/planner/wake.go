@@ -4,7 +4,7 @@ import "time"
 
 // The planner acts on messages, and on three things that change with time
 // alone: a plan's deadline passes (expireFlights), a zone's back-off ends
-// (notBefore), the completeness mark's lease lapses (expireCompleteness).
+// (notBefore) or a lost name's (lost.go), the completeness mark's lease lapses (expireCompleteness).
 // Its loop sleeps until the earliest of them rather than ticking every
 // second, so a planner at rest wakes for nothing but messages: at rest the pipeline should cost
 // next to nothing.
@@ -30,6 +30,7 @@ func (r *run) wakeAt() time.Time {
 			earlier(f.notBefore)
 		}
 	}
+	earlier(r.lost.nextAfter(now))
 	return at
 }
 
