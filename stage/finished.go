@@ -1,6 +1,9 @@
 package stage
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // ErrFinished ends a runner that ran its one pass to its end (--once):
 // the process stops every other stage and exits. A runner returns it
@@ -16,3 +19,9 @@ func Finished(err error) error {
 	}
 	return err
 }
+
+// DefaultOnceTimeout bounds a --once pass unless --once-timeout says
+// otherwise: long enough for a first pass over 100,000 names (about a
+// minute here), short enough that a CronJob stuck on a dead API server
+// is seen the same hour.
+const DefaultOnceTimeout = 10 * time.Minute

@@ -220,10 +220,10 @@ func MainArgs(def Definition, args []string) error {
 	}
 	logger = logger.With("service", def.Name)
 	ignored.Log(logger)
-	return run(def.Name, opts, construct, logger)
+	return run(def.Name, opts, fs, construct, logger)
 }
 
-func run(name string, opts Options, construct func(*slog.Logger) (Runner, error), logger *slog.Logger) error {
+func run(name string, opts Options, fs *flag.FlagSet, construct func(*slog.Logger) (Runner, error), logger *slog.Logger) error {
 	svc, err := construct(logger)
 	if err != nil {
 		return err
@@ -234,10 +234,15 @@ func run(name string, opts Options, construct func(*slog.Logger) (Runner, error)
 	defer PaceGC(logger)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ctx, cancelPass := WithPassDeadline(ctx, fs)
+	defer cancelPass()
 	if err := ServeOps(ctx, opts.MetricsAddress, svc.Ready, logger, opts.Pprof); err != nil {
 		return err
 	}
 	nc, js, err := Connect(ctx, opts.NatsURL, "zonestream-"+name, opts.Credentials, logger, WithStreams(events.WithReplicas(opts.Replicas)))
+	if exceeded := PassDeadlineExceeded(ctx); exceeded != nil {
+		return exceeded
+	}
 	if err != nil {
 		return err
 	}
@@ -247,6 +252,9 @@ func run(name string, opts Options, construct func(*slog.Logger) (Runner, error)
 	err = svc.Run(ctx, js)
 	if cut := CutOff(ctx); cut != nil {
 		return cut
+	}
+	if exceeded := PassDeadlineExceeded(ctx); exceeded != nil {
+		return exceeded
 	}
 	if errors.Is(err, context.Canceled) {
 		return nil

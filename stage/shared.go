@@ -34,6 +34,10 @@ type Shared struct {
 	// when every name is planned and every plan has its result, the
 	// applier when it cannot list its provider (stage.ErrFinished).
 	Once bool
+	// OnceTimeout (--once-timeout) bounds that pass: whatever hangs (an
+	// API server that never answers, an applier that is down), the
+	// process ends then, saying what the pass still waited for.
+	OnceTimeout time.Duration
 	// PrivateBus: the bus is the all-in-one's embedded NATS, on loopback,
 	// which no other cluster's collector reaches. Set by the all-in-one,
 	// not a flag.
@@ -69,6 +73,7 @@ func (s *Shared) RegisterFlags(fs *flag.FlagSet, groups SharedGroups) {
 	if groups&PassFlags != 0 {
 		fs.BoolVar(&s.DryRun, "dry-run", false, "plan and publish the plans (zonestream plans and the portal show them), apply nothing")
 		fs.BoolVar(&s.Once, "once", false, "make one pass, then exit: 0 once every name is planned and every plan applied, non-zero when a plan was not applied or the provider could not be listed")
+		fs.DurationVar(&s.OnceTimeout, "once-timeout", DefaultOnceTimeout, "with --once: end the pass after this long, non-zero, saying what it still waited for (an API server that never answers, an applier that is down); 0: no limit")
 	}
 	if groups&DomainFlags != 0 {
 		fs.Var((*StringList)(&s.Domains.Include), "domain-filter", "limit to names in these domains (repeatable); intersected with the zones providers manage")

@@ -7,7 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -147,4 +149,53 @@ func freePort(t *testing.T) string {
 	defer l.Close()
 	_, port, _ := net.SplitHostPort(l.Addr().String())
 	return port
+}
+
+// TestOnceEndsWhenTheAPIServerNeverAnswers: an API server that takes the
+// connection and never answers leaves the collector unsynced, so the
+// desired state is never complete. --once still ends, non-zero, at
+// --once-timeout, saying on one line what the pass waited for.
+func TestOnceEndsWhenTheAPIServerNeverAnswers(t *testing.T) {
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // held open, never answered
+		}
+	}()
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: silent, cluster: {server: "http://%s"}}]
+contexts: [{name: silent, context: {cluster: silent, user: nobody}}]
+users: [{name: nobody, user: {}}]
+current-context: silent
+`, silent.Addr())), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	out, err := exec.CommandContext(ctx, binary, "--kubeconfig="+kubeconfig, "--source=service", "--provider=inmemory",
+		"--inmemory-zone=silent.test", "--data-dir="+t.TempDir(), "--nats-listen=127.0.0.1:0", "--metrics-address=127.0.0.1:0",
+		"--once", "--once-timeout=5s").CombinedOutput()
+	took := time.Since(start)
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+		t.Fatalf("--once against an API server that never answers: %v after %s, want a non-zero exit\n%s", err, took, lastBytes(out, 4096))
+	}
+	if ctx.Err() != nil {
+		t.Fatalf("--once did not end within a minute\n%s", lastBytes(out, 4096))
+	}
+	if !strings.Contains(string(out), "did not end within --once-timeout=5s: the desired state is not complete") {
+		t.Fatalf("the exit does not say what the pass waited for (after %s):\n%s", took, lastBytes(out, 4096))
+	}
+	t.Logf("--once ended after %s", took.Round(time.Millisecond))
 }

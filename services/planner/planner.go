@@ -56,8 +56,10 @@ type Config struct {
 	// DryRun (--dry-run, shared): plans are published marked as such and
 	// never awaited (dryrun.go).
 	DryRun bool
-	// Once (--once, shared): Run ends after one pass (once.go).
-	Once bool
+	// Once (--once, shared): Run ends after one pass (once.go), or with
+	// what it still waits for once OnceTimeout (--once-timeout) passed.
+	Once        bool
+	OnceTimeout time.Duration
 }
 
 // RegisterFlags adds the planner's flags.
@@ -189,6 +191,12 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	wake := newAlarm() // wake.go
 	defer wake.timer.Stop()
 	pending := 3 // replays not yet done
+	var passTimeout <-chan time.Time
+	if p.cfg.Once && p.cfg.OnceTimeout > 0 {
+		t := time.NewTimer(p.cfg.OnceTimeout)
+		defer t.Stop()
+		passTimeout = t.C
+	}
 	pass := func() {
 		start := time.Now()
 		win.stop()
@@ -213,6 +221,8 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 			s.rescan = true // back-offs and timeouts end with time
 		case <-win.timer.C:
 			pass()
+		case <-passTimeout:
+			return s.passTimedOut(p.cfg.OnceTimeout)
 		}
 		if pending == 0 && !p.caughtUp.Load() {
 			// Every replayed message is in the buffer before the replay is

@@ -37,6 +37,8 @@ type run struct {
 	// may have missed changes, is not a name nobody wants.
 	complete      bool
 	completeUntil time.Time
+	// incomplete says why deletes are held while complete is false.
+	incomplete string
 	// required are the collectors a complete mark must still name
 	// (required.go).
 	required requiredCollectors
@@ -119,7 +121,8 @@ func newRun(p *Planner) *run {
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames(),
 		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{},
 		adjusts: map[string]bool{}, adjusted: map[string]map[string][]events.Endpoint{}, lost: lostNames{},
-		verified: verifiedByName{}, carried: newCarriedStates()}
+		verified: verifiedByName{}, carried: newCarriedStates(),
+		incomplete: "no live completeness mark from dedup yet (are dedup and every collector running, and their watches synced?)"}
 }
 
 // on reports whether subject is under the subject root.
@@ -360,7 +363,7 @@ func (r *run) holdDeletes(why string) {
 	if r.complete {
 		r.log.Warn("deletes held", "why", why)
 	}
-	r.complete = false
+	r.complete, r.incomplete = false, why
 	deletesAllowed.Set(0)
 }
 
@@ -413,6 +416,10 @@ func (r *run) expireFlights(ctx context.Context) {
 			f.plans = map[string]planned{}
 			r.dropUnsent(f)
 			f.awaitSeq = 0
+			// No result is a failure too: counted for --once, and the zone
+			// backs off rather than queue plans nobody takes.
+			f.failures++
+			f.notBefore = now.Add(retry.Jitter(retry.Delay(500*time.Millisecond, time.Minute, f.failures)))
 		}
 	}
 }

@@ -18,7 +18,7 @@ func Stage() stage.Definition {
 		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.ManagedRecordTypes = shared.ManagedRecordTypes
 			cfg.Ownership, cfg.Domains = shared.Ownership, shared.Domains
-			cfg.DryRun, cfg.Once = shared.DryRun, shared.Once
+			cfg.DryRun, cfg.Once, cfg.OnceTimeout = shared.DryRun, shared.Once, shared.OnceTimeout
 			return New(cfg, logger)
 		},
 	}

@@ -124,7 +124,13 @@ func runAll(args []string) error {
 	defer stage.PaceGC(logger)()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return a.Run(ctx, embedded, logger, nil)
+	ctx, cancel := stage.WithPassDeadline(ctx, a.fs)
+	defer cancel()
+	err = a.Run(ctx, embedded, logger, nil)
+	if exceeded := stage.PassDeadlineExceeded(ctx); exceeded != nil {
+		return exceeded
+	}
+	return err
 }
 
 // Run runs every stage until ctx ends. started, if not nil, is told the
