@@ -65,14 +65,16 @@ func redactUserinfo(raw string) string {
 const credentialName = `[\w.-]*(?:token|key|secret|password|passwd|pwd|signature|sig|credential|auth)s?`
 
 // credentialPatterns match a credential's name and what separates it from
-// its value (group 1), and the value, which is masked. A value never
+// its value (group 1), and the value, which is masked. A value ends where
+// the text around it goes on (a quote, a bracket, a separator; a query's
+// value at a colon it ends with, as in "GET url: HTTP 500"), and never
 // starts with "[" but for Mask itself, so that Mask is not masked again.
 var credentialPatterns = []*regexp.Regexp{
 	// A query parameter or a key=value field: ?token=..., api_key=...
-	regexp.MustCompile(`(?i)\b(` + credentialName + `=)[^\s"'&;,\[\]]+`),
+	regexp.MustCompile(`(?i)\b(` + credentialName + `=)[^\s"'&;,()\[\]]*[^\s"'&;,()\[\]:]`),
 	// A JSON field: "password": "...".
 	regexp.MustCompile(`(?i)("` + credentialName + `"\s*:\s*")[^"]*`),
 	// A header, as sent or as Go prints an http.Header: "Authorization:
 	// Bearer ...", "X-API-Key: ...", "map[Authorization:[Basic ...]]".
-	regexp.MustCompile(`(?i)\b((?:(?:proxy-)?authorization|[\w-]*(?:api-?key|token|secret))\s*:\s*\[??(?:(?:bearer|basic|digest|token|negotiate)\s+)?)(?:` + regexp.QuoteMeta(Mask) + `|[^\s"',\[\]}]+)`),
+	regexp.MustCompile(`(?i)\b((?:(?:proxy-)?authorization|[\w-]*(?:api-?key|token|secret))\s*:\s*\[??(?:(?:bearer|basic|digest|token|negotiate)\s+)?)(?:` + regexp.QuoteMeta(Mask) + `|[^\s"',()\[\]{}]+)`),
 }
