@@ -90,8 +90,9 @@ func assertNoSecret(t *testing.T, where, text string, secrets ...string) {
 }
 
 // echoingServer answers every request h does not take with 500 and a
-// body that echoes the request: its URL, its Authorization header and
-// the extra text given, as some servers' error pages do.
+// body that echoes the request: its URL, its Authorization and X-API-Key
+// headers and the extra text given, as some servers' (or proxies') error
+// pages do.
 func echoingServer(h http.Handler, take func(*http.Request) bool, extra string) *httptest.Server {
 	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if take(r) {
@@ -100,8 +101,8 @@ func echoingServer(h http.Handler, take func(*http.Request) bool, extra string) 
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusInternalServerError)
-		fmt.Fprintf(w, `{"error":"cannot serve %s %s (Authorization: %s) %s"}`,
-			r.Method, r.URL.RequestURI(), r.Header.Get("Authorization"), extra)
+		fmt.Fprintf(w, `{"error":"cannot serve %s %s (Authorization: %s, X-API-Key: %s) %s"}`,
+			r.Method, r.URL.RequestURI(), r.Header.Get("Authorization"), r.Header.Get("X-API-Key"), extra)
 	}))
 }
 
