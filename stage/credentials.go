@@ -124,9 +124,12 @@ func (c *Credentials) password() (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("--nats-password-file: %w", err)
 		}
-		return strings.TrimRight(string(b), "\r\n"), nil
+		p := strings.TrimRight(string(b), "\r\n")
+		RememberSecret(p)
+		return p, nil
 	}
 	if p, ok := os.LookupEnv(EnvNatsPassword); ok {
+		RememberSecret(p)
 		return p, nil
 	}
 	return "", fmt.Errorf("--nats-user %s has no password: give --nats-password-file or $%s", c.User, EnvNatsPassword)

@@ -40,14 +40,19 @@ func (s *secretFile) Set(path string) error {
 }
 
 // readSecretFiles reads every --<secret>-file given into its secret; the
-// secret given both ways is an error, not a silent choice.
+// secret given both ways is an error, not a silent choice. Every secret
+// set, whichever way, is remembered (RememberSecret).
 func readSecretFiles(fs *flag.FlagSet) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var err error
 	fs.VisitAll(func(f *flag.Flag) {
 		sf, ok := f.Value.(*secretFile)
-		if !ok || sf.path == "" || err != nil {
+		if !ok || err != nil {
+			return
+		}
+		if sf.path == "" {
+			RememberSecret(*sf.secret) // from the flag or $EXTERNAL_DNS_<FLAG>
 			return
 		}
 		if given[sf.name] {
@@ -60,6 +65,7 @@ func readSecretFiles(fs *flag.FlagSet) error {
 			return
 		}
 		*sf.secret = strings.TrimRight(string(b), "\r\n")
+		RememberSecret(*sf.secret)
 	})
 	return err
 }

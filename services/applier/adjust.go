@@ -27,6 +27,8 @@ func (a *Applier) serveAdjust(js jetstream.JetStream) (stop func(), err error) {
 		out, err := adj.AdjustEndpoints(ctx, eps)
 		if err != nil {
 			adjustFailures.WithLabelValues(a.name).Inc()
+			// The answer goes to the planner over the bus, as a result would.
+			err = provider.RedactError(err)
 			a.log.Warn("adjusting desired records failed", "records", len(eps), "err", err)
 			return nil, err
 		}

@@ -228,6 +228,8 @@ func NewProvider(cfg Config, logger *slog.Logger) (provider.Provider, error) {
 	if cfg.DefaultTTL <= 0 {
 		return nil, fmt.Errorf("--default-ttl must be positive, got %d", cfg.DefaultTTL)
 	}
+	// A provider logs its own errors: they may carry its credentials.
+	logger = provider.RedactingLogger(logger)
 	build, ok := constructors[cfg.Provider]
 	switch {
 	case cfg.Provider == "":
@@ -261,9 +263,12 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 	}
 	waited := rateLimitWaitSeconds.WithLabelValues(name)
 	// The cache is outside the limiter: a cached zone list takes no token;
-	// so are the checks: a batch refused by them takes none either.
-	calls := provider.Checked(provider.CacheZones(provider.RateLimit(p, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
+	// so are the checks: a batch refused by them takes none either. Every
+	// error of the provider is redacted before anything else sees it:
+	// results and log lines leave the process (redact.go in provider).
+	calls := provider.Checked(provider.CacheZones(provider.RateLimit(provider.Redacting(p), limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
 		cfg.ZonesCacheDuration))
+	logger = provider.RedactingLogger(logger)
 	return &Applier{cfg: cfg, name: name, raw: p, prov: calls, log: logger.With("provider", name),
 		listings: map[string]uint64{}, zoneRecords: map[string]int{},
 		zoneTypes: map[string]map[string]int{}}, nil

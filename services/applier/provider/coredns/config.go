@@ -101,6 +101,7 @@ func (c *Config) Validate() error {
 	fromEnv(&c.TLSServerName, EnvTLSServerName)
 	fromEnv(&c.Username, EnvUsername)
 	fromEnv(&c.Password, EnvPassword)
+	stage.RememberSecret(c.Password) // $ETCD_PASSWORD is no flag: Parse did not see it
 	switch strings.ToLower(os.Getenv(EnvTLSInsecure)) {
 	case "true", "yes", "1":
 		c.TLSInsecure = true

@@ -32,6 +32,7 @@ func Parse(args []string) (*edns.Config, error) {
 	if err := cfg.ParseFlags(args); err != nil {
 		return nil, configError(err)
 	}
+	rememberSecrets(cfg)
 	if !given(args, "aws-batch-change-interval") {
 		cfg.AWSBatchChangeInterval = awsBatchChangeInterval
 	}

@@ -57,6 +57,7 @@ func (c *Config) Validate() error {
 	}
 	if c.APIKey == "" {
 		c.APIKey = os.Getenv(APIKeyEnv)
+		stage.RememberSecret(c.APIKey) // not a flag: Parse did not see it
 	}
 	if c.APIKey == "" {
 		return errors.New("pdns: --pdns-api-key (or $" + APIKeyEnv + ") is required")

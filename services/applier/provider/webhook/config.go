@@ -61,7 +61,11 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("webhook: --webhook-provider-url %q: %w", c.URL, err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("webhook: --webhook-provider-url %q: want http://host:port or https://host:port", c.URL)
+		return fmt.Errorf("webhook: --webhook-provider-url %q: want http://host:port or https://host:port", u.Redacted())
+	}
+	if password, ok := u.User.Password(); ok {
+		// Not a secret flag, but a secret: a server may echo it.
+		stage.RememberSecret(password)
 	}
 	if c.ReadTimeout <= 0 {
 		c.ReadTimeout = 5 * time.Second

@@ -257,10 +257,13 @@ func (p *Provider) do(ctx context.Context, method, path string, body []byte, tim
 }
 
 func (p *Provider) once(ctx context.Context, method, path string, body []byte, timeout time.Duration, out any) (http.Header, error) {
-	u := p.base.String()
+	target := p.base
 	if path != "" {
-		u = p.base.JoinPath(path).String()
+		target = p.base.JoinPath(path)
 	}
+	// An error names the URL without its password: it becomes a result
+	// on the bus, read in every cluster.
+	u, shown := target.String(), target.Redacted()
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	var rd io.Reader
@@ -286,12 +289,12 @@ func (p *Provider) once(ctx context.Context, method, path string, body []byte, t
 			return resp.Header, nil
 		}
 		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-			return nil, fmt.Errorf("%s %s: decoding the answer: %w", method, u, err)
+			return nil, fmt.Errorf("%s %s: decoding the answer: %w", method, shown, err)
 		}
 		return resp.Header, nil
 	}
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	se := &statusError{method: method, url: u, code: resp.StatusCode, msg: strings.TrimSpace(string(raw))}
+	se := &statusError{method: method, url: shown, code: resp.StatusCode, msg: strings.TrimSpace(string(raw))}
 	var eb errorBody
 	if json.Unmarshal(raw, &eb) == nil && eb.Error != "" {
 		se.msg, se.reason = eb.Error, eb.Reason
