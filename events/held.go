@@ -1,5 +1,10 @@
 package events
 
+import (
+	"fmt"
+	"time"
+)
+
 // HeldDeletes are the deletes of one zone that the planner's mass-delete
 // guard holds back: more owned records would go at once than its limits
 // allow, the mark of a wrong filter, namespace or kubeconfig rather than of
@@ -23,9 +28,25 @@ type HeldDeletes struct {
 	// zone held when they were held.
 	Deletes int `msgpack:"deletes,omitempty" json:"deletes,omitempty"`
 	Owned   int `msgpack:"owned,omitempty" json:"owned,omitempty"`
+	// Recent counts the owned record sets planned to go in the zone
+	// within the guard's window (WindowMillis) before the deletes were
+	// held: a wipe that arrived in pieces is judged as one, and Owned
+	// counts them too.
+	Recent       int   `msgpack:"recent,omitempty" json:"recent,omitempty"`
+	WindowMillis int64 `msgpack:"windowMillis,omitempty" json:"windowMillis,omitempty"`
 	// MaxDeletes and MaxDeletesPercent are the limits the deletes exceed.
 	MaxDeletes        int `msgpack:"maxDeletes,omitempty" json:"maxDeletes,omitempty"`
 	MaxDeletesPercent int `msgpack:"maxDeletesPercent,omitempty" json:"maxDeletesPercent,omitempty"`
+}
+
+// Summary says what is held and against which limits, in the words
+// `zonestream plans`, Events and status all use.
+func (h *HeldDeletes) Summary() string {
+	s := fmt.Sprintf("%d deletes of %d owned record sets", h.Deletes, h.Owned)
+	if h.Recent > 0 {
+		s += fmt.Sprintf(", after %d deleted within %s", h.Recent, time.Duration(h.WindowMillis)*time.Millisecond)
+	}
+	return s + fmt.Sprintf(" (limits: more than %d and more than %d%%)", h.MaxDeletes, h.MaxDeletesPercent)
 }
 
 func (*HeldDeletes) Schema() Schema      { return Schema{"held", 1} }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/zonestream/zonestream/events"
 )
@@ -27,13 +28,16 @@ import (
 //     any other delete is counted and held as usual.
 //
 // What counts is a delete of a record set of ours at the name planned: its
-// ownership record goes with it and is not counted again.
+// ownership record goes with it and is not counted again. A pass is judged
+// with the deletes planned in the zone within --max-deletes-window before it
+// (recent.go), so that a wipe arriving in pieces is judged as one.
 
 // hold is what the guard holds back in one zone.
 type hold struct {
-	id    string
-	names map[string]heldName
-	owned int // owned record sets in the zone when last counted
+	id     string
+	names  map[string]heldName
+	owned  int // owned record sets in the zone when last counted
+	recent int // deletes planned in the zone within the window then (recent.go)
 }
 
 // heldName is one name's held deletes: its changes, and how many owned
@@ -154,11 +158,14 @@ func (r *run) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
 	}
 	h := r.holds[k]
 	approved := r.approved[k]
-	deletes := 0
+	now := time.Now()
+	recent := r.recent.within(k, now)
+	deletes := recent
 	if h != nil {
-		deletes = h.count()
+		deletes += h.count()
 	}
 	var fresh []int // units with deletes no approval covers
+	passing := 0    // what the pass deletes if nothing is held
 	for i, name := range zc.names {
 		if zc.deletes[i] == 0 {
 			continue
@@ -168,6 +175,7 @@ func (r *run) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		}
 		fresh = append(fresh, i)
 		deletes += zc.deletes[i]
+		passing += zc.deletes[i]
 	}
 	for _, name := range zc.names {
 		delete(approved, name) // planned now: approved or held again
@@ -175,17 +183,22 @@ func (r *run) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
 	if len(approved) == 0 {
 		delete(r.approved, k)
 	}
+	if len(fresh) == 0 && h == nil {
+		return // nothing to judge: what went in the window went
+	}
+	// The zone held what it holds now and what went in the window.
 	owned := -1
 	countOwned := func() int {
 		if owned < 0 {
-			owned = r.ownedIn(k)
+			owned = r.ownedIn(k) + recent
 		}
 		return owned
 	}
 	if !r.limits.exceeded(deletes, countOwned) {
 		if h != nil {
-			r.release(ctx, k, h, zc)
+			passing += r.release(ctx, k, h, zc)
 		}
+		r.recent.note(k, passing, now)
 		return
 	}
 	if h == nil {
@@ -204,25 +217,31 @@ func (r *run) guard(ctx context.Context, k zoneKey, zc *zoneChanges) {
 		// Counting walks the zone: done again only when the limits needed it.
 		h.owned = countOwned()
 	}
+	h.recent = recent
 	r.publishHold(ctx, k, h)
 }
 
 // release plans a zone's held names as they are now, in this pass: the
-// zone's deletes are within the limits.
-func (r *run) release(ctx context.Context, k zoneKey, h *hold, zc *zoneChanges) {
+// zone's deletes are within the limits. It returns how many owned record
+// sets they delete.
+func (r *run) release(ctx context.Context, k zoneKey, h *hold, zc *zoneChanges) int {
+	released := 0
 	for _, name := range slices.Sorted(maps.Keys(h.names)) {
 		if !r.known(k.provider, name) {
 			continue
 		}
 		changes := planName(r.nameInput(k.provider, k.zone, name)).changes
 		if len(changes) > 0 {
-			zc.add(name, changes, r.reg.countDeletes(name, changes))
+			n := r.reg.countDeletes(name, changes)
+			zc.add(name, changes, n)
+			released += n
 		}
 	}
 	r.log.Info("hold released: the zone's deletes are within the limits now",
 		"provider", k.provider, "zone", k.zone, "held", h.id, "names_planned", len(h.names))
 	delete(r.holds, k)
 	r.publishHold(ctx, k, nil)
+	return released
 }
 
 // publishHold says on the bus what the zone holds, when that changed.
@@ -230,7 +249,8 @@ func (r *run) publishHold(ctx context.Context, k zoneKey, h *hold) {
 	ev := &events.HeldDeletes{Provider: k.provider, Zone: k.zone, MaxDeletes: r.limits.max, MaxDeletesPercent: r.limits.percent}
 	if h != nil {
 		changes := h.changes()
-		ev.Deletes, ev.Owned = h.count(), h.owned
+		ev.Deletes, ev.Owned, ev.Recent = h.count(), h.owned, h.recent
+		ev.WindowMillis = r.cfg.MaxDeletesWindow.Milliseconds()
 		h.id = events.HeldID(k.provider, k.zone, changes)
 		ev.ID = h.id
 		ev.Changes = changes[:r.fitting(changes)]
@@ -244,6 +264,7 @@ func (r *run) publishHold(ctx context.Context, k zoneKey, h *hold) {
 		holds.WithLabelValues(k.provider).Inc()
 		r.log.Warn("mass-delete guard: deletes held; `zonestream plans` lists them, `zonestream plans approve ID` lets them through",
 			"provider", k.provider, "zone", k.zone, "held", h.id, "deletes", ev.Deletes, "owned", ev.Owned,
+			"deleted_in_window", ev.Recent, "window", r.cfg.MaxDeletesWindow.String(),
 			"max_deletes", r.limits.max, "max_deletes_percent", r.limits.percent)
 	}
 	if r.js == nil {
@@ -340,3 +361,14 @@ func (r *run) clearStaleHolds(ctx context.Context) {
 		}
 	}
 }
+
+// The guard's defaults are at least as safe as octoDNS' (which refuses a
+// plan that updates or deletes more than 30% of a zone of 10 records or
+// more): above 10 owned record sets the share decides, at 30%; below, more
+// than 3 deletes are held, where octoDNS holds none. And they are counted
+// over a minute, not a pass (recent.go).
+const (
+	DefaultMaxDeletes        = 3
+	DefaultMaxDeletesPercent = 30
+	DefaultMaxDeletesWindow  = time.Minute
+)

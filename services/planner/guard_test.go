@@ -25,8 +25,13 @@ type guarded struct {
 }
 
 func newGuarded(t *testing.T, n int) *guarded {
+	return newGuardedWith(t, n, Config{MaxDeletes: 5, MaxDeletesPercent: 50})
+}
+
+// newGuardedWith is newGuarded with the guard's limits of cfg.
+func newGuardedWith(t *testing.T, n int, cfg Config) *guarded {
 	_, js := startBus(t)
-	g := &guarded{t: t, s: freshRun(t, js, Config{MaxDeletes: 5, MaxDeletesPercent: 50}), js: js}
+	g := &guarded{t: t, s: freshRun(t, js, cfg), js: js}
 	for i := range n {
 		g.observe(i, svcIP(i))
 		g.want(i, svcIP(i))

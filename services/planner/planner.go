@@ -53,6 +53,9 @@ type Config struct {
 	// (guard.go); 0 turns either off.
 	MaxDeletes        int
 	MaxDeletesPercent int
+	// MaxDeletesWindow is how far back the guard counts a zone's deletes
+	// (recent.go); 0: each pass on its own.
+	MaxDeletesWindow time.Duration
 	// DryRun (--dry-run, shared): plans are published marked as such and
 	// never awaited (dryrun.go).
 	DryRun bool
@@ -74,8 +77,9 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.BatchChangeSize, "batch-change-size", 1000, "most changes in one plan")
 	fs.DurationVar(&c.BatchWindow, "batch-window", 20*time.Millisecond, "the longest changes gather into one pass while more keep arriving; with none waiting, a free zone is planned at once")
 	fs.DurationVar(&c.PlanTimeout, "plan-timeout", 30*time.Second, "re-plan a zone whose plan got no result in this time (longer than the applier's ack wait)")
-	fs.IntVar(&c.MaxDeletes, "max-deletes", 10, "hold a zone's deletes when one pass would delete more owned record sets than this, and more than --max-deletes-percent of the zone's, until approved (zonestream plans approve); 0: no absolute limit")
-	fs.IntVar(&c.MaxDeletesPercent, "max-deletes-percent", 50, "hold a zone's deletes when one pass would delete more than this share of its owned record sets, and more than --max-deletes; 0: no share limit (both 0: no guard)")
+	fs.IntVar(&c.MaxDeletes, "max-deletes", DefaultMaxDeletes, "hold a zone's deletes when more owned record sets would go within --max-deletes-window than this, and more than --max-deletes-percent of the zone's, until approved (zonestream plans approve); 0: no absolute limit")
+	fs.IntVar(&c.MaxDeletesPercent, "max-deletes-percent", DefaultMaxDeletesPercent, "hold a zone's deletes when more than this share of its owned record sets would go within --max-deletes-window, and more than --max-deletes; 0: no share limit (both 0: no guard)")
+	fs.DurationVar(&c.MaxDeletesWindow, "max-deletes-window", DefaultMaxDeletesWindow, "the mass-delete guard counts a zone's deletes over this long, so that a wipe arriving in pieces (helm uninstall, an Argo CD prune) is judged as one; 0: each planning pass on its own")
 }
 
 // Planner is the planner service.
@@ -125,6 +129,9 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	}
 	if cfg.MaxDeletes < 0 {
 		return nil, fmt.Errorf("--max-deletes=%d: want 0 (no limit) or more", cfg.MaxDeletes)
+	}
+	if cfg.MaxDeletesWindow < 0 {
+		return nil, fmt.Errorf("--max-deletes-window=%s: want 0 (each pass on its own) or more", cfg.MaxDeletesWindow)
 	}
 	if cfg.MaxDeletesPercent < 0 || cfg.MaxDeletesPercent > 100 {
 		return nil, fmt.Errorf("--max-deletes-percent=%d: want 0 (no limit) to 100", cfg.MaxDeletesPercent)

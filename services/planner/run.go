@@ -51,6 +51,9 @@ type run struct {
 	holds    map[zoneKey]*hold
 	approved map[zoneKey]map[string][]events.Change
 	onBus    map[zoneKey]string
+	// recent are the deletes planned per zone within the guard's window
+	// (recent.go).
+	recent recentDeletes
 	// adjusts are the providers whose appliers adjust desired records
 	// before they are planned, and adjusted their answers, per name and
 	// provider, until the name's desired state changes (adjust.go).
@@ -121,7 +124,7 @@ func newRun(p *Planner) *run {
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames(),
 		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{},
 		adjusts: map[string]bool{}, adjusted: map[string]map[string][]events.Endpoint{}, lost: lostNames{},
-		verified: verifiedByName{}, carried: newCarriedStates(),
+		verified: verifiedByName{}, carried: newCarriedStates(), recent: newRecentDeletes(p.cfg.MaxDeletesWindow),
 		incomplete: "no live completeness mark from dedup yet (are dedup and every collector running, and their watches synced?)"}
 }
 

@@ -75,8 +75,7 @@ func listPlans(ctx context.Context, js jetstream.JetStream, out io.Writer) error
 		return err
 	}
 	for _, h := range held {
-		fmt.Fprintf(out, "held %s  %s %s: %d deletes of %d owned record sets (limits: more than %d and more than %d%%); approve: zonestream plans approve %s\n",
-			h.ID, h.Provider, h.Zone, h.Deletes, h.Owned, h.MaxDeletes, h.MaxDeletesPercent, h.ID)
+		fmt.Fprintf(out, "held %s  %s %s: %s; approve: zonestream plans approve %s\n", h.ID, h.Provider, h.Zone, h.Summary(), h.ID)
 		writeDiff(out, h.Changes)
 		if h.ChangesOmitted > 0 {
 			fmt.Fprintf(out, "  (and %d more changes)\n", h.ChangesOmitted)

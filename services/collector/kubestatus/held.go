@@ -34,9 +34,9 @@ func (b *book) heldTransitions(h *events.HeldDeletes) []Transition {
 			}
 		}
 	}
-	detail := fmt.Sprintf("%d deletes of %d owned record sets held by the mass-delete guard (limits: more than %d and more than %d%%); "+
+	detail := fmt.Sprintf("held by the mass-delete guard: %s; "+
 		"`zonestream plans approve %s` lets them through, a configuration that wants the records again releases them",
-		h.Deletes, h.Owned, h.MaxDeletes, h.MaxDeletesPercent, h.ID)
+		h.Summary(), h.ID)
 	var out []Transition
 	for _, o := range slices.SortedFunc(maps.Keys(objs), events.CompareRefs) {
 		out = append(out, Transition{Object: o, Name: h.Zone, To: Outcome{State: Held, Reason: EventDeleteHeld, Detail: detail}})
