@@ -26,7 +26,7 @@ func Bounded[T any](ctx context.Context, timeout time.Duration, call func(contex
 	var cctx context.Context
 	var cancel context.CancelFunc
 	if timeout > 0 {
-		cctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w (after %s)", ErrTimeout, timeout))
+		cctx, cancel = context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w (after %s): %w", ErrTimeout, timeout, context.DeadlineExceeded))
 	} else {
 		cctx, cancel = context.WithCancel(ctx)
 	}
