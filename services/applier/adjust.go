@@ -2,6 +2,7 @@ package applier
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -24,7 +25,12 @@ func (a *Applier) serveAdjust(js jetstream.JetStream) (stop func(), err error) {
 		return func() {}, nil
 	}
 	return events.ServeAdjust(js.Conn(), a.name, adjustTimeout, func(ctx context.Context, eps []events.Endpoint) ([]events.Endpoint, error) {
-		out, err := adj.AdjustEndpoints(ctx, eps)
+		out, err := provider.Bounded(ctx, a.cfg.ProviderTimeout, func(ctx context.Context) ([]events.Endpoint, error) {
+			return adj.AdjustEndpoints(ctx, eps)
+		})
+		if errors.Is(err, provider.ErrTimeout) {
+			a.timedOut("adjust", err)
+		}
 		if err != nil {
 			adjustFailures.WithLabelValues(a.name).Inc()
 			// The answer goes to the planner over the bus, as a result would.

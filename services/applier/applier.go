@@ -93,6 +93,9 @@ type Config struct {
 	// bursts of up to RateBurst calls.
 	RateLimit float64
 	RateBurst int
+	// ProviderTimeout bounds every provider call (--provider-timeout):
+	// one still running then is abandoned (provider.Deadline).
+	ProviderTimeout time.Duration
 
 	InMemory inmemory.Config
 	RFC2136  rfc2136.Config
@@ -135,6 +138,9 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ZonesCacheDuration, "zones-cache-duration", 0, "how long the provider's zone list is cached (0s: listed every time)")
 	fs.Float64Var(&c.RateLimit, "provider-rate-limit", 0, "the most calls per second made to the provider (0: no limit)")
 	fs.IntVar(&c.RateBurst, "provider-rate-burst", 10, "how many provider calls may go at once above --provider-rate-limit")
+	fs.DurationVar(&c.ProviderTimeout, "provider-timeout", DefaultProviderTimeout, "the longest one provider call may take "+
+		"(zone list, zone listing, read-back, apply, adjust, with the provider's own retries): a call still running then is abandoned "+
+		"and fails as a timeout, and it may send nothing more")
 	c.InMemory.RegisterFlags(fs)
 	c.RFC2136.RegisterFlags(fs)
 	c.PDNS.RegisterFlags(fs)
@@ -157,6 +163,12 @@ func (c *Config) validate() error {
 	}
 	if c.RateLimit > 0 && c.RateBurst < 1 {
 		return fmt.Errorf("--provider-rate-burst must be at least 1 with --provider-rate-limit, got %d", c.RateBurst)
+	}
+	if c.ProviderTimeout < 0 {
+		return fmt.Errorf("--provider-timeout must not be negative, got %s", c.ProviderTimeout)
+	}
+	if c.ProviderTimeout == 0 {
+		c.ProviderTimeout = DefaultProviderTimeout
 	}
 	if c.AckWait <= 0 {
 		c.AckWait = 15 * time.Second
@@ -262,16 +274,21 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 		limiter = rate.NewLimiter(rate.Limit(cfg.RateLimit), cfg.RateBurst)
 	}
 	waited := rateLimitWaitSeconds.WithLabelValues(name)
-	// The cache is outside the limiter: a cached zone list takes no token;
-	// so are the checks: a batch refused by them takes none either. Every
-	// error of the provider is redacted before anything else sees it:
-	// results and log lines leave the process (redact.go in provider).
-	calls := provider.Checked(provider.CacheZones(provider.RateLimit(provider.Redacting(p), limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
-		cfg.ZonesCacheDuration))
+	// A provider's errors and log lines leave the process: redacted
+	// (redact.go in provider).
 	logger = provider.RedactingLogger(logger)
-	return &Applier{cfg: cfg, name: name, raw: p, prov: calls, log: logger.With("provider", name),
+	a := &Applier{cfg: cfg, name: name, raw: p, log: logger.With("provider", name),
 		listings: map[string]uint64{}, zoneRecords: map[string]int{},
-		zoneTypes: map[string]map[string]int{}}, nil
+		zoneTypes: map[string]map[string]int{}}
+	// The cache is outside the limiter: a cached zone list takes no token;
+	// so are the checks: a batch refused by them takes none either. The
+	// deadline is inside the limiter: waiting for a token is not the
+	// provider hanging. Every error of the provider is redacted before
+	// anything else sees it, a timeout's too.
+	bounded := provider.Deadline(provider.Redacting(p), cfg.ProviderTimeout, a.timedOut)
+	a.prov = provider.Checked(provider.CacheZones(provider.RateLimit(bounded, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
+		cfg.ZonesCacheDuration))
+	return a, nil
 }
 
 // Provider returns the provider the applier drives, as built.

@@ -56,6 +56,10 @@ var (
 		Name: "zonestream_applier_provider_errors_total",
 		Help: "Failed provider calls, by operation (zones, records, apply).",
 	}, []string{"provider", "op"})
+	providerTimeouts = promauto.NewCounterVec(prometheus.CounterOpts{
+		Name: "zonestream_applier_provider_timeouts_total",
+		Help: "Provider calls abandoned at --provider-timeout, by operation (zones, records, records_at, apply, adjust).",
+	}, []string{"provider", "op"})
 	rateLimitWaitSeconds = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "zonestream_applier_provider_rate_limit_wait_seconds_total",
 		Help: "Time provider calls spent waiting for --provider-rate-limit.",

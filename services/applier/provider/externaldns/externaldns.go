@@ -20,7 +20,8 @@ const inProcessURL = "http://externaldns.in-process"
 // Timeouts of one listing and one apply. ExternalDNS' providers page
 // through zones and split batches under their own rate limits and
 // retries (Route53: 5 requests per second), so these are generous; the
-// applier's context still bounds every call.
+// applier's --provider-timeout and context still bound every call
+// (inProcess ends each request with its context).
 const (
 	listTimeout  = 5 * time.Minute
 	applyTimeout = 15 * time.Minute

@@ -42,8 +42,12 @@ func newHandler(p edprovider.Provider, fallback *endpoint.DomainFilter, zoneText
 	return mux
 }
 
-func (h *handler) negotiate(w http.ResponseWriter, _ *http.Request) {
-	f := h.p.GetDomainFilter()
+func (h *handler) negotiate(w http.ResponseWriter, r *http.Request) {
+	f, err := h.domainFilter(r.Context())
+	if err != nil {
+		h.fail(w, "negotiate", err)
+		return
+	}
 	if df, ok := f.(*endpoint.DomainFilter); !ok || df == nil || !df.IsConfigured() {
 		f = h.fallback
 	}

@@ -72,6 +72,11 @@ func (cs *conns) put(addr string, c net.Conn) {
 // UPDATE carries its changes' preconditions: the second one then fails
 // them and reads as stale.
 func (cs *conns) exchange(ctx context.Context, c *dns.Client, m *dns.Msg, addr string) (*dns.Msg, error) {
+	// miekg/dns takes only a deadline from ctx: over an open connection a
+	// cancelled call (the lease lost, the call abandoned) would still send.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if conn, ok := cs.get(addr); ok {
 		// A copy: signing takes the TSIG record out of the message sent.
 		r, _, err := c.ExchangeWithConnContext(ctx, m.Copy(), &dns.Conn{Conn: conn})
