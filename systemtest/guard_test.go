@@ -132,3 +132,57 @@ func zonestreamCommand(t *testing.T, args ...string) string {
 	}
 	return string(out)
 }
+
+// TestPacedWipeIsHeld: 15 of 20 Services deleted one every 20 ms, as a
+// helm uninstall or an Argo CD prune spreads a wipe, against BIND, which
+// applies each delete in milliseconds. Each planning pass sees one or two
+// deletes; the guard counts them over its window, so no more go than the
+// default limits let one burst through (6 of 20: over 30% is held), and
+// the rest is held in BIND until an operator approves.
+func TestPacedWipeIsHeld(t *testing.T) {
+	const zone, owner = "paced.test", "paced"
+	cluster := kube.StartT(t)
+	ns := bind.StartT(t, zone)
+	bus := natsenv.StartT(t)
+	startStages(t, bus.ClientURL(), cluster, "paced", rfc2136Flags(ns, zone, owner), "--interval=2s")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if err := createServices(ctx, cluster.Client, zone, 0, 20); err != nil {
+		t.Fatal(err)
+	}
+	waitZone(t, ns, zone, zoneOf(zone, owner, svcRange(0, 20)), time.Minute)
+
+	for _, name := range svcRange(0, 15) {
+		if err := cluster.Client.CoreV1().Services("default").Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_, js := natsenv.Connect(t, bus.ClientURL())
+	var held events.HeldDeletes
+	waitUntil(t, "the planner to hold the rest of the wipe", time.Minute, func() error {
+		hs, err := cli.ReadHeld(ctx, js)
+		if err != nil {
+			return err
+		}
+		if len(hs) != 1 || hs[0].Deletes+hs[0].Recent != 15 {
+			return fmt.Errorf("held: %+v", hs)
+		}
+		held = hs[0]
+		return nil
+	})
+	if held.Recent > 6 || held.Deletes < 9 {
+		t.Fatalf("%d deleted within the window, %d held: over 30%% of 20 went", held.Recent, held.Deletes)
+	}
+	time.Sleep(3 * time.Second) // a delete let through would be in BIND by now
+	kept := 0
+	for _, name := range svcRange(0, 15) {
+		if rrs, err := ns.Query(name+"."+zone, dns.TypeA); err == nil && len(rrs) == 1 {
+			kept++
+		}
+	}
+	if kept != held.Deletes {
+		t.Fatalf("BIND keeps %d of the 15 deleted Services' records, want the %d held", kept, held.Deletes)
+	}
+	t.Logf("paced wipe: %d deleted within the window, %d held", held.Recent, held.Deletes)
+}
