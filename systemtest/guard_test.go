@@ -143,6 +143,9 @@ func TestPacedWipeIsHeld(t *testing.T) {
 	const zone, owner = "paced.test", "paced"
 	cluster := kube.StartT(t)
 	ns := bind.StartT(t, zone)
+	if err := walkthrough.Plant(ns, zone, "legacy."+zone+". 300 IN A 192.0.2.99"); err != nil {
+		t.Fatal(err)
+	}
 	bus := natsenv.StartT(t)
 	startStages(t, bus.ClientURL(), cluster, "paced", rfc2136Flags(ns, zone, owner), "--interval=2s")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
