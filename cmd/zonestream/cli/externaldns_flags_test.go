@@ -213,10 +213,10 @@ func TestEveryExternalDNSFlagParses(t *testing.T) {
 	}
 }
 
-// README's table of ExternalDNS' flags names each flag of the list once,
-// and says of each what zonestream does with it, as the code does.
+// The migration page's table of ExternalDNS' flags names each flag of the
+// list once, and says of each what zonestream does with it, as the code does.
 func TestReadmeExternalDNSFlagTable(t *testing.T) {
-	readme, err := os.ReadFile("../../../README.md")
+	readme, err := os.ReadFile("../../../docs/migrate-from-externaldns.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +224,7 @@ func TestReadmeExternalDNSFlagTable(t *testing.T) {
 	_, table, ok := strings.Cut(string(readme), start)
 	table, _, ok2 := strings.Cut(table, end)
 	if !ok || !ok2 {
-		t.Fatalf("README.md has no %s ... %s table", start, end)
+		t.Fatalf("docs/migrate-from-externaldns.md has no %s ... %s table", start, end)
 	}
 	defined, renamed := stageFlags(), stage.RenamedFlags()
 	ignored := map[string]bool{}
@@ -242,7 +242,7 @@ func TestReadmeExternalDNSFlagTable(t *testing.T) {
 		for _, m := range flagRE.FindAllStringSubmatch(cells[1], -1) {
 			name := m[1]
 			if seen[name] {
-				t.Errorf("README: --%s twice", name)
+				t.Errorf("docs/migrate-from-externaldns.md: --%s twice", name)
 			}
 			seen[name] = true
 			var want bool
@@ -255,17 +255,17 @@ func TestReadmeExternalDNSFlagTable(t *testing.T) {
 				want = defined[name] || renamed[name] != ""
 			}
 			if !want {
-				t.Errorf("README: --%s: %q, not what zonestream does", name, does)
+				t.Errorf("docs/migrate-from-externaldns.md: --%s: %q, not what zonestream does", name, does)
 			}
 		}
 	}
 	for _, f := range readExternalDNSFlags(t) {
 		if !seen[f.name] {
-			t.Errorf("README: no --%s", f.name)
+			t.Errorf("docs/migrate-from-externaldns.md: no --%s", f.name)
 		}
 		delete(seen, f.name)
 	}
 	for name := range seen {
-		t.Errorf("README: --%s is no flag of ExternalDNS v0.22.0", name)
+		t.Errorf("docs/migrate-from-externaldns.md: --%s is no flag of ExternalDNS v0.22.0", name)
 	}
 }
