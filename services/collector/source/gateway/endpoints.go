@@ -138,12 +138,17 @@ func (s *Source) gatewayTargets(gw *gwv1.Gateway, problems *[]error) []string {
 }
 
 // parentGateway returns the Gateway of a status.parents entry if it
-// counts: a Gateway parentRef, an existing Gateway (only those of
-// --gateway-namespace are read) passing --gateway-label-filter, that
-// accepted the route.
+// counts: a Gateway parentRef that the route's spec.parentRefs still names
+// (a status outlives a parentRef removed from the spec until the Gateway's
+// controller catches up; ExternalDNS reads none then), an existing Gateway
+// (only those of --gateway-namespace are read) passing
+// --gateway-label-filter, that accepted the route.
 func (s *Source) parentGateway(r route, parent gwv1.RouteParentStatus, problems *[]error) (*gwv1.Gateway, bool) {
 	key, ok := gatewayKey(parent.ParentRef, r.GetNamespace())
-	if !ok {
+	if !ok || !slices.ContainsFunc(parentRefs(r), func(ref gwv1.ParentReference) bool {
+		k, ok := gatewayKey(ref, r.GetNamespace())
+		return ok && k == key
+	}) {
 		return nil, false
 	}
 	if !accepted(parent.Conditions) {

@@ -189,6 +189,9 @@ type gwParent struct {
 	accepted bool
 	// other: the parentRef names the case's second namespace.
 	other bool
+	// stale: only in status.parents, as a status is until the Gateway's
+	// controller sees a parentRef removed from the spec.
+	stale bool
 }
 
 func attach(gateway string, opts ...func(*gwParent)) gwParent {
@@ -200,6 +203,7 @@ func attach(gateway string, opts ...func(*gwParent)) gwParent {
 }
 
 func inOtherNS(p *gwParent)   { p.other = true }
+func staleStatus(p *gwParent) { p.stale = true }
 func notAccepted(p *gwParent) { p.accepted = false }
 func refSection(s string) func(*gwParent) {
 	return func(p *gwParent) { p.ref["sectionName"] = s }
@@ -255,7 +259,9 @@ func createRouteAt(t testing.TB, dc dynamic.Interface, version, src, ns, ns2 str
 		if p.other {
 			ref["namespace"] = ns2
 		}
-		refs = append(refs, ref)
+		if !p.stale {
+			refs = append(refs, ref)
+		}
 		status, reason := "True", "Accepted"
 		if !p.accepted {
 			status, reason = "False", "NotAllowedByListeners"
@@ -271,6 +277,10 @@ func createRouteAt(t testing.TB, dc dynamic.Interface, version, src, ns, ns2 str
 	}
 	if len(refs) > 0 {
 		spec["parentRefs"] = refs
+	}
+	if len(refs) == 0 && len(statuses) > 0 {
+		// The CRD wants a parentRef: one to a Gateway no status names.
+		spec["parentRefs"] = gwList(gmap{"name": "elsewhere"})
 	}
 	u := &unstructured.Unstructured{Object: gmap{
 		"apiVersion": "gateway.networking.k8s.io/" + version, "kind": k.kind, "metadata": meta, "spec": spec,

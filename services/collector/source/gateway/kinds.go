@@ -58,6 +58,23 @@ type route interface {
 	metav1.Object
 }
 
+// parentRefs are the route's spec.parentRefs: what it asks to attach to.
+func parentRefs(r route) []gwv1.ParentReference {
+	switch r := r.(type) {
+	case *gwv1.HTTPRoute:
+		return r.Spec.ParentRefs
+	case *gwv1.GRPCRoute:
+		return r.Spec.ParentRefs
+	case *gwv1.TLSRoute:
+		return r.Spec.ParentRefs
+	case *gwv1.TCPRoute:
+		return r.Spec.ParentRefs
+	case *gwv1.UDPRoute:
+		return r.Spec.ParentRefs
+	}
+	return nil
+}
+
 // routeParts returns what the source reads of a route: spec.hostnames
 // (none for TCP and UDP routes) and its status.
 func routeParts(r route) ([]gwv1.Hostname, *gwv1.RouteStatus) {

@@ -22,7 +22,8 @@ var gwWeb = gwLis("web", "HTTP", 80)
 func gwHosts(h ...string) []string { return h }
 
 // Matching Gateways: status.parents entries that name a Gateway (group,
-// kind), exist and accepted the route.
+// kind) the route's spec.parentRefs names too, that exist and accepted the
+// route.
 func TestGatewayRuleParents(t *testing.T) {
 	want := []events.Endpoint{collectortest.EP(gwHost, "A", gwIP)}
 	g := newGW("g", []string{gwIP}, gwWeb)
@@ -46,6 +47,13 @@ func TestGatewayRuleParents(t *testing.T) {
 		{name: "only the accepting parent counts",
 			gateways: []gwDef{g, newGW("h", []string{gwIP2}, gwWeb)},
 			route:    gwRoute(gwHosts(gwHost), nil, attach("g"), attach("h", notAccepted)), want: want},
+		// ExternalDNS' "parentRefs mismatch": a status entry counts only
+		// while spec.parentRefs names its Gateway.
+		{name: "status names a Gateway the spec no longer does", gateways: []gwDef{g},
+			route: gwRoute(gwHosts(gwHost), nil, attach("g", staleStatus))},
+		{name: "of two parents in status, the one left in the spec counts",
+			gateways: []gwDef{g, newGW("h", []string{gwIP2}, gwWeb)},
+			route:    gwRoute(gwHosts(gwHost), nil, attach("g"), attach("h", staleStatus)), want: want},
 	})
 }
 
