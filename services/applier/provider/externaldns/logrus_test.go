@@ -52,10 +52,11 @@ func stderrLines(t *testing.T, f func()) []string {
 func runApplierLogging(t *testing.T, format, level string) []string {
 	t.Helper()
 	t.Setenv("NS1_APIKEY", "test-key")
-	// logrus writes to the os.Stderr it saw first: where it writes
-	// without the bridge, the test would not see it, so point it here.
-	logrus.SetOutput(os.Stderr)
+	t.Cleanup(resetLogrus)
 	return stderrLines(t, func() {
+		// logrus writes to the os.Stderr it saw first: where it writes
+		// without the bridge, the test would not see it, so point it at
+		// the pipe.
 		logrus.SetOutput(os.Stderr)
 		logger, err := (&stage.Options{LogFormat: format, LogLevel: level}).Logger()
 		if err != nil {
@@ -148,4 +149,14 @@ func TestExternalDNSLogsText(t *testing.T) {
 			t.Errorf("not a zonestream line: %s", l)
 		}
 	}
+}
+
+// resetLogrus gives logrus' standard logger back its defaults: the
+// handler a test bridged it to writes to a closed pipe.
+func resetLogrus() {
+	std := logrus.StandardLogger()
+	std.ReplaceHooks(logrus.LevelHooks{})
+	std.SetOutput(os.Stderr)
+	std.SetFormatter(&logrus.TextFormatter{})
+	std.SetLevel(logrus.InfoLevel)
 }
