@@ -69,14 +69,11 @@ func (o *Options) Logger() (*slog.Logger, error) {
 	if err := level.UnmarshalText([]byte(logrusLevel(o.LogLevel))); err != nil {
 		return nil, fmt.Errorf("--log-level: %w", err)
 	}
-	hopts := &slog.HandlerOptions{Level: level}
-	switch o.LogFormat {
-	case "text":
-		return slog.New(slog.NewTextHandler(os.Stderr, hopts)), nil
-	case "json":
-		return slog.New(slog.NewJSONHandler(os.Stderr, hopts)), nil
+	h, err := NewLogHandler(os.Stderr, o.LogFormat, level)
+	if err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("--log-format: %q is neither text nor json", o.LogFormat)
+	return slog.New(h), nil
 }
 
 // logrusLevel maps ExternalDNS' (logrus') level names that slog lacks to

@@ -340,7 +340,7 @@ func TestExternalDNSChart(t *testing.T) {
 		// logLevel: warning (as ExternalDNS' chart spells it), logFormat:
 		// json: the warning that the streams are in memory shows, the
 		// ignored flags (info) do not.
-		if !r.logged(`"level":"WARN","msg":"the default --data-dir is not writable`) {
+		if !r.logged(`"level":"warning","msg":"the default --data-dir is not writable`) {
 			t.Error("no JSON warning that the streams are in memory")
 		}
 		// Beyond the chart's probes: every stage ready, the collector

@@ -35,6 +35,10 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 	causation := r.EventID()
 	zone := events.NormalizeName(plan.Zone)
 	log := a.log.With("plan", plan.ID, "zone", zone, "changes", len(plan.Changes))
+	debug := log.Enabled(ctx, slog.LevelDebug)
+	if debug {
+		log.Debug("plan taken", "seq", r.Seq, "pending", r.Pending)
+	}
 	if expired(&plan, time.Now()) {
 		late := time.Since(time.UnixMilli(plan.NotAfterMillis)).Round(time.Millisecond)
 		a.dropUnapplied(ctx, js, msg, &plan, zone, causation, events.ResultExpired,
@@ -50,8 +54,14 @@ func (a *Applier) handlePlan(ctx context.Context, js jetstream.JetStream, msg je
 
 	managed := a.manages(ctx, zone)
 	start := time.Now()
+	if debug && !managed {
+		log.Debug("zone not among the provider's zones: the plan fails whole")
+	}
 	out := a.applyPlan(ctx, &plan, zone, managed)
 	applySeconds.WithLabelValues(a.name).Observe(time.Since(start).Seconds())
+	if debug {
+		logChanges(log, out)
+	}
 	if ctx.Err() != nil {
 		return // not acked: redelivered to the next applier; re-applying is idempotent
 	}
@@ -350,4 +360,28 @@ func cmpErr(errs ...error) error {
 		}
 	}
 	return errors.New("aborted")
+}
+
+// logChanges logs, at debug, what became of each change of a plan.
+func logChanges(log *slog.Logger, out outcome) {
+	for _, c := range out.applied {
+		log.Debug("change applied", "change", c.String(), "targets", targetsOf(c))
+	}
+	if len(out.failed) == 0 { // else the stale ones are among the failed
+		for _, c := range out.stale {
+			log.Debug("change not applied: the provider holds other records than the plan expected (stale)", "change", c.String())
+		}
+	}
+	for _, f := range out.failed {
+		log.Debug("change failed", "change", f.Change.String(), "err", f.Error)
+	}
+}
+
+// targetsOf is what a change leaves at its RRset: the new targets, none
+// for a delete.
+func targetsOf(c events.Change) []string {
+	if c.New == nil {
+		return nil
+	}
+	return c.New.Targets
 }

@@ -415,10 +415,18 @@ func (r *run) toPublish(it item, subject string, state *events.SourceState, hash
 	if had && last == hash {
 		publishSkipped.WithLabelValues(it.source).Inc()
 		r.counts.set(subject, state.Endpoints)
+		if r.logger.Enabled(context.Background(), slog.LevelDebug) {
+			r.logger.Debug("skipped: endpoints unchanged since last published", "source", it.source,
+				"object", it.key.String(), "endpoints", endpointNames(state.Endpoints))
+		}
 		return false
 	}
 	if !had && state.IsTombstone() {
 		// Never published anything: nothing to take back.
+		if r.logger.Enabled(context.Background(), slog.LevelDebug) {
+			r.logger.Debug("skipped: no endpoints, and none published before", "source", it.source,
+				"object", it.key.String(), "exists", exists)
+		}
 		return false
 	}
 	if exists && state.IsTombstone() && invalid {
@@ -467,8 +475,20 @@ func (r *run) publish(ctx context.Context, it item, subject string, state *event
 		kind = "tombstone"
 	}
 	objectsPublished.WithLabelValues(it.source, kind).Inc()
-	r.logger.Debug("published", "subject", subject, "kind", kind, "exists", exists, "endpoints", len(eps), "hash", published)
+	if r.logger.Enabled(ctx, slog.LevelDebug) {
+		r.logger.Debug("published", "source", it.source, "object", it.key.String(), "subject", subject, "kind", kind,
+			"exists", exists, "endpoints", endpointNames(eps), "hash", published)
+	}
 	return nil
+}
+
+// endpointNames is eps for a debug line: name, type and targets of each.
+func endpointNames(eps []events.Endpoint) []string {
+	out := make([]string, len(eps))
+	for i, e := range eps {
+		out[i] = e.DNSName + " " + e.RecordType + " " + strings.Join(e.Targets, ",")
+	}
+	return out
 }
 
 // report turns the problems a source found into events, metrics and log

@@ -339,15 +339,22 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 	}
 	slices.Sort(names)
 	now := time.Now()
+	debug := r.log.Enabled(ctx, slog.LevelDebug)
 	var chunk []outgoing
 	for _, name := range names {
 		if r.held(name) {
 			heldNames.Inc()
 			delete(r.dirty, name)
+			if debug {
+				r.log.Debug("name held: an object holding its records is in an unknown state; its published state is kept", "name", name)
+			}
 			continue
 		}
 		if r.awaits(name, now) {
 			delete(r.dirty, name)
+			if debug {
+				r.log.Debug("name awaits a collector's sync: an object holding its records is gone from the sources stream; its published state is kept", "name", name)
+			}
 			continue
 		}
 		d, enc, err := r.desired(name)
@@ -359,6 +366,9 @@ func (r *run) flush(ctx context.Context, renew bool) error {
 		if prev == enc.Hash() || !known && d.IsTombstone() {
 			skipped.Inc()
 			delete(r.dirty, name)
+			if debug {
+				r.log.Debug("desired state unchanged: not published", "name", name, "winners", refStrings(d.Contributors))
+			}
 			continue
 		}
 		msg, err := events.Message(subject, enc, r.dirty[name])
@@ -431,6 +441,9 @@ func (r *run) publishDesired(ctx context.Context, chunk []outgoing) error {
 		r.remember(d, chunk[i].hash)
 		delete(r.dirty, d.DNSName)
 		publishedTotal.Inc()
+		if r.log.Enabled(ctx, slog.LevelDebug) {
+			logDecision(r.log, d)
+		}
 		if len(d.Losers) > 0 {
 			losersTotal.Add(float64(len(d.Losers)))
 			r.log.Info("objects lost records at a name", "name", d.DNSName, "winners", len(d.Contributors),
@@ -469,4 +482,31 @@ func (r *run) remember(d *events.DesiredState, hash string) {
 		r.published.hashes[subject] = hash
 	}
 	r.published.setHolders(d.DNSName, d.Holders)
+}
+
+// logDecision logs, at debug, which objects won name and which lost it,
+// and why.
+func logDecision(log *slog.Logger, d *events.DesiredState) {
+	losers := make([]string, len(d.Losers))
+	for i, l := range d.Losers {
+		losers[i] = refString(l.Object) + ": " + l.Reason
+	}
+	attrs := []any{"name", d.DNSName, "endpoints", len(d.Endpoints), "winners", refStrings(d.Contributors), "losers", losers}
+	if d.LosersOmitted > 0 {
+		attrs = append(attrs, "losers_omitted", d.LosersOmitted)
+	}
+	if d.IsTombstone() {
+		log.Debug("desired state published: no object wants the name any more", attrs...)
+		return
+	}
+	log.Debug("desired state published", attrs...)
+}
+
+// refStrings names objects for a log line: cluster/source/namespace/name.
+func refStrings(refs []events.ObjectRef) []string {
+	out := make([]string, len(refs))
+	for i, o := range refs {
+		out[i] = refString(o)
+	}
+	return out
 }

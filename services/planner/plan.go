@@ -3,6 +3,7 @@ package planner
 import (
 	"cmp"
 	"context"
+	"log/slog"
 	"maps"
 	"slices"
 	"time"
@@ -51,11 +52,15 @@ func (r *run) plan(ctx context.Context) {
 	byZone := map[zoneKey]*zoneChanges{}
 	providers := slices.Sorted(maps.Keys(r.zones))
 	r.adjustDirty(ctx, start)
+	debug := r.log.Enabled(ctx, slog.LevelDebug)
 	for _, name := range slices.Sorted(maps.Keys(r.dirty)) {
 		if !r.complete && !r.desired[name].live {
 			// History, not news: planned once the desired state is
 			// complete (completeness marks every name again).
 			delete(r.dirty, name)
+			if debug {
+				r.log.Debug("desired state not yet complete: not planned until it is", "name", name)
+			}
 			continue
 		}
 		done := true
@@ -67,6 +72,9 @@ func (r *run) plan(ctx context.Context) {
 			k := zoneKey{provider, zone}
 			if r.busy(k, start) {
 				done = false
+				if debug {
+					r.log.Debug("zone busy (a plan awaits its result or observation, or the zone is paced): planned later", "provider", provider, "zone", zone, "name", name)
+				}
 				continue
 			}
 			if !r.known(provider, name) {
@@ -75,6 +83,9 @@ func (r *run) plan(ctx context.Context) {
 			}
 			if _, ok := r.desiredFor(provider, name); !ok {
 				done = false // its provider has not adjusted it yet
+				if debug {
+					r.log.Debug("awaiting the provider's adjustment: planned later", "provider", provider, "name", name)
+				}
 				continue
 			}
 			if r.forgetHeld(k, name) && byZone[k] == nil {
@@ -83,14 +94,20 @@ func (r *run) plan(ctx context.Context) {
 			np := planName(r.nameInput(provider, zone, name))
 			for _, c := range np.conflicts {
 				conflicts.Inc()
-				r.log.Debug("left alone", "provider", provider, "reason", c)
+				r.log.Debug("left alone", "provider", provider, "name", name, "reason", c)
 			}
 			for _, rf := range np.refused {
 				refused.WithLabelValues(rf.reason).Inc()
 				r.log.Warn("record refused: nothing at it is touched", "provider", provider, "reason", rf.reason, "detail", rf.detail)
 			}
 			if len(np.changes) == 0 {
+				if debug {
+					r.log.Debug("in sync: nothing to change", "provider", provider, "zone", zone, "name", name)
+				}
 				continue
+			}
+			if debug {
+				r.log.Debug("planned", "provider", provider, "zone", zone, "name", name, "changes", changeStrings(np.changes))
 			}
 			zc := byZone[k]
 			if zc == nil {
@@ -203,4 +220,13 @@ func managedKeys(in nameInput, have, want map[rrKey]*events.Endpoint) []rrKey {
 		}
 	}
 	return keys
+}
+
+// changeStrings is changes for a debug line ("create www.example.org A").
+func changeStrings(changes []events.Change) []string {
+	out := make([]string, len(changes))
+	for i, c := range changes {
+		out[i] = c.String()
+	}
+	return out
 }

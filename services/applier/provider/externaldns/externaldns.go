@@ -65,8 +65,10 @@ func WithRetry(r provider.RetryConfig) Option {
 }
 
 // build builds the provider cfg selects, with the domain filter
-// ExternalDNS' controller would give it, and its handler.
+// ExternalDNS' controller would give it, and its handler. ExternalDNS'
+// code logs through log from here on (logThroughSlog).
 func build(ctx context.Context, cfg *edns.Config, log *slog.Logger) (http.Handler, error) {
+	logThroughSlog(log)
 	df := domainFilter(cfg)
 	p, err := factory.Select(ctx, cfg, df)
 	if err != nil {

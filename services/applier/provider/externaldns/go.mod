@@ -3,6 +3,7 @@ module github.com/zonestream/zonestream/services/applier/provider/externaldns
 go 1.26.1
 
 require (
+	github.com/sirupsen/logrus v1.9.4
 	github.com/zonestream/zonestream/events v0.0.0
 	github.com/zonestream/zonestream/services/applier v0.0.0
 	github.com/zonestream/zonestream/stage v0.0.0
@@ -137,7 +138,6 @@ require (
 	github.com/scaleway/scaleway-sdk-go v1.0.0-beta.36 // indirect
 	github.com/schollz/progressbar/v3 v3.8.6 // indirect
 	github.com/shopspring/decimal v1.3.1 // indirect
-	github.com/sirupsen/logrus v1.9.4 // indirect
 	github.com/sony/gobreaker v0.5.0 // indirect
 	github.com/sosodev/duration v1.3.1 // indirect
 	github.com/stretchr/objx v0.5.3 // indirect

@@ -13,7 +13,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"os"
 	"os/signal"
@@ -21,6 +20,7 @@ import (
 	"syscall"
 
 	"github.com/zonestream/zonestream/services/applier/provider/externaldns"
+	"github.com/zonestream/zonestream/stage"
 )
 
 func main() {
@@ -42,7 +42,12 @@ func run(args []string) error {
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	// ExternalDNS' own --log-format and --log-level, and its lines: one
+	// format for the provider's (logrus) lines and the adapter's.
+	log, err := (&stage.Options{LogFormat: cfg.LogFormat, LogLevel: cfg.LogLevel}).Logger()
+	if err != nil {
+		return err
+	}
 	log.Info("serving an ExternalDNS provider over the webhook protocol", "provider", cfg.Provider, "address", l.Addr().String())
 	return externaldns.Serve(ctx, cfg, l, log)
 }
