@@ -3,6 +3,8 @@ package collector
 import (
 	"log/slog"
 
+	"k8s.io/klog/v2"
+
 	"github.com/zonestream/zonestream/stage"
 )
 
@@ -19,6 +21,9 @@ func Stage() stage.Definition {
 			cfg.ManagedRecordTypes, cfg.Heartbeat = shared.ManagedRecordTypes, shared.Heartbeat
 			cfg.Ownership = shared.Ownership
 			cfg.PrivateBus = shared.PrivateBus
+			// client-go logs through klog (watch errors, throttling): in
+			// the process' one format, not klog's own text lines.
+			klog.SetSlogLogger(logger.With("component", "client-go"))
 			return New(cfg, logger)
 		},
 	}
