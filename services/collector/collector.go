@@ -184,6 +184,7 @@ var factories = map[string]func(*Collector) (source.Source, error){
 	servicesource.Name: func(c *Collector) (source.Source, error) {
 		return servicesource.New(servicesource.Options{
 			Flags: c.cfg.Service, SharedOptions: c.sharedOptions(), ManagedRecordTypes: c.cfg.ManagedRecordTypes,
+			ExposeInternalIPv6: c.cfg.Node.ExposeInternalIPv6, IncludeUnschedulable: c.cfg.Node.IncludeUnschedulable,
 		})
 	},
 	ingresssource.Name: func(c *Collector) (source.Source, error) {

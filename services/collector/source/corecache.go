@@ -21,7 +21,10 @@ const IndexPodsByNode = "zonestream/pods-by-node"
 // TransformPod returns the Pod transform every source uses: it keeps the
 // name, namespace, uid, labels, the external-dns annotations and those in
 // keep (what --annotation-filter reads), spec.hostname, spec.nodeName,
-// spec.hostNetwork, status.phase, status.hostIP, status.podIP(s).
+// spec.hostNetwork, status.phase, status.hostIP, status.podIP(s), and
+// whether it is ready and terminating (the Ready condition, alone; the
+// deletion timestamp): what ranks the Nodes of an externalTrafficPolicy
+// Local Service.
 func TransformPod(keep ...string) cache.TransformFunc {
 	keepSet := setOf(keep)
 	return func(obj any) (any, error) {
@@ -29,15 +32,21 @@ func TransformPod(keep ...string) cache.TransformFunc {
 		if !ok {
 			return obj, nil
 		}
+		var ready []corev1.PodCondition
+		for _, c := range p.Status.Conditions {
+			if c.Type == corev1.PodReady {
+				ready = []corev1.PodCondition{{Type: c.Type, Status: c.Status}}
+			}
+		}
 		return &corev1.Pod{
 			TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "Pod"},
 			ObjectMeta: metav1.ObjectMeta{
 				Name: p.Name, Namespace: p.Namespace, UID: p.UID, ResourceVersion: p.ResourceVersion,
-				Labels: p.Labels, Annotations: keepAnnotations(p.Annotations, keepSet),
+				Labels: p.Labels, Annotations: keepAnnotations(p.Annotations, keepSet), DeletionTimestamp: p.DeletionTimestamp,
 			},
 			Spec: corev1.PodSpec{Hostname: p.Spec.Hostname, NodeName: p.Spec.NodeName, HostNetwork: p.Spec.HostNetwork},
 			Status: corev1.PodStatus{Phase: p.Status.Phase, HostIP: p.Status.HostIP,
-				PodIP: p.Status.PodIP, PodIPs: p.Status.PodIPs},
+				PodIP: p.Status.PodIP, PodIPs: p.Status.PodIPs, Conditions: ready},
 		}, nil
 	}
 }

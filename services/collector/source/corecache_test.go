@@ -18,7 +18,8 @@ func TestTransformPodKeepsOnlyWhatIsRead(t *testing.T) {
 			OwnerReferences: []metav1.OwnerReference{{Name: "rs"}}},
 		Spec: corev1.PodSpec{Hostname: "web-0", NodeName: "n1", HostNetwork: true, Containers: []corev1.Container{{Name: "c", Image: "i"}}},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "10.1.0.1", PodIP: "10.0.0.1", PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}},
-			Conditions: []corev1.PodCondition{{Type: corev1.PodReady}}},
+			Conditions: []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionTrue},
+				{Type: corev1.PodReady, Status: corev1.ConditionTrue, Reason: "r", Message: "m"}}},
 	}
 	out, err := TransformPod("team")(in)
 	if err != nil {
@@ -30,7 +31,7 @@ func TestTransformPodKeepsOnlyWhatIsRead(t *testing.T) {
 			Labels: map[string]string{"app": "web"}, Annotations: map[string]string{"external-dns.alpha.kubernetes.io/target": "192.0.2.1", "team": "dns"}},
 		Spec: corev1.PodSpec{Hostname: "web-0", NodeName: "n1", HostNetwork: true},
 		Status: corev1.PodStatus{Phase: corev1.PodRunning, HostIP: "10.1.0.1", PodIP: "10.0.0.1",
-			PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}}},
+			PodIPs: []corev1.PodIP{{IP: "10.0.0.1"}}, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}},
 	}
 	if got := out.(*corev1.Pod); got.String() != want.String() {
 		t.Fatalf("got %v\nwant %v", got, want)

@@ -13,8 +13,8 @@ func TestFlags(t *testing.T) {
 		{Args: []string{"--exclude-unschedulable=false"}, Want: Flags{IncludeUnschedulable: true}},
 		{Args: []string{"--exclude-unschedulable"}, Want: Flags{}},
 		{Args: []string{"--no-exclude-unschedulable"}, Want: Flags{IncludeUnschedulable: true}},
-		{Args: []string{"--expose-internal-ipv6=false"}, Want: Flags{HideInternalIPv6: true}},
-		{Args: []string{"--expose-internal-ipv6=true"}, Want: Flags{}},
+		{Args: []string{"--expose-internal-ipv6=false"}, Want: Flags{}},
+		{Args: []string{"--expose-internal-ipv6"}, Want: Flags{ExposeInternalIPv6: true}},
 	})
 	if _, err := flagtest.Parse[Flags]([]string{"--exclude-unschedulable=maybe"}); err == nil {
 		t.Error("--exclude-unschedulable=maybe accepted")

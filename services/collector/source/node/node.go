@@ -27,16 +27,17 @@ type Flags struct {
 	// IncludeUnschedulable publishes cordoned Nodes too
 	// (--exclude-unschedulable=false, --no-exclude-unschedulable).
 	IncludeUnschedulable bool
-	// HideInternalIPv6 leaves out the IPv6 InternalIP addresses of Nodes
-	// that have an ExternalIP (--expose-internal-ipv6=false).
-	HideInternalIPv6 bool
+	// ExposeInternalIPv6 publishes the IPv6 InternalIP addresses of Nodes
+	// that have an ExternalIP too (--expose-internal-ipv6); NodePort
+	// Services read it as well, as in ExternalDNS.
+	ExposeInternalIPv6 bool
 }
 
 // RegisterFlags adds the Node source's flags.
 func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(source.InverseBool{B: &f.IncludeUnschedulable}, "exclude-unschedulable", "Node source: skip Nodes marked unschedulable (default true)")
 	fs.BoolVar(&f.IncludeUnschedulable, "no-exclude-unschedulable", false, "Node source: publish unschedulable Nodes too (same as --exclude-unschedulable=false)")
-	fs.Var(source.InverseBool{B: &f.HideInternalIPv6}, "expose-internal-ipv6", "Node source: publish the IPv6 InternalIP addresses of Nodes that have an ExternalIP too (default true)")
+	fs.BoolVar(&f.ExposeInternalIPv6, "expose-internal-ipv6", false, "Node source and NodePort Services: publish the IPv6 InternalIP addresses of Nodes that have an ExternalIP too")
 }
 
 // Options configure the Node source.
@@ -136,15 +137,15 @@ func (s *Source) NodeEndpoints(n *corev1.Node) ([]events.Endpoint, []error) {
 }
 
 // addresses are the Node's ExternalIP addresses (with the IPv6 InternalIP
-// ones, unless --expose-internal-ipv6=false), else its InternalIP ones.
+// ones with --expose-internal-ipv6), else its InternalIP ones.
 func (s *Source) addresses(n *corev1.Node) []string {
 	var a source.NodeAddresses
 	a.Add(n)
 	switch {
 	case len(a.External) == 0:
 		return a.Internal
-	case s.opts.HideInternalIPv6:
-		return a.External
+	case s.opts.ExposeInternalIPv6:
+		return a.Public()
 	}
-	return a.Public()
+	return a.External
 }

@@ -70,11 +70,12 @@ func TestNodeRuleTargets(t *testing.T) {
 			want: func(n string) []events.Endpoint {
 				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "10.0.0.1"), collectortest.EP(tmplName(n), "AAAA", "fd00::1")}
 			}},
-		{name: "external plus ipv6 internal", addrs: []corev1.NodeAddress{collectortest.InternalIP("10.0.0.1"), collectortest.ExternalIP("203.0.113.1"), collectortest.InternalIP("2001:db8::1")},
+		{name: "--expose-internal-ipv6: external plus ipv6 internal", cfg: func(c *collector.Config) { c.Node.ExposeInternalIPv6 = true },
+			addrs: []corev1.NodeAddress{collectortest.InternalIP("10.0.0.1"), collectortest.ExternalIP("203.0.113.1"), collectortest.InternalIP("2001:db8::1")},
 			want: func(n string) []events.Endpoint {
 				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "203.0.113.1"), collectortest.EP(tmplName(n), "AAAA", "2001:db8::1")}
 			}},
-		{name: "--expose-internal-ipv6=false", cfg: func(c *collector.Config) { c.Node.HideInternalIPv6 = true },
+		{name: "by default, with an external address, no ipv6 internal (ExternalDNS' default)",
 			addrs: []corev1.NodeAddress{collectortest.ExternalIP("203.0.113.1"), collectortest.InternalIP("2001:db8::1")},
 			want: func(n string) []events.Endpoint {
 				return []events.Endpoint{collectortest.EP(tmplName(n), "A", "203.0.113.1")}

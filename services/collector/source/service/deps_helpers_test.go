@@ -23,8 +23,9 @@ import (
 // nodeSpec is a Node to create; its name is prefixed with the namespace of
 // the case, since Nodes are cluster-scoped and shared by the package.
 type nodeSpec struct {
-	name  string
-	addrs []corev1.NodeAddress
+	name          string
+	addrs         []corev1.NodeAddress
+	unschedulable bool
 }
 
 // podSpec is a Pod to create and, unless noEndpoint, an endpoint of the
@@ -58,7 +59,8 @@ func nodeName(ns, n string) string {
 func createNode(t *testing.T, ns string, n nodeSpec) *corev1.Node {
 	t.Helper()
 	name := nodeName(ns, n.name)
-	node, err := collectortest.Cluster.Client.CoreV1().Nodes().Create(t.Context(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, metav1.CreateOptions{})
+	node, err := collectortest.Cluster.Client.CoreV1().Nodes().Create(t.Context(), &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: corev1.NodeSpec{Unschedulable: n.unschedulable}}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,6 +95,14 @@ func createPod(t *testing.T, ns string, p podSpec) *corev1.Pod {
 		phase = corev1.PodRunning
 	}
 	got.Status.Phase = phase
+	if phase == corev1.PodRunning {
+		// As a kubelet says it: Ready unless the case says otherwise.
+		ready := corev1.ConditionTrue
+		if p.notReady {
+			ready = corev1.ConditionFalse
+		}
+		got.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: ready}}
+	}
 	if p.ip != "" {
 		got.Status.PodIP = p.ip
 		got.Status.PodIPs = []corev1.PodIP{{IP: p.ip}}

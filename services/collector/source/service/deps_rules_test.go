@@ -136,7 +136,13 @@ func TestRuleHeadlessPodHostnames(t *testing.T) {
 	})
 }
 
-// NodePort Services: which Nodes and which of their addresses.
+// exposeIPv6 is --expose-internal-ipv6.
+func exposeIPv6(c *collector.Config) { c.Node.ExposeInternalIPv6 = true }
+
+// NodePort Services: which Nodes and which of their addresses, as
+// ExternalDNS' own tests have them (IPv6 InternalIPs only with
+// --expose-internal-ipv6; with externalTrafficPolicy Local the Nodes of the
+// readiest Pods; unschedulable Nodes left out).
 func TestRuleNodePortTargets(t *testing.T) {
 	h := collectortest.Ann("hostname", webHost)
 	mixed := []nodeSpec{
@@ -158,12 +164,25 @@ func TestRuleNodePortTargets(t *testing.T) {
 		{name: "n4", addrs: []corev1.NodeAddress{collectortest.InternalIP("10.1.0.4")}},
 	}
 	runDepRules(t, []depCase{
-		{name: "external IPs of all nodes plus IPv6 internal", nodes: mixed, svc: nodePort("np", h),
+		{name: "external IPs of all nodes", nodes: mixed, svc: nodePort("np", h),
+			want: eps(collectortest.EP(webHost, "A", "198.51.100.1"))},
+		{name: "--expose-internal-ipv6: external IPs plus IPv6 internal", nodes: mixed, svc: nodePort("np", h), cfg: exposeIPv6,
 			want: eps(collectortest.EP(webHost, "A", "198.51.100.1"), collectortest.EP(webHost, "AAAA", "fd00::1"))},
 		{name: "no external IP: internal IPs", nodes: internalOnly, svc: nodePort("np", h),
 			want: eps(collectortest.EP(webHost, "A", "10.1.0.1", "10.1.0.2"), collectortest.EP(webHost, "AAAA", "fd00::1"))},
-		{name: "access public", nodes: internalOnly, svc: nodePort("np", collectortest.Ann("hostname", webHost, "access", "public")),
+		{name: "access public without external IPs: nothing", nodes: internalOnly, svc: nodePort("np", collectortest.Ann("hostname", webHost, "access", "public"))},
+		{name: "access public, --expose-internal-ipv6", nodes: internalOnly, cfg: exposeIPv6,
+			svc:  nodePort("np", collectortest.Ann("hostname", webHost, "access", "public")),
 			want: eps(collectortest.EP(webHost, "AAAA", "fd00::1"))},
+		{name: "unschedulable nodes left out", svc: nodePort("np", h), nodes: []nodeSpec{
+			{name: "n1", addrs: []corev1.NodeAddress{collectortest.InternalIP("10.1.0.1")}},
+			{name: "n2", addrs: []corev1.NodeAddress{collectortest.InternalIP("10.1.0.2")}, unschedulable: true}},
+			want: eps(collectortest.EP(webHost, "A", "10.1.0.1"))},
+		{name: "--exclude-unschedulable=false", svc: nodePort("np", h), cfg: func(c *collector.Config) { c.Node.IncludeUnschedulable = true },
+			nodes: []nodeSpec{
+				{name: "n1", addrs: []corev1.NodeAddress{collectortest.InternalIP("10.1.0.1")}},
+				{name: "n2", addrs: []corev1.NodeAddress{collectortest.InternalIP("10.1.0.2")}, unschedulable: true}},
+			want: eps(collectortest.EP(webHost, "A", "10.1.0.1", "10.1.0.2"))},
 		{name: "access private", nodes: mixed, svc: nodePort("np", collectortest.Ann("hostname", webHost, "access", "private")),
 			want: eps(collectortest.EP(webHost, "A", "10.1.0.1", "10.1.0.2"), collectortest.EP(webHost, "AAAA", "fd00::1"))},
 		{name: "access stable prefix", nodes: mixed, svc: nodePort("np", collectortest.Ann("hostname", webHost, collectortest.Stable+"access", "private")),
@@ -178,10 +197,22 @@ func TestRuleNodePortTargets(t *testing.T) {
 			want: eps(collectortest.EP(webHost, "A", "10.1.0.1"))},
 		{name: "externalTrafficPolicy Local without running pod: nothing", nodes: fourNodes, svc: local(nodePort("np", h)),
 			pods: []podSpec{{name: "b", node: "n2", ip: "10.0.0.2", phase: corev1.PodPending}}},
+		{name: "externalTrafficPolicy Local: only nodes with a ready pod", nodes: fourNodes, svc: local(nodePort("np", h)),
+			pods: []podSpec{
+				{name: "a", node: "n1", ip: "10.0.0.1"},
+				{name: "b", node: "n2", ip: "10.0.0.2", notReady: true},
+			},
+			want: eps(collectortest.EP(webHost, "A", "10.1.0.1"))},
+		{name: "externalTrafficPolicy Local, no pod ready: nodes of running pods", nodes: fourNodes, svc: local(nodePort("np", h)),
+			pods: []podSpec{
+				{name: "a", node: "n1", ip: "10.0.0.1", notReady: true},
+				{name: "b", node: "n2", ip: "10.0.0.2", notReady: true},
+			},
+			want: eps(collectortest.EP(webHost, "A", "10.1.0.1", "10.1.0.2"))},
 		{name: "target annotation wins", nodes: mixed, svc: nodePort("np", collectortest.Ann("hostname", webHost, "target", "192.0.2.9")),
 			want: eps(collectortest.EP(webHost, "A", "192.0.2.9"))},
 		{name: "internal-hostname gets node addresses", nodes: mixed, svc: nodePort("np", collectortest.Ann("internal-hostname", "in.example.org")),
-			want: eps(collectortest.EP("in.example.org", "A", "198.51.100.1"), collectortest.EP("in.example.org", "AAAA", "fd00::1"))},
+			want: eps(collectortest.EP("in.example.org", "A", "198.51.100.1"))},
 		{name: "no node: nothing", svc: nodePort("np", h)},
 	})
 }

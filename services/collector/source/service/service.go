@@ -108,6 +108,10 @@ type Options struct {
 	// (--managed-record-types, shared with the planner); NodePort Services
 	// publish SRV records only when it holds SRV. Empty: A, AAAA, CNAME.
 	ManagedRecordTypes []string
+	// ExposeInternalIPv6 and IncludeUnschedulable are the Node source's
+	// flags, which ExternalDNS applies to NodePort Services' Nodes too
+	// (--expose-internal-ipv6, --exclude-unschedulable).
+	ExposeInternalIPv6, IncludeUnschedulable bool
 }
 
 var knownTypes = []string{

@@ -3,6 +3,7 @@ package service
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -183,8 +184,10 @@ func (s *Source) podTargets(svc *corev1.Service, pod *corev1.Pod, endpointsType 
 }
 
 // nodePortTargets are the targets of a NodePort Service: the addresses of
-// every Node, or with externalTrafficPolicy Local of the Nodes running a
-// selected Pod in phase Running, chosen by the access annotation; and one
+// every schedulable Node (every Node with --exclude-unschedulable=false),
+// or with externalTrafficPolicy Local of the Nodes running the Service's
+// readiest Pods (localNodes), chosen by the access annotation, IPv6
+// InternalIPs beside ExternalIPs only with --expose-internal-ipv6; and one
 // SRV record per port with a node port.
 func (s *Source) nodePortTargets(svc *corev1.Service, problems *[]error) *typeTargets {
 	out := &typeTargets{}
@@ -211,16 +214,7 @@ func (s *Source) nodePortTargets(svc *corev1.Service, problems *[]error) *typeTa
 			*problems = append(*problems, err)
 			return out
 		}
-		seen := map[string]bool{}
-		for _, p := range pods {
-			if p.Status.Phase != corev1.PodRunning || p.Spec.NodeName == "" || seen[p.Spec.NodeName] {
-				continue
-			}
-			seen[p.Spec.NodeName] = true
-			if n, err := s.nodes.Get(p.Spec.NodeName); err == nil {
-				nodes = append(nodes, n)
-			}
-		}
+		nodes = s.localNodes(pods)
 	} else {
 		var err error
 		if nodes, err = s.nodes.List(labels.Everything()); err != nil {
@@ -231,17 +225,74 @@ func (s *Source) nodePortTargets(svc *corev1.Service, problems *[]error) *typeTa
 
 	var addrs source.NodeAddresses
 	for _, n := range nodes {
+		if n.Spec.Unschedulable && !s.opts.IncludeUnschedulable {
+			continue
+		}
 		addrs.Add(n)
+	}
+	public := addrs.External
+	if s.opts.ExposeInternalIPv6 {
+		public = addrs.Public()
 	}
 	switch {
 	case access == AccessPublic:
-		out.targets = addrs.Public()
+		out.targets = public
 	case access == AccessPrivate:
 		out.targets = addrs.Internal
 	case len(addrs.External) > 0:
-		out.targets = addrs.Public()
+		out.targets = public
 	default:
 		out.targets = addrs.Internal
 	}
 	return out
+}
+
+// Pods of an externalTrafficPolicy Local Service, ranked as ExternalDNS
+// ranks them: ready and not terminating, else ready and terminating, else
+// running. Only Nodes with a Pod of the best rank any Pod has are
+// published: traffic sent to a Node without a ready Pod is dropped.
+const (
+	podRunning = iota + 1
+	podReadyTerminating
+	podReady
+)
+
+// localNodes are the Nodes running the readiest of pods.
+func (s *Source) localNodes(pods []*corev1.Pod) []*corev1.Node {
+	rank := map[string]int{}
+	best := 0
+	for _, p := range pods {
+		if p.Status.Phase != corev1.PodRunning || p.Spec.NodeName == "" {
+			continue
+		}
+		r := podRunning
+		if podReadyCondition(p) {
+			r = podReadyTerminating
+			if p.DeletionTimestamp == nil {
+				r = podReady
+			}
+		}
+		rank[p.Spec.NodeName] = max(rank[p.Spec.NodeName], r)
+		best = max(best, r)
+	}
+	var nodes []*corev1.Node
+	for _, name := range slices.Sorted(maps.Keys(rank)) {
+		if rank[name] != best {
+			continue
+		}
+		if n, err := s.nodes.Get(name); err == nil {
+			nodes = append(nodes, n)
+		}
+	}
+	return nodes
+}
+
+// podReadyCondition reports whether the Pod's Ready condition is True.
+func podReadyCondition(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
