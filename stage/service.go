@@ -196,6 +196,8 @@ func ServeOps(ctx context.Context, addr string, ready func() error, logger *slog
 // (zonestream <stage> args...) until SIGINT or SIGTERM.
 func MainArgs(def Definition, args []string) error {
 	fs := flag.NewFlagSet(def.Name, flag.ContinueOnError)
+	Describe(fs, Help{Usage: "zonestream " + def.Name + " [flags]",
+		Summary: "Runs the " + def.Name + " stage alone, against the NATS of --nats-url (zonestream --help: the other commands)."})
 	var opts Options
 	opts.RegisterFlags(fs)
 	opts.Election.RegisterFlags(fs)
@@ -242,6 +244,11 @@ func run(name string, opts Options, fs *flag.FlagSet, construct func(*slog.Logge
 	nc, js, err := Connect(ctx, opts.NatsURL, "zonestream-"+name, opts.Credentials, logger, WithStreams(events.WithReplicas(opts.Replicas)))
 	if exceeded := PassDeadlineExceeded(ctx); exceeded != nil {
 		return exceeded
+	}
+	if err != nil && ctx.Err() != nil {
+		// SIGINT or SIGTERM while waiting for NATS: a stop asked for.
+		logger.Info("stopped while waiting for NATS", "url", opts.NatsURL)
+		return nil
 	}
 	if err != nil {
 		return err
