@@ -280,15 +280,25 @@ func PrintHelp(w io.Writer, fs *flag.FlagSet) {
 		}
 		add(GroupExternal, pf)
 	}
-	add(GroupOperations, &pflag.Flag{Name: HelpFlag, Shorthand: "h", Usage: "print this help and exit", NoOptDefVal: "true",
+	helpGroup := GroupOperations
+	if groups[GroupOperations] == nil {
+		helpGroup = GroupOther
+	}
+	add(helpGroup, &pflag.Flag{Name: HelpFlag, Shorthand: "h", Usage: "print this help and exit", NoOptDefVal: "true",
 		Value: helpValue{noValue{}, "bool"}})
 	if ignored > 0 {
 		add(GroupOperations, &pflag.Flag{Name: HelpIgnoredFlag, NoOptDefVal: "true", Value: helpValue{noValue{}, "bool"},
 			Usage: fmt.Sprintf("list the %d flags of ExternalDNS that zonestream takes and ignores, and why", ignored)})
 	}
-	for _, name := range groupOrder {
+	// A command's flags of no group (a tool's own) come first, under its
+	// name.
+	for _, name := range append([]string{GroupOther}, groupOrder[:len(groupOrder)-1]...) {
 		if g := groups[name]; g != nil {
-			fmt.Fprintf(w, "\n%s:\n%s", name, g.FlagUsagesWrapped(120))
+			title := name
+			if name == GroupOther {
+				title = "Flags of " + commandName(fs)
+			}
+			fmt.Fprintf(w, "\n%s:\n%s", title, g.FlagUsagesWrapped(120))
 		}
 	}
 	if ignored > 0 {
