@@ -3,16 +3,24 @@ package systemtest
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/testenv/natsenv"
 )
 
 // The command line as a user meets it, on the binary the other system
@@ -301,4 +309,59 @@ func TestEmbeddedNATSPortInUseAtOnce(t *testing.T) {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// A stage that found its NATS unreachable goes on once it is there: a
+// real NATS started on the port it retries gets the pipeline's streams.
+func TestUnreachableNATSThenThereConnects(t *testing.T) {
+	port := freePort(t)
+	url := "nats://127.0.0.1:" + port
+	log := &lockedBuffer{}
+	cmd := exec.Command(binary, "dedup", "--nats-url", url, "--metrics-address=")
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(log.String(), "connection refused to "+url) {
+		if time.Now().After(deadline) {
+			t.Fatalf("dedup did not say connection refused to %s:\n%s", url, log.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	portNum, _ := strconv.Atoi(port)
+	natsenv.StartT(t, func(o *server.Options) { o.Port = portNum })
+	_, js := natsenv.Connect(t, url)
+	name := events.Streams()[0].Name
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := js.Stream(ctx, name)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline.Add(15 * time.Second)) {
+			t.Fatalf("dedup did not create stream %s once NATS was there: %v\n%s", name, err, log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// lockedBuffer is a process' output, read while it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
