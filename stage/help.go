@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"weak"
 
 	"github.com/agnivade/levenshtein"
 	"github.com/spf13/pflag"
@@ -47,11 +49,28 @@ type helpInfo struct {
 	taken []TakenFlag
 }
 
-var helps sync.Map // *flag.FlagSet -> *helpInfo
+// helps are the help of each flag set, as long as it lives: tests and
+// benchmarks build many.
+var (
+	helpsMu sync.Mutex
+	helps   = map[weak.Pointer[flag.FlagSet]]*helpInfo{}
+)
 
 func infoOf(fs *flag.FlagSet) *helpInfo {
-	h, _ := helps.LoadOrStore(fs, &helpInfo{group: map[string]string{}})
-	return h.(*helpInfo)
+	key := weak.Make(fs)
+	helpsMu.Lock()
+	defer helpsMu.Unlock()
+	h := helps[key]
+	if h == nil {
+		h = &helpInfo{group: map[string]string{}}
+		helps[key] = h
+		runtime.AddCleanup(fs, func(key weak.Pointer[flag.FlagSet]) {
+			helpsMu.Lock()
+			defer helpsMu.Unlock()
+			delete(helps, key)
+		}, key)
+	}
+	return h
 }
 
 // Describe gives fs's command line its synopsis and summary for --help.

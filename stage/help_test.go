@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 func helpFlagSet() *flag.FlagSet {
@@ -66,5 +68,26 @@ func TestHelpGroupsAndHidesIgnored(t *testing.T) {
 	}
 	if err := Parse(helpFlagSet(), []string{"--bogus", "--help"}); !errors.Is(err, flag.ErrHelp) {
 		t.Errorf("--bogus --help: %v, want the help", err)
+	}
+}
+
+// The help of a flag set goes with it: tests and benchmarks build many
+// all-in-ones.
+func TestHelpOfAFlagSetGoesWithIt(t *testing.T) {
+	count := func() int {
+		helpsMu.Lock()
+		defer helpsMu.Unlock()
+		return len(helps)
+	}
+	before := count()
+	for range 100 {
+		Describe(flag.NewFlagSet("x", flag.ContinueOnError), Help{Usage: "x"})
+	}
+	for i := 0; i < 100 && count() > before; i++ {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := count(); n > before {
+		t.Errorf("%d helps of flag sets gone are kept", n-before)
 	}
 }
