@@ -34,8 +34,9 @@ if [ -n "$unformatted" ]; then
 fi
 go test -count=1 -timeout 25m "$@" "${pkgs[@]}"
 # The all-in-one with ExternalDNS' providers, end to end into Route53 (moto),
-# and as ExternalDNS' own Helm chart runs it for aws and cloudflare.
-if [ $# -eq 0 ]; then go test -count=1 -timeout 10m -tags externaldns -run 'TestRoute53|TestExternalDNSChartCloud' ./systemtest; fi
+# and as ExternalDNS' own Helm chart runs it for aws and cloudflare; and its
+# command line: help in every command, a misspelled flag, the version.
+if [ $# -eq 0 ]; then go test -count=1 -timeout 10m -tags externaldns -run 'TestRoute53|TestExternalDNSChartCloud|TestHelp|TestMisspelled|TestVersionNames' ./systemtest; fi
 # The whole run also runs the images, the system tests in containers and
 # the docker-compose stack (Docker engine started here if none runs).
 if [ $# -eq 0 ]; then hack/containers.sh; fi

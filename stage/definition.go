@@ -23,6 +23,9 @@ type Definition struct {
 	// fs, which holds every flag of the process, parses the rest it
 	// returns.
 	TakeArgs func(fs *flag.FlagSet, args []string) []string
+	// Taken, when set, are the flags TakeArgs' parser reads, for the help
+	// and the nearest flag to a misspelled one.
+	Taken func() []TakenFlag
 }
 
 // Standalone registers on fs what a process running this stage alone
@@ -30,8 +33,13 @@ type Definition struct {
 // its own. The constructor it returns is to be called once fs is parsed.
 func (d Definition) Standalone(fs *flag.FlagSet) func(*slog.Logger) (Runner, error) {
 	shared := new(Shared)
-	shared.RegisterFlags(fs, d.Shared)
-	d.RegisterFlags(fs)
+	Grouped(fs, StageGroup(d.Name), func() {
+		shared.RegisterFlags(fs, d.Shared)
+		d.RegisterFlags(fs)
+	})
+	if d.Taken != nil {
+		Took(fs, d.Taken())
+	}
 	return func(logger *slog.Logger) (Runner, error) { return d.New(shared, logger) }
 }
 
@@ -39,7 +47,13 @@ func (d Definition) Standalone(fs *flag.FlagSet) func(*slog.Logger) (Runner, err
 // leaves to fs. A taker hands --no-<flag> to the other parser alone when
 // that parser knows it by that name and fs only as <flag>: such a
 // negation of a boolean flag of fs stays for fs too, where Parse reads it.
+//
+// A command line that asks for help (-h, --help, --help-ignored) is left
+// whole to fs: the help is fs's, whatever other parser the stage has.
 func Take(fs *flag.FlagSet, args []string, take func(*flag.FlagSet, []string) []string) []string {
+	if helpAsked(args) != "" {
+		return args
+	}
 	left := take(fs, args)
 	// left is args less what take took, in order.
 	out := make([]string, 0, len(args))

@@ -24,8 +24,14 @@ func EnvName(name string) string {
 // fs; then every flag not on the command line takes its value from
 // $EXTERNAL_DNS_<FLAG> when that is set (the command line wins), and every
 // secret given as a file (SecretVar) is read.
+//
+// -h/--help prints the help and returns flag.ErrHelp; a flag that does not
+// parse is a UsageError (ParseFlags).
 func Parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(negations(fs, args)); err != nil {
+	if h := helpAsked(args); h != "" {
+		return ParseFlags(fs, []string{"--" + h})
+	}
+	if err := ParseFlags(fs, negations(fs, args)); err != nil {
 		return err
 	}
 	onCommandLine := map[string]bool{}

@@ -12,8 +12,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -120,12 +122,17 @@ func Connect(ctx context.Context, url, name string, creds Credentials, logger *s
 		return nil, nil, err
 	}
 	for {
-		err = events.EnsureStreams(ctx, js, o.streams...)
-		if err == nil {
+		if !nc.IsConnected() {
+			// Not JetStream nor the streams: the server itself is not
+			// there. Say why, as the dial does (connection refused, no
+			// such host, timeout).
+			logger.Warn("NATS unreachable, retrying every 2s", "err", unreachable(url, nc))
+		} else if err = events.EnsureStreams(ctx, js, o.streams...); err == nil {
 			return nc, js, nil
+		} else {
+			logger.Warn("waiting for JetStream and its streams (where these credentials may not create them, "+
+				"an operator runs zonestream streams ensure)", "url", url, "err", err)
 		}
-		logger.Warn("waiting for JetStream and its streams (where these credentials may not create them, "+
-			"an operator runs zonestream streams ensure)", "url", url, "err", err)
 		select {
 		case <-ctx.Done():
 			nc.Close()
@@ -133,6 +140,43 @@ func Connect(ctx context.Context, url, name string, creds Credentials, logger *s
 		case <-time.After(2 * time.Second):
 		}
 	}
+}
+
+// unreachable says why no server of urls (comma-separated) answers, by
+// dialing each as the client does: "connection refused to
+// nats://127.0.0.1:4222". The URLs' user information is left out.
+func unreachable(urls string, nc *nats.Conn) error {
+	var errs []error
+	for _, raw := range strings.Split(urls, ",") {
+		raw = strings.TrimSpace(raw)
+		if !strings.Contains(raw, "://") {
+			raw = "nats://" + raw
+		}
+		u, err := neturl.Parse(raw)
+		if err != nil {
+			continue
+		}
+		host := u.Host
+		if u.Port() == "" {
+			host = net.JoinHostPort(u.Hostname(), strconv.Itoa(nats.DefaultPort))
+		}
+		where := u.Scheme + "://" + host
+		conn, err := net.DialTimeout("tcp", host, 2*time.Second)
+		switch {
+		case errors.Is(err, syscall.ECONNREFUSED):
+			errs = append(errs, fmt.Errorf("connection refused to %s", where))
+		case err != nil:
+			errs = append(errs, fmt.Errorf("%s: %w", where, err))
+		default:
+			conn.Close()
+			if last := nc.LastError(); last != nil {
+				errs = append(errs, fmt.Errorf("%s answers, but NATS does not take the connection: %w", where, last))
+			} else {
+				errs = append(errs, fmt.Errorf("%s answers, but the NATS connection is not up yet", where))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Dial connects to NATS with creds and the extra options. What the server
@@ -193,6 +237,8 @@ func ServeOps(ctx context.Context, addr string, ready func() error, logger *slog
 // (zonestream <stage> args...) until SIGINT or SIGTERM.
 func MainArgs(def Definition, args []string) error {
 	fs := flag.NewFlagSet(def.Name, flag.ContinueOnError)
+	Describe(fs, Help{Usage: "zonestream " + def.Name + " [flags]",
+		Summary: "Runs the " + def.Name + " stage alone, against the NATS of --nats-url (zonestream --help: the other commands)."})
 	var opts Options
 	opts.RegisterFlags(fs)
 	opts.Election.RegisterFlags(fs)
@@ -239,6 +285,11 @@ func run(name string, opts Options, fs *flag.FlagSet, construct func(*slog.Logge
 	nc, js, err := Connect(ctx, opts.NatsURL, "zonestream-"+name, opts.Credentials, logger, WithStreams(events.WithReplicas(opts.Replicas)))
 	if exceeded := PassDeadlineExceeded(ctx); exceeded != nil {
 		return exceeded
+	}
+	if err != nil && ctx.Err() != nil {
+		// SIGINT or SIGTERM while waiting for NATS: a stop asked for.
+		logger.Info("stopped while waiting for NATS", "url", opts.NatsURL)
+		return nil
 	}
 	if err != nil {
 		return err

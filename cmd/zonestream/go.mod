@@ -3,6 +3,7 @@ module github.com/zonestream/zonestream/cmd/zonestream
 go 1.26.0
 
 require (
+	github.com/agnivade/levenshtein v1.2.1
 	github.com/nats-io/nats-server/v2 v2.15.2
 	github.com/nats-io/nats.go v1.55.0
 	github.com/zonestream/zonestream/events v0.0.0

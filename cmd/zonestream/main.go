@@ -14,6 +14,11 @@
 //	zonestream nats-config          the NATS server's users and permissions, and their keys
 //	zonestream streams ensure       create the streams (operator credentials)
 //	zonestream healthcheck          exit 0 if a process' /readyz answers 200 (container HEALTHCHECK)
+//	zonestream version              the version, VCS revision and build tags (also --version)
+//	zonestream help [COMMAND]       the help (also --help, -h, after any command)
+//
+// A flag or command that does not exist exits 2 with one line naming the
+// nearest; see docs/reference/cli.md.
 package main
 
 import (

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/zonestream/zonestream/stage"
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
 	"github.com/zonestream/zonestream/testenv/walkthrough"
@@ -81,7 +82,9 @@ func parseDemoFlags(args []string) (*demoOptions, error) {
 	zone := fs.String("zone", "zonestream.test", "the DNS zone BIND serves")
 	verbose := fs.Bool("verbose", false, "show zonestream's own logs")
 	web := fs.String("portal-listen", "127.0.0.1:8080", "address of the portal's page (taken or port 0: any free port)")
-	if err := fs.Parse(args); err != nil {
+	stage.Describe(fs, stage.Help{Usage: "zonestream demo [flags]",
+		Summary: "Starts a local kube-apiserver and BIND, runs zonestream against them and walks through sample Services."})
+	if err := stage.ParseFlags(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, nil
 		}

@@ -56,6 +56,15 @@ func StartEmbeddedNATS(dataDir, listen string, memory bool) (*server.Server, err
 	}
 	if port == 0 {
 		port = server.RANDOM_PORT
+	} else {
+		// A port in use is said at once: the server would only fail to
+		// become ready, after the wait below.
+		ln, err := net.Listen("tcp", listen)
+		if err != nil {
+			return nil, fmt.Errorf("embedded NATS cannot listen on --nats-listen=%s: %w (another NATS or zonestream runs there? "+
+				"pick another port, port 0 for any free one, or --nats-url for a NATS server)", listen, err)
+		}
+		ln.Close()
 	}
 	opts := &server.Options{
 		ServerName: "zonestream",

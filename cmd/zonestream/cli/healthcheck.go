@@ -1,11 +1,12 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/zonestream/zonestream/stage"
 )
 
 // healthcheck asks a running process' ops endpoint whether it is ready and
@@ -17,11 +18,13 @@ func healthcheck(args []string) error {
 	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
 	url := fs.String("url", "http://127.0.0.1:7979/readyz", "the endpoint to ask (a stage's /readyz or /healthz)")
 	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
-	if err := fs.Parse(args); err != nil {
+	stage.Describe(fs, stage.Help{Usage: "zonestream healthcheck [--url URL] [--timeout D]",
+		Summary: "Exits 0 if a process' /readyz answers 200, 1 otherwise: a container's HEALTHCHECK (the image has no shell, no curl)."})
+	if err := stage.ParseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return errors.New("healthcheck takes no arguments, only --url and --timeout")
+		return stage.Usagef(fs, "takes no arguments, only --url and --timeout")
 	}
 	client := &http.Client{Timeout: *timeout}
 	resp, err := client.Get(*url)

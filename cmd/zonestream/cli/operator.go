@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -32,6 +31,7 @@ func newOperatorCommand(name, usage string) *operatorCommand {
 	c := &operatorCommand{name: name, usage: usage, fs: fs, nargs: 1,
 		url: fs.String("nats-url", envOr("ZS_NATS_URL", nats.DefaultURL), "NATS server URL")}
 	c.creds.RegisterFlags(fs)
+	stage.Describe(fs, stage.Help{Usage: usage})
 	return c
 }
 
@@ -46,7 +46,7 @@ func (c *operatorCommand) parse(args []string) (arg string, ok bool, err error) 
 		return "", false, err
 	}
 	if c.fs.NArg() != c.nargs {
-		return "", false, fmt.Errorf("usage: %s", c.usage)
+		return "", false, stage.Usagef(c.fs, "usage: %s", c.usage)
 	}
 	return c.fs.Arg(0), true, nil
 }

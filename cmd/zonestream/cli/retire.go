@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -13,14 +12,18 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // cluster runs `zonestream cluster retire NAME`: it removes a cluster that
 // is gone from the bus, so that its records go and it stops holding
 // deletes back. Until it is retired, a silent cluster keeps its records.
 func cluster(args []string) error {
+	if len(args) > 0 && args[0] != "retire" && args[0] != "--" && strings.HasPrefix(args[0], "-") {
+		args = append([]string{"retire"}, args...) // cluster --help: cluster retire's
+	}
 	if len(args) == 0 || args[0] != "retire" {
-		return errors.New("usage: zonestream cluster retire [--force] NAME")
+		return stage.NewUsageError("zonestream cluster: usage: zonestream cluster retire [--force] NAME")
 	}
 	cmd := newOperatorCommand("cluster retire", "zonestream cluster retire [--force] NAME")
 	force := cmd.fs.Bool("force", false, "retire even though a collector of the cluster renewed its mark within its lease (a collector still running publishes everything again)")

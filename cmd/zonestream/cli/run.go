@@ -44,6 +44,7 @@ type AllInOne struct {
 // registered, none parsed yet.
 func NewAllInOne() *AllInOne {
 	a := &AllInOne{fs: flag.NewFlagSet("zonestream", flag.ContinueOnError)}
+	stage.Describe(a.fs, stage.Help{Usage: "zonestream [COMMAND] [flags]", Summary: commands})
 	a.opts.RegisterFlags(a.fs)
 	a.opts.Election.RegisterFlags(a.fs)
 	a.fs.StringVar(&a.dataDir, "data-dir", defaultDataDir(), "where the embedded NATS stores its streams")
@@ -54,7 +55,10 @@ func NewAllInOne() *AllInOne {
 	providersTaken := false
 	for _, def := range stages {
 		d := def()
-		d.RegisterFlags(a.fs)
+		stage.Grouped(a.fs, stage.StageGroup(d.Name), func() { d.RegisterFlags(a.fs) })
+		if d.Taken != nil {
+			stage.Took(a.fs, d.Taken())
+		}
 		a.stages, groups = append(a.stages, d), groups|d.Shared
 		providersTaken = providersTaken || d.TakeArgs != nil
 	}
@@ -75,7 +79,7 @@ func (a *AllInOne) Parse(args []string) (embedded bool, err error) {
 		return false, err
 	}
 	if a.fs.NArg() > 0 {
-		return false, fmt.Errorf("unexpected arguments %q", a.fs.Args())
+		return false, stage.Usagef(a.fs, "unexpected arguments %q (zonestream --help lists the commands)", a.fs.Args())
 	}
 	embedded = os.Getenv("ZS_NATS_URL") == ""
 	a.fs.Visit(func(f *flag.Flag) {
@@ -129,6 +133,10 @@ func runAll(args []string) error {
 	err = a.Run(ctx, embedded, logger, nil)
 	if exceeded := stage.PassDeadlineExceeded(ctx); exceeded != nil {
 		return exceeded
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		// SIGINT or SIGTERM, also while waiting for NATS: a stop asked for.
+		return nil
 	}
 	return err
 }

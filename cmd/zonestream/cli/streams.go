@@ -2,12 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/stage"
 )
 
 // Streams runs `zonestream streams ensure`: it creates the pipeline's
@@ -16,8 +17,11 @@ import (
 // permissions they may not create or change a stream: they only check
 // that the streams are as required.
 func Streams(args []string) error {
+	if len(args) > 0 && args[0] != "ensure" && strings.HasPrefix(args[0], "-") {
+		args = append([]string{"ensure"}, args...) // streams --help: streams ensure's
+	}
 	if len(args) == 0 || args[0] != "ensure" {
-		return errors.New("usage: zonestream streams ensure [--nats-stream-replicas N]")
+		return stage.NewUsageError("zonestream streams: usage: zonestream streams ensure [--nats-stream-replicas N]")
 	}
 	cmd := newOperatorCommand("streams ensure", "zonestream streams ensure [--nats-stream-replicas N]")
 	cmd.nargs = 0

@@ -21,7 +21,7 @@ func TestDecode(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := decode(bytes.NewReader(payload), &out); err != nil {
+	if err := decode(nil, bytes.NewReader(payload), &out); err != nil {
 		t.Fatal(err)
 	}
 	var got struct {
@@ -36,7 +36,7 @@ func TestDecode(t *testing.T) {
 	if got.DNSName != "www.example.org" || got.Endpoints[0].Targets[0] != "192.0.2.1" {
 		t.Fatalf("decode printed %s", out.String())
 	}
-	if err := decode(strings.NewReader("\xc1garbage"), &out); err == nil {
+	if err := decode(nil, strings.NewReader("\xc1garbage"), &out); err == nil {
 		t.Fatal("garbage decoded without an error")
 	}
 }

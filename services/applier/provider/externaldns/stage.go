@@ -8,6 +8,8 @@ import (
 	"github.com/zonestream/zonestream/services/applier"
 	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/stage"
+
+	edns "sigs.k8s.io/external-dns/pkg/apis/externaldns"
 )
 
 // ApplierStage is the applier whose --provider names one of zonestream's
@@ -29,6 +31,7 @@ func ApplierStage() stage.Definition {
 		ours, externalDNS = split(args, goFlags(fs), externalDNSFlags())
 		return ours
 	}
+	def.Taken = takenFlags
 	def.New = func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 		cfg.Share(shared)
 		if applier.NativeProvider(cfg.Provider) {
@@ -46,4 +49,15 @@ func ApplierStage() stage.Definition {
 		return applier.NewWithProvider(cfg, name, p, logger)
 	}
 	return def
+}
+
+// takenFlags are the flags of ExternalDNS' command line, which its own
+// parser reads: the help lists the providers' flags as read, and a
+// misspelled flag may be one of them.
+func takenFlags() []stage.TakenFlag {
+	var out []stage.TakenFlag
+	for _, f := range edns.App(edns.NewConfig()).Model().Flags {
+		out = append(out, stage.TakenFlag{Name: f.Name, Usage: f.Help, Boolean: f.IsBoolFlag()})
+	}
+	return out
 }
