@@ -132,8 +132,8 @@ func TestDocsLinksResolve(t *testing.T) {
 	}
 }
 
-// commands are the words zonestream takes as its first argument.
-func commands(t *testing.T) map[string]bool {
+// knownCommands are the words zonestream takes as its first argument.
+func knownCommands(t *testing.T) map[string]bool {
 	t.Helper()
 	src, err := os.ReadFile("cli.go")
 	if err != nil {
@@ -155,7 +155,7 @@ func commands(t *testing.T) map[string]bool {
 }
 
 func TestDocsCommandsExist(t *testing.T) {
-	known := commands(t)
+	known := knownCommands(t)
 	// zonestream where a shell runs it: first on the line or after a
 	// pipe or a separator, after variable assignments.
 	zonestream := regexp.MustCompile(`(?:^|&&|;|\||\$\()\s*(?:[A-Z_]+=\S*\s+)*(?:bin/|\./|/)?zonestream((?:\s+[^\s|;&)]+)*)`)
@@ -210,10 +210,10 @@ func TestDocsCommandsExist(t *testing.T) {
 // A page names commands by what the binary parses, so the check above
 // must know a flag-less all-in-one from a command.
 func TestCommandsKnowsTheStagesAndTools(t *testing.T) {
-	known := commands(t)
+	known := knownCommands(t)
 	for _, want := range []string{"collector", "planner", "applier", "explain", "plans", "tail", "streams"} {
 		if !known[want] {
-			t.Errorf("commands() misses %q", want)
+			t.Errorf("knownCommands() misses %q", want)
 		}
 	}
 }
