@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// ignoredFlags are the flags of ExternalDNS (v0.22.0) that zonestream takes
+// ignoredFlags are the flags of ExternalDNS (v0.23.0) that zonestream takes
 // and does nothing with, and why: a Deployment moved over from ExternalDNS
 // keeps its command line. A name ending in '=' takes a value; the others
 // are boolean. Only flags no stage defines belong here
@@ -38,6 +38,8 @@ var ignoredFlags = []struct {
 		flags: "prefer-alias"},
 	{reason: "there is no DynamoDB registry (--registry is txt or noop)",
 		flags: "dynamodb-region= dynamodb-table="},
+	{reason: "there is no CRD registry yet (--registry is txt or noop): ExternalDNS' DNSRecord objects are not read",
+		flags: "crd-registry-namespace="},
 	{reason: "zonestream's rfc2136 provider has no GSS-TSIG; several --rfc2136-host are asked in turn, as with ExternalDNS' default strategy (disabled), never spread",
 		flags: "rfc2136-gss-tsig rfc2136-kerberos-username= rfc2136-kerberos-password= rfc2136-kerberos-realm= " +
 			"rfc2136-load-balancing-strategy="},

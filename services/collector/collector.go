@@ -97,6 +97,9 @@ type Config struct {
 	// under (--annotation-prefix); empty: both of ExternalDNS' prefixes,
 	// the alpha one winning. Process-wide: see source.SetAnnotationPrefix.
 	AnnotationPrefix string
+	// LegacyAnnotationPrefix (--enable-legacy-annotation-prefix, v0.23)
+	// also reads the alpha prefix after --annotation-prefix.
+	LegacyAnnotationPrefix bool
 
 	// FQDNTemplate, CombineFQDNAnnotation and IgnoreHostnameAnnotation are
 	// shared by every source that makes hostnames from annotations.
@@ -164,6 +167,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.AnnotationFilter, "annotation-filter", "", "only use objects whose annotations match this selector (label-selector syntax)")
 	fs.StringVar(&c.AnnotationPrefix, "annotation-prefix", "", "the only prefix external-dns annotations are read under (ending in '/'); empty: "+
 		source.AnnotationPrefixAlpha+" and "+source.AnnotationPrefix+", the first winning when both set a key")
+	fs.BoolVar(&c.LegacyAnnotationPrefix, "enable-legacy-annotation-prefix", false, "with --annotation-prefix, also read annotations under "+
+		source.AnnotationPrefixAlpha+", the given prefix winning (ExternalDNS v0.23)")
 	// Repeated, the templates are joined with commas, as ExternalDNS v0.22 does.
 	fs.Var(stage.JoinedString{P: &c.FQDNTemplate, Sep: ","}, "fqdn-template", "Go template over the object making comma-separated hostnames, for objects without hostname annotation; repeatable, each adding its names")
 	fs.BoolVar(&c.CombineFQDNAnnotation, "combine-fqdn-annotation", false, "use the --fqdn-template hostnames in addition to the annotated ones")
@@ -321,7 +326,7 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 	if c.nat64, err = source.ParseNAT64(cfg.NAT64Networks); err != nil {
 		return nil, err
 	}
-	if err := source.SetAnnotationPrefix(cfg.AnnotationPrefix); err != nil {
+	if err := source.SetAnnotationPrefix(cfg.AnnotationPrefix, cfg.LegacyAnnotationPrefix); err != nil {
 		return nil, err
 	}
 	if c.defaults, err = source.ParseDefaultTargets(cfg.DefaultTargets, cfg.ForceDefaultTargets); err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/zonestream/zonestream/stage"
 )
 
-// externalDNSFlag is one line of testdata/externaldns-v0.22.0-flags.txt.
+// externalDNSFlag is one line of testdata/externaldns-v0.23.0-flags.txt.
 type externalDNSFlag struct{ name, kind string }
 
 func (f externalDNSFlag) boolean() bool { return f.kind == "bool" }
@@ -30,7 +30,7 @@ var notYetImplemented = []string{}
 
 func readExternalDNSFlags(t *testing.T) []externalDNSFlag {
 	t.Helper()
-	f, err := os.Open("testdata/externaldns-v0.22.0-flags.txt")
+	f, err := os.Open("testdata/externaldns-v0.23.0-flags.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func sampleValue(f externalDNSFlag) string {
 	return "x"
 }
 
-// Every flag of ExternalDNS v0.22.0 parses on the all-in-one, as ExternalDNS
+// Every flag of ExternalDNS v0.23.0 parses on the all-in-one, as ExternalDNS
 // takes it: implemented by a stage (under its name or ExternalDNS'), or
 // ignored with a reason; nothing else, and the ignored table is honest.
 func TestEveryExternalDNSFlagParses(t *testing.T) {
@@ -118,7 +118,7 @@ func TestEveryExternalDNSFlagParses(t *testing.T) {
 		l, ok := inList[f.Name]
 		switch {
 		case !ok:
-			t.Errorf("ignored --%s is no flag of ExternalDNS v0.22.0", f.Name)
+			t.Errorf("ignored --%s is no flag of ExternalDNS v0.23.0", f.Name)
 		case defined[f.Name]:
 			t.Errorf("ignored --%s is defined by a stage", f.Name)
 		case ignored[f.Name].Name != "":
@@ -152,7 +152,7 @@ func TestEveryExternalDNSFlagParses(t *testing.T) {
 			parsed = append(parsed, f)
 		}
 	}
-	t.Logf("ExternalDNS v0.22.0's %d flags: %d taken by a stage (%d of them under another name), %d ignored with a reason",
+	t.Logf("ExternalDNS v0.23.0's %d flags: %d taken by a stage (%d of them under another name), %d ignored with a reason",
 		len(list), len(list)-len(ignored)-len(notYetImplemented), len(renamed), len(ignored))
 
 	// ExternalDNS' syntaxes, on one command line each, as a Deployment has it.
@@ -266,6 +266,6 @@ func TestReadmeExternalDNSFlagTable(t *testing.T) {
 		delete(seen, f.name)
 	}
 	for name := range seen {
-		t.Errorf("docs/migrate-from-externaldns.md: --%s is no flag of ExternalDNS v0.22.0", name)
+		t.Errorf("docs/migrate-from-externaldns.md: --%s is no flag of ExternalDNS v0.23.0", name)
 	}
 }

@@ -48,11 +48,16 @@ func webhookServer(args []string) error {
 	if err := wcfg.Validate(); err != nil {
 		return err
 	}
+	maxBody := wcfg.MaxBodySize
+	if maxBody == 0 {
+		maxBody = -1 // --webhook-provider-max-body-size=0: no bound
+	}
 	api := &http.Server{
-		Handler:           webhook.NewServer(p, webhook.ServerOptions{DomainFilter: filter, Logger: logger}),
-		ReadHeaderTimeout: 5 * time.Second,
+		Handler:           webhook.NewServer(p, webhook.ServerOptions{DomainFilter: filter, Logger: logger, MaxBodySize: maxBody}),
+		ReadHeaderTimeout: wcfg.ReadHeaderTimeout,
 		ReadTimeout:       wcfg.ReadTimeout,
 		WriteTimeout:      wcfg.WriteTimeout,
+		IdleTimeout:       wcfg.IdleTimeout,
 	}
 	return serveWebhook(ctx, logger, api, f)
 }

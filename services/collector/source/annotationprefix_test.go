@@ -11,7 +11,7 @@ import (
 // alpha one winning. A prefix without its trailing '/' is refused, as
 // ExternalDNS refuses it.
 func TestAnnotationPrefix(t *testing.T) {
-	t.Cleanup(func() { _ = SetAnnotationPrefix("") })
+	t.Cleanup(func() { _ = SetAnnotationPrefix("", false) })
 	ann := map[string]string{
 		AnnotationPrefixAlpha + "hostname": "alpha.example.org", AnnotationPrefix + "hostname": "ga.example.org",
 		"internal.example.com/hostname":      "custom.example.org",
@@ -21,16 +21,19 @@ func TestAnnotationPrefix(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		prefix               string
+		legacy               bool
 		hostname, properties string
 		kept                 []string
 	}{
-		{"", "alpha.example.org", "[{aws/weight 1}]", []string{AnnotationPrefixAlpha + "hostname", AnnotationPrefix + "hostname"}},
-		{AnnotationPrefix, "ga.example.org", "[{aws/weight 2}]", []string{AnnotationPrefix + "hostname"}},
-		{AnnotationPrefixAlpha, "alpha.example.org", "[{aws/weight 1}]", []string{AnnotationPrefixAlpha + "hostname"}},
-		{"internal.example.com/", "custom.example.org",
+		{"", false, "alpha.example.org", "[{aws/weight 1}]", []string{AnnotationPrefixAlpha + "hostname", AnnotationPrefix + "hostname"}},
+		{AnnotationPrefix, false, "ga.example.org", "[{aws/weight 2}]", []string{AnnotationPrefix + "hostname"}},
+		{AnnotationPrefixAlpha, false, "alpha.example.org", "[{aws/weight 1}]", []string{AnnotationPrefixAlpha + "hostname"}},
+		{"internal.example.com/", false, "custom.example.org",
 			"[{aws/weight 3} {external-dns.alpha.kubernetes.io/cloudflare-proxied true}]", []string{"internal.example.com/ttl"}},
+		// v0.23: the prefix given wins, the alpha one is read too.
+		{AnnotationPrefix, true, "ga.example.org", "[{aws/weight 2}]", []string{AnnotationPrefix + "hostname", AnnotationPrefixAlpha + "hostname"}},
 	} {
-		if err := SetAnnotationPrefix(tc.prefix); err != nil {
+		if err := SetAnnotationPrefix(tc.prefix, tc.legacy); err != nil {
 			t.Fatal(err)
 		}
 		if v, _, _ := Annotation(ann, AnnotationHostname); v != tc.hostname {
@@ -46,7 +49,7 @@ func TestAnnotationPrefix(t *testing.T) {
 				t.Errorf("prefix %q: the informers drop %s", tc.prefix, k)
 			}
 		}
-		if tc.prefix != "" {
+		if tc.prefix != "" && !tc.legacy {
 			for k := range kept {
 				if !hasAnnotationPrefix(k) || len(k) < len(tc.prefix) || k[:len(tc.prefix)] != tc.prefix {
 					t.Errorf("prefix %q: the informers keep %s", tc.prefix, k)
@@ -54,7 +57,10 @@ func TestAnnotationPrefix(t *testing.T) {
 			}
 		}
 	}
-	if err := SetAnnotationPrefix("internal.example.com"); err == nil {
+	if err := SetAnnotationPrefix("internal.example.com", false); err == nil {
 		t.Error("a prefix without '/' accepted")
+	}
+	if err := SetAnnotationPrefix(AnnotationPrefixAlpha, true); err == nil {
+		t.Error("--enable-legacy-annotation-prefix with the legacy prefix itself accepted")
 	}
 }

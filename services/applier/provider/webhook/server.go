@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime"
 	"net/http"
@@ -23,15 +24,35 @@ type ServerOptions struct {
 	// server negotiates the provider's zones as its include list.
 	DomainFilter DomainFilter
 	Logger       *slog.Logger
+	// MaxBodySize bounds a request body (ExternalDNS sends a whole plan at
+	// once): larger is a 413. 0: DefaultMaxBodySize; negative: no bound.
+	MaxBodySize int64
 }
 
-// maxBody bounds a request body (ExternalDNS sends a whole plan at once).
-const maxBody = 32 << 20
-
 type server struct {
-	p      provider.Provider
-	filter DomainFilter
-	log    *slog.Logger
+	p       provider.Provider
+	filter  DomainFilter
+	log     *slog.Logger
+	maxBody int64
+}
+
+// body is r's body within the server's bound.
+func (s *server) body(w http.ResponseWriter, r *http.Request) io.Reader {
+	if s.maxBody < 0 {
+		return r.Body
+	}
+	return http.MaxBytesReader(w, r.Body, s.maxBody)
+}
+
+// decodeFailed answers a body that could not be decoded: 413 when it was
+// over the bound, 400 otherwise.
+func (s *server) decodeFailed(w http.ResponseWriter, r *http.Request, what string, err error) {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		s.fail(w, r, http.StatusRequestEntityTooLarge, ReasonBadInput, fmt.Errorf("%s: the body is larger than %d bytes", what, tooLarge.Limit))
+		return
+	}
+	s.fail(w, r, http.StatusBadRequest, ReasonBadInput, fmt.Errorf("decoding %s: %w", what, err))
 }
 
 // NewServer serves p over ExternalDNS' webhook protocol:
@@ -56,7 +77,10 @@ type server struct {
 // checks that the records are still what the client saw. p is called
 // through provider.Checked.
 func NewServer(p provider.Provider, opts ServerOptions) http.Handler {
-	s := &server{p: provider.Checked(p), filter: opts.DomainFilter, log: opts.Logger}
+	s := &server{p: provider.Checked(p), filter: opts.DomainFilter, log: opts.Logger, maxBody: opts.MaxBodySize}
+	if s.maxBody == 0 {
+		s.maxBody = DefaultMaxBodySize
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -159,8 +183,8 @@ func (s *server) applyChanges(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var ch Changes
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody)).Decode(&ch); err != nil {
-		s.fail(w, r, http.StatusBadRequest, ReasonBadInput, fmt.Errorf("decoding changes: %w", err))
+	if err := json.NewDecoder(s.body(w, r)).Decode(&ch); err != nil {
+		s.decodeFailed(w, r, "changes", err)
 		return
 	}
 	changes, err := ToChanges(ch)
@@ -253,8 +277,8 @@ func ToChanges(ch Changes) ([]events.Change, error) {
 
 func (s *server) adjustEndpoints(w http.ResponseWriter, r *http.Request) {
 	eps := []events.Endpoint{}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody)).Decode(&eps); err != nil {
-		s.fail(w, r, http.StatusBadRequest, ReasonBadInput, fmt.Errorf("decoding endpoints: %w", err))
+	if err := json.NewDecoder(s.body(w, r)).Decode(&eps); err != nil {
+		s.decodeFailed(w, r, "endpoints", err)
 		return
 	}
 	if eps == nil {

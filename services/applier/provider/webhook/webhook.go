@@ -288,7 +288,16 @@ func (p *Provider) once(ctx context.Context, method, path string, body []byte, t
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 			return resp.Header, nil
 		}
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		body := io.Reader(resp.Body)
+		limited := &io.LimitedReader{R: resp.Body, N: p.cfg.MaxBodySize + 1}
+		if p.cfg.MaxBodySize > 0 {
+			body = limited
+		}
+		err := json.NewDecoder(body).Decode(out)
+		if p.cfg.MaxBodySize > 0 && limited.N <= 0 {
+			return nil, provider.Permanentf("%s %s: the answer is larger than --webhook-provider-max-body-size (%d bytes)", method, shown, p.cfg.MaxBodySize)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("%s %s: decoding the answer: %w", method, shown, err)
 		}
 		return resp.Header, nil
