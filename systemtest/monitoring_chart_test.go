@@ -1,7 +1,11 @@
 package systemtest
 
 import (
+	"encoding/json"
+	"io/fs"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -66,6 +70,49 @@ func TestChartRulesAreTheShippedRules(t *testing.T) {
 	for k, v := range svc["selector"].(map[string]any) {
 		if !strings.Contains(stages, k+": "+v.(string)) {
 			t.Errorf("the metrics Service selects %s=%v, which no stage's pod has", k, v)
+		}
+	}
+}
+
+// TestMonitoringReadsMetricsThatExist: every metric the shipped rules and
+// dashboard read is one a stage registers (a "Name:" in the stages'
+// sources), so that a renamed metric cannot leave an alert silent or a
+// panel empty.
+func TestMonitoringReadsMetricsThatExist(t *testing.T) {
+	registered := map[string]bool{}
+	name := regexp.MustCompile(`Name:\s+"((?:external_dns|zonestream)_[a-z0-9_]+)"`)
+	for _, dir := range []string{"../services", "../stage"} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			for _, m := range name.FindAllStringSubmatch(readFile(t, path), -1) {
+				registered[m[1]] = true
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, file := range []string{rulesFile, "../deploy/monitoring/zonestream-dashboard.json"} {
+		text := readFile(t, file)
+		if strings.HasSuffix(file, ".json") {
+			var d map[string]any
+			if err := json.Unmarshal([]byte(text), &d); err != nil {
+				t.Fatalf("%s: %v", file, err)
+			}
+		}
+		n := 0
+		for _, m := range metricName.FindAllString(text, -1) {
+			base := strings.TrimSuffix(m, "_bucket")
+			if !registered[base] {
+				t.Errorf("%s reads %s, which no stage registers", file, m)
+			}
+			n++
+		}
+		if n == 0 {
+			t.Errorf("%s reads no metric", file)
 		}
 	}
 }
