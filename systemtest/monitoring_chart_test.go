@@ -79,22 +79,7 @@ func TestChartRulesAreTheShippedRules(t *testing.T) {
 // sources), so that a renamed metric cannot leave an alert silent or a
 // panel empty.
 func TestMonitoringReadsMetricsThatExist(t *testing.T) {
-	registered := map[string]bool{}
-	name := regexp.MustCompile(`Name:\s+"((?:external_dns|zonestream)_[a-z0-9_]+)"`)
-	for _, dir := range []string{"../services", "../stage"} {
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return err
-			}
-			for _, m := range name.FindAllStringSubmatch(readFile(t, path), -1) {
-				registered[m[1]] = true
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	registered := registeredMetrics(t)
 	for _, file := range []string{rulesFile, "../deploy/monitoring/zonestream-dashboard.json"} {
 		text := readFile(t, file)
 		if strings.HasSuffix(file, ".json") {
@@ -115,4 +100,37 @@ func TestMonitoringReadsMetricsThatExist(t *testing.T) {
 			t.Errorf("%s reads no metric", file)
 		}
 	}
+}
+
+// TestEveryMetricIsDocumented: docs/operations/metrics.md names every
+// metric a stage registers.
+func TestEveryMetricIsDocumented(t *testing.T) {
+	doc := readFile(t, "../docs/operations/metrics.md")
+	for m := range registeredMetrics(t) {
+		if !strings.Contains(doc, "`"+m+"`") {
+			t.Errorf("docs/operations/metrics.md does not document %s", m)
+		}
+	}
+}
+
+// registeredMetrics are the metrics the stages register: each "Name:" of
+// theirs that is external_dns_ or zonestream_.
+func registeredMetrics(t *testing.T) map[string]bool {
+	registered := map[string]bool{}
+	name := regexp.MustCompile(`Name:\s+"((?:external_dns|zonestream)_[a-z0-9_]+)"`)
+	for _, dir := range []string{"../services", "../stage"} {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			for _, m := range name.FindAllStringSubmatch(readFile(t, path), -1) {
+				registered[m[1]] = true
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return registered
 }
