@@ -337,7 +337,7 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 	if c.restConfig, err = restConfig(cfg); err != nil {
 		return nil, err
 	}
-	c.watch = newWatchHealth()
+	c.watch = newWatchHealth(cfg.ClusterName)
 	c.restConfig.Wrap(c.watch.wrap)
 	if c.client, err = kubernetes.NewForConfig(c.restConfig); err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)

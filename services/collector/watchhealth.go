@@ -25,14 +25,14 @@ var (
 		Name: "zonestream_collector_watch_errors_total",
 		Help: "Failed reads (lists and watches) of the Kubernetes API: unreachable, timed out, refused (401, 403, 429) or failing (5xx).",
 	})
-	watchesHealthy = promauto.NewGauge(prometheus.GaugeOpts{
+	watchesHealthyVec = promauto.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "zonestream_collector_watches_healthy",
-		Help: "1 while the collector's last read of the Kubernetes API succeeded, 0 since one failed.",
-	})
-	watchFailingSince = promauto.NewGauge(prometheus.GaugeOpts{
+		Help: "1 while the collector's last read of the Kubernetes API succeeded, 0 since one failed, by cluster (--cluster-name).",
+	}, []string{"cluster"})
+	watchFailingSinceVec = promauto.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "zonestream_collector_watch_failing_since_timestamp_seconds",
-		Help: "When the reads of the Kubernetes API started failing in a row (Unix seconds), 0 while they succeed.",
-	})
+		Help: "When the reads of the Kubernetes API started failing in a row (Unix seconds), 0 while they succeed, by cluster (--cluster-name).",
+	}, []string{"cluster"})
 )
 
 // WatchErrorGrace is how long the reads of the Kubernetes API may fail in
@@ -50,12 +50,17 @@ type watchHealth struct {
 	failingSince time.Time
 	lastErr      error
 	now          func() time.Time
+	// healthy and failingSinceGauge are this collector's series: a
+	// process may run collectors of several clusters.
+	healthy, failingSinceGauge prometheus.Gauge
 }
 
-func newWatchHealth() *watchHealth {
-	watchesHealthy.Set(1)
-	watchFailingSince.Set(0)
-	return &watchHealth{now: time.Now}
+func newWatchHealth(cluster string) *watchHealth {
+	h := &watchHealth{now: time.Now,
+		healthy: watchesHealthyVec.WithLabelValues(cluster), failingSinceGauge: watchFailingSinceVec.WithLabelValues(cluster)}
+	h.healthy.Set(1)
+	h.failingSinceGauge.Set(0)
+	return h
 }
 
 // wrap is a rest.Config WrapTransport: it reports the outcome of each
@@ -89,8 +94,8 @@ func (h *watchHealth) failed(err error) {
 	h.lastErr = err
 	if h.failingSince.IsZero() {
 		h.failingSince = h.now()
-		watchesHealthy.Set(0)
-		watchFailingSince.Set(float64(h.failingSince.UnixNano()) / 1e9)
+		h.healthy.Set(0)
+		h.failingSinceGauge.Set(float64(h.failingSince.UnixNano()) / 1e9)
 	}
 }
 
@@ -99,8 +104,8 @@ func (h *watchHealth) succeeded() {
 	defer h.mu.Unlock()
 	if !h.failingSince.IsZero() {
 		h.failingSince, h.lastErr = time.Time{}, nil
-		watchesHealthy.Set(1)
-		watchFailingSince.Set(0)
+		h.healthy.Set(1)
+		h.failingSinceGauge.Set(0)
 	}
 }
 

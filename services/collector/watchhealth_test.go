@@ -18,7 +18,8 @@ func TestWatchHealthSaysTheKubeAPIIsUnreachable(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(status) }))
 	defer srv.Close()
 	now := time.Unix(1000, 0)
-	h := newWatchHealth()
+	h := newWatchHealth("test")
+	watchesHealthy := h.healthy
 	h.now = func() time.Time { return now }
 	client := &http.Client{Transport: h.wrap(http.DefaultTransport)}
 	get := func(url string) {
