@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Go tools the tests run for real, once, into the cache
 # (~/.cache/zonestream/tools/<name>-<version>, linked as tools/<name>):
-# the NATS CLI (TestNATSCLIReadsTheBus), helm (TestHelmChart), and
+# the NATS CLI (TestNATSCLIReadsTheBus), helm (TestHelmChart), promtool
+# (TestMonitoringRulesFireOnARealOutage), and
 # nats-server for the NATS image (hack/containers.sh). Prints the tools
 # directory on its last line.
 set -euo pipefail
@@ -24,4 +25,5 @@ tool() {
 tool nats-server v2.15.2 github.com/nats-io/nats-server/v2
 tool nats v0.5.1 github.com/nats-io/natscli/nats
 tool helm v3.22.0 helm.sh/helm/v3/cmd/helm
+tool promtool v0.316.0 github.com/prometheus/prometheus/cmd/promtool
 echo "$TOOLS"

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -187,6 +188,9 @@ type Applier struct {
 	mu       sync.Mutex
 	listed   bool // the first full listing of this Run was published
 	failures int  // consecutive provider failures
+	// appliedSinceListing: a change was applied since the last complete
+	// full listing (external_dns_controller_no_op_runs_total).
+	appliedSinceListing atomic.Bool
 
 	// Touched only by Run's goroutine.
 	hashes map[string]string // observed subject -> hash last published
@@ -327,6 +331,7 @@ func (a *Applier) updateReady() {
 		v = 1
 	}
 	readyGauge.WithLabelValues(a.name).Set(v)
+	consecutiveSoftErrors.Set(float64(a.failures))
 }
 
 func (a *Applier) providerFailed(op string, err error) {

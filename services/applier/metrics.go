@@ -76,6 +76,26 @@ var (
 		Name: "zonestream_applier_dead_letters_total",
 		Help: "Plan messages that could not be decoded and were parked on the dead-letter subject.",
 	})
+	// lastReconcile is ExternalDNS' last attempted sync: a full listing or
+	// a plan begun, whether the provider answered or not.
+	lastReconcile = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "external_dns_controller_last_reconcile_timestamp_seconds",
+		Help: "Timestamp of last attempted sync with the DNS provider (a full listing or a plan begun; ExternalDNS' metric).",
+	})
+	// consecutiveSoftErrors is ExternalDNS' count of reconciliations
+	// failed in a row: here the provider calls failed in a row, reset by
+	// one that succeeds (what makes the applier not ready at maxFailures).
+	consecutiveSoftErrors = promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "external_dns_controller_consecutive_soft_errors",
+		Help: "Number of consecutive soft errors in reconciliation loop: provider calls failed in a row (ExternalDNS' metric).",
+	})
+	// noOpRuns is ExternalDNS' count of loops that changed nothing at the
+	// provider: full listings completed with no plan applied since the
+	// one before.
+	noOpRuns = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "external_dns_controller_no_op_runs_total",
+		Help: "Number of reconcile loops ending up with no changes on the DNS provider side: full listings with no change applied since the previous one (ExternalDNS' metric).",
+	})
 	readyGauge = promauto.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "zonestream_applier_ready",
 		Help: "1 once the applier has published a full listing and its provider is healthy.",
@@ -98,5 +118,23 @@ func (a *Applier) synced(zones []string) {
 	for typ, k := range byType {
 		registryRecords.WithLabelValues(typ).Set(float64(k))
 	}
+	for typ, g := range registryByType {
+		g.Set(float64(byType[typ]))
+	}
+	if !a.appliedSinceListing.Swap(false) {
+		noOpRuns.Inc()
+	}
 	lastSync.SetToCurrentTime()
+}
+
+// registryByType are ExternalDNS' gauges up to v0.17, one per type, which
+// dashboards made then (the community Grafana dashboard among them) still
+// read: the same counts as registryRecords for A and AAAA.
+var registryByType = map[string]prometheus.Gauge{
+	"A": promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "external_dns_registry_a_records",
+		Help: "Number of Registry A records."}),
+	"AAAA": promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "external_dns_registry_aaaa_records",
+		Help: "Number of Registry AAAA records."}),
 }

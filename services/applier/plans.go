@@ -149,6 +149,7 @@ func (a *Applier) applyPlan(ctx context.Context, plan *events.Plan, zone string,
 	case !managed:
 		return outcome{status: events.ResultFailed, err: fmt.Errorf("zone %q is not managed by provider %s", zone, a.name)}
 	}
+	lastReconcile.SetToCurrentTime()
 	return a.apply(ctx, zone, plan.Changes)
 }
 
@@ -203,6 +204,9 @@ func (a *Applier) report(log *slog.Logger, out outcome, res *events.Result, star
 	}
 	attrs := []any{"status", out.status, "applied", len(out.applied), "failed", len(out.failed),
 		"observed_seq", res.ObservedSeq, "took", time.Since(start).Round(time.Millisecond)}
+	if len(out.applied) > 0 {
+		a.appliedSinceListing.Store(true)
+	}
 	switch out.status {
 	case events.ResultApplied:
 		lastSync.SetToCurrentTime()

@@ -275,6 +275,8 @@ type Collector struct {
 	runMu   sync.Mutex // held while Run runs: one Run at a time
 	readyMu sync.Mutex
 	ready   error
+	// watch follows the reads of the Kubernetes API (watchhealth.go).
+	watch *watchHealth
 }
 
 var _ stage.Runner = (*Collector)(nil)
@@ -341,6 +343,8 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 	if c.restConfig, err = restConfig(cfg); err != nil {
 		return nil, err
 	}
+	c.watch = newWatchHealth(cfg.ClusterName)
+	c.restConfig.Wrap(c.watch.wrap)
 	if c.client, err = kubernetes.NewForConfig(c.restConfig); err != nil {
 		return nil, fmt.Errorf("kubernetes client: %w", err)
 	}
@@ -395,11 +399,16 @@ func restConfig(cfg Config) (*rest.Config, error) {
 }
 
 // Ready returns nil once the informers have synced and every object (and
-// every previously published subject) has been processed once.
+// every previously published subject) has been processed once, unless
+// the reads of the Kubernetes API have failed for longer than
+// WatchErrorGrace since.
 func (c *Collector) Ready() error {
 	c.readyMu.Lock()
 	defer c.readyMu.Unlock()
-	return c.ready
+	if c.ready != nil {
+		return c.ready
+	}
+	return c.watch.check(WatchErrorGrace)
 }
 
 func (c *Collector) setReady(err error) {

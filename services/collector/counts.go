@@ -59,5 +59,8 @@ func (c *endpointCounts) set(subject string, eps []events.Endpoint) {
 	sourceEndpoints.Set(float64(c.total))
 	for typ, n := range c.byType {
 		sourceRecords.WithLabelValues(typ).Set(float64(n))
+		if g, ok := sourceByType[typ]; ok {
+			g.Set(float64(n))
+		}
 	}
 }

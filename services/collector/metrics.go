@@ -21,7 +21,7 @@ var (
 	}, []string{"record_type"})
 	sourceErrors = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "external_dns_source_errors_total",
-		Help: "Objects whose endpoints could not be read, or had bad input (ExternalDNS' metric).",
+		Help: "Failed reads of the Kubernetes API (lists, watches), and objects whose endpoints could not be read or had bad input (ExternalDNS' metric).",
 	})
 	objectsPublished = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "zonestream_collector_objects_published_total",
@@ -63,3 +63,15 @@ var (
 		Help: "Times the sources stream lost this collector's state (purged, or lost with its node) and everything was published again.",
 	})
 )
+
+// sourceByType are ExternalDNS' gauges up to v0.17, one per type, which
+// dashboards made then (the community Grafana dashboard among them) still
+// read: the same counts as sourceRecords for A and AAAA.
+var sourceByType = map[string]prometheus.Gauge{
+	"A": promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "external_dns_source_a_records",
+		Help: "Number of Source A records."}),
+	"AAAA": promauto.NewGauge(prometheus.GaugeOpts{
+		Name: "external_dns_source_aaaa_records",
+		Help: "Number of Source AAAA records."}),
+}

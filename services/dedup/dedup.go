@@ -148,6 +148,7 @@ func (d *Dedup) Run(ctx context.Context, js jetstream.JetStream) error {
 	// don't retry in step.
 	backoff := &retry.Backoff{Base: 200 * time.Millisecond, Max: 30 * time.Second, Jitter: true}
 	for {
+		reportLag(len(msgs), len(r.dirty))
 		renew := false
 		select {
 		case <-ctx.Done():

@@ -92,6 +92,7 @@ func (r *run) plan(ctx context.Context) {
 				byZone[k] = &zoneChanges{cause: r.dirty[name]} // the guard looks at the zone again
 			}
 			np := planName(r.nameInput(provider, zone, name))
+			r.recountMismatches(provider, name, np.mismatches)
 			for _, c := range np.conflicts {
 				conflicts.Inc()
 				r.log.Debug("left alone", "provider", provider, "name", name, "reason", c)
@@ -148,8 +149,11 @@ type nameInput struct {
 // namePlan is what planName decided.
 type namePlan struct {
 	changes   []events.Change
-	conflicts []string  // why something wanted was left alone
-	refused   []refusal // records that cannot be written safely (refuse.go)
+	conflicts []string // why something wanted was left alone
+	// mismatches are the wanted records left alone because another
+	// owner's (or no) ownership record covers them (ownermismatch.go).
+	mismatches []ownerMismatch
+	refused    []refusal // records that cannot be written safely (refuse.go)
 }
 
 // planNoop is --registry=noop, as ExternalDNS' noop registry: no ownership

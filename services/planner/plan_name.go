@@ -167,11 +167,13 @@ func (w *nameWork) owned(k rrKey, newName string, oldRR *registryRRset, h *event
 	case h != nil && !own.ours:
 		if want != nil {
 			w.out.conflicts = append(w.out.conflicts, fmt.Sprintf("%s %s exists and is not owned by %q", in.name, t, reg.OwnerID))
+			w.out.mismatches = append(w.out.mismatches, ownerMismatch{recordType: t, owner: reg.OwnerID, foreignOwner: own.foreignOwner})
 		}
 		return o, false
 	case h == nil && own.foreign:
 		if want != nil {
 			w.out.conflicts = append(w.out.conflicts, fmt.Sprintf("%s %s is claimed by another owner", in.name, t))
+			w.out.mismatches = append(w.out.mismatches, ownerMismatch{recordType: t, owner: reg.OwnerID, foreignOwner: own.foreignOwner})
 		}
 		return o, false
 	}

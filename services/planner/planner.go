@@ -211,6 +211,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 		win.passed(start, time.Now())
 	}
 	for {
+		reportLag(len(in), len(s.dirty))
 		select {
 		case <-ctx.Done():
 			return ctx.Err()

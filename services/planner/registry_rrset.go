@@ -211,6 +211,8 @@ type ownedBy struct {
 	ours     bool // a string of ours (or of an owner we take over) covers it
 	takeover bool // one of an owner we take over does
 	foreign  bool // another owner's covers it
+	// foreignOwner is the first other owner whose string covers it.
+	foreignOwner string
 }
 
 // owners reads a registry RRset for recordType.
@@ -230,6 +232,9 @@ func (reg *txtRegistry) owners(txt *events.Endpoint, recordType string, oldForma
 		case roleTakeover:
 			o.ours, o.takeover = true, true
 		default:
+			if !o.foreign {
+				o.foreignOwner = s.Owner
+			}
 			o.foreign = true
 		}
 	}

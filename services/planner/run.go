@@ -64,6 +64,8 @@ type run struct {
 	lost lostNames
 	// verified is each name's share of verifiedRecords (verified.go).
 	verified verifiedByName
+	// mismatches is each name's share of ownerMismatches (ownermismatch.go).
+	mismatches map[mismatchKey][]ownerMismatch
 }
 
 type desiredEntry struct {
@@ -124,7 +126,7 @@ func newRun(p *Planner) *run {
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames(),
 		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{},
 		adjusts: map[string]bool{}, adjusted: map[string]map[string][]events.Endpoint{}, lost: lostNames{},
-		verified: verifiedByName{}, carried: newCarriedStates(), recent: newRecentDeletes(p.cfg.MaxDeletesWindow),
+		verified: verifiedByName{}, mismatches: map[mismatchKey][]ownerMismatch{}, carried: newCarriedStates(), recent: newRecentDeletes(p.cfg.MaxDeletesWindow),
 		incomplete: "no live completeness mark from dedup yet (are dedup and every collector running, and their watches synced?)"}
 }
 

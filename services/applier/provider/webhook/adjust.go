@@ -32,7 +32,8 @@ func (p *Provider) AdjustEndpoints(ctx context.Context, eps []events.Endpoint) (
 		return nil, provider.Permanent(err)
 	}
 	var adjusted []events.Endpoint
-	if _, err := p.do(ctx, http.MethodPost, PathAdjustEndpoints, body, p.cfg.ReadTimeout, &adjusted, nil); err != nil {
+	_, err = p.do(ctx, http.MethodPost, PathAdjustEndpoints, body, p.cfg.ReadTimeout, &adjusted, nil)
+	if counted(adjustEndpointsRequests, adjustEndpointsErrors, err) != nil {
 		return nil, fmt.Errorf("webhook: adjust %d record(s): %w", len(send), err)
 	}
 	l := newListing(adjusted)

@@ -47,7 +47,8 @@ func (p *Provider) Apply(ctx context.Context, zone string, changes []events.Chan
 	if err != nil {
 		return provider.Permanent(err)
 	}
-	if _, err := p.do(ctx, http.MethodPost, PathRecords, body, p.cfg.WriteTimeout, nil, p.lookAgain(zone, before, order)); err != nil {
+	_, err = p.do(ctx, http.MethodPost, PathRecords, body, p.cfg.WriteTimeout, nil, p.lookAgain(zone, before, order))
+	if counted(applyChangesRequests, applyChangesErrors, err) != nil {
 		return fmt.Errorf("webhook: apply %d change(s) to zone %s: %w", len(changes), zone, err)
 	}
 	return nil

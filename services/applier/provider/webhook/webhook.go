@@ -152,7 +152,7 @@ func (p *Provider) list(ctx context.Context, retry bool) ([]events.Endpoint, err
 	} else {
 		_, err = p.once(ctx, http.MethodGet, PathRecords, nil, p.cfg.ReadTimeout, &eps)
 	}
-	if err != nil {
+	if counted(recordsRequests, recordsErrors, err) != nil {
 		return nil, fmt.Errorf("webhook: list records: %w", err)
 	}
 	return eps, nil
