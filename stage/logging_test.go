@@ -3,34 +3,14 @@ package stage
 import (
 	"bufio"
 	"encoding/json"
-	"io"
-	"os"
+	"github.com/zonestream/zonestream/stage/stagetest"
 	"strings"
 	"testing"
 	"time"
 )
 
-// stderrOf runs f with os.Stderr a pipe and returns what f wrote to it.
-func stderrOf(t *testing.T, f func()) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := os.Stderr
-	os.Stderr = w
-	out := make(chan string)
-	go func() {
-		b, _ := io.ReadAll(r)
-		out <- string(b)
-	}()
-	func() {
-		defer func() { os.Stderr = saved }()
-		f()
-	}()
-	w.Close()
-	return <-out
-}
+// stderrOf runs f and returns what it wrote to stderr.
+func stderrOf(t *testing.T, f func()) string { return stagetest.Stderr(t, f) }
 
 // logEveryLevel logs one line at each level, with a duration, through
 // the logger --log-format and --log-level build.

@@ -23,14 +23,7 @@ import (
 func runOncePass(t *testing.T, js jetstream.JetStream, cfg Config, complete bool, deadline time.Duration) error {
 	t.Helper()
 	cfg.Once = true
-	cfg.Ownership.OwnerID, cfg.Policy, cfg.Registry = "me", "sync", "txt"
-	cfg.BatchChangeSize = cmpOr(cfg.BatchChangeSize, 1000)
-	cfg.BatchWindow = cmpOr(cfg.BatchWindow, 20*time.Millisecond)
-	cfg.PlanTimeout = cmpOr(cfg.PlanTimeout, 30*time.Second)
-	p, err := New(cfg, testLogger())
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := newTestPlanner(t, cfg)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)

@@ -49,6 +49,20 @@ func runPlanner(t *testing.T, js jetstream.JetStream, cfg Config) *Planner {
 // does (and returns once Run has).
 func runPlannerUntil(t *testing.T, js jetstream.JetStream, cfg Config) (*Planner, func()) {
 	t.Helper()
+	p := newTestPlanner(t, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = p.Run(ctx, js) }()
+	stop := func() { cancel(); <-done }
+	t.Cleanup(stop)
+	waitUntil(t, "planner replayed the streams", func() bool { return p.Ready() == nil })
+	return p, stop
+}
+
+// newTestPlanner is a planner of cfg, with the tests' defaults for what
+// cfg leaves unset: owner "me", sync, the txt registry.
+func newTestPlanner(t *testing.T, cfg Config) *Planner {
+	t.Helper()
 	if cfg.Ownership.OwnerID == "" {
 		cfg.Ownership.OwnerID = "me"
 	}
@@ -61,13 +75,7 @@ func runPlannerUntil(t *testing.T, js jetstream.JetStream, cfg Config) (*Planner
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { defer close(done); _ = p.Run(ctx, js) }()
-	stop := func() { cancel(); <-done }
-	t.Cleanup(stop)
-	waitUntil(t, "planner replayed the streams", func() bool { return p.Ready() == nil })
-	return p, stop
+	return p
 }
 
 // freshRun is a caught-up planner state on a real JetStream, planning

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"io"
 	"os"
 	"strings"
 	"testing"
@@ -15,29 +14,15 @@ import (
 
 	"github.com/zonestream/zonestream/services/applier/provider/externaldns"
 	"github.com/zonestream/zonestream/stage"
+	"github.com/zonestream/zonestream/stage/stagetest"
 )
 
-// stderrLines runs f with os.Stderr a pipe and returns the lines f wrote.
+// stderrLines runs f and returns the lines it wrote to stderr.
 func stderrLines(t *testing.T, f func()) []string {
 	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := os.Stderr
-	os.Stderr = w
-	out := make(chan string)
-	go func() {
-		b, _ := io.ReadAll(r)
-		out <- string(b)
-	}()
-	func() {
-		defer func() { os.Stderr = saved }()
-		f()
-	}()
-	w.Close()
+	out := stagetest.Stderr(t, f)
 	var lines []string
-	sc := bufio.NewScanner(strings.NewReader(<-out))
+	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		lines = append(lines, sc.Text())
 	}

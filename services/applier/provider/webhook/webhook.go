@@ -37,6 +37,7 @@ var _ provider.Provider = (*Provider)(nil)
 // happens at every Zones (each full listing of the applier), so a webhook
 // that starts later, or changes its domain filter, is picked up.
 func New(cfg Config, opts provider.Options, with ...Option) (*Provider, error) {
+	registerMetrics()
 	opts = opts.WithDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
