@@ -2,9 +2,11 @@ package planner
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/zonestream/zonestream/stage"
 )
 
 // ownerMismatches is ExternalDNS' (v0.20 on)
@@ -16,10 +18,16 @@ import (
 // series). ExternalDNS counts them afresh at each loop; the planner keeps
 // each planned name's share, replaced whenever the name is planned again,
 // so the gauge is what a loop over everything would count now.
-var ownerMismatches = promauto.NewGaugeVec(prometheus.GaugeOpts{
+//
+// ExternalDNS' plan package, which the externaldns build links, registers
+// the same name at its start: the gauge is registered when a planner is
+// made (stage.Adopted).
+var ownerMismatches = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 	Name: "external_dns_registry_skipped_records_owner_mismatch_per_sync",
 	Help: "Number of records skipped with owner mismatch for each record type, owner mismatch ID and domain (vector).",
 }, []string{"record_type", "owner", "foreign_owner", "domain"})
+
+var registerOwnerMismatches = sync.OnceFunc(func() { ownerMismatches = stage.Adopted(ownerMismatches) })
 
 // ownerMismatch is one wanted record left alone for its owner.
 type ownerMismatch struct {

@@ -96,6 +96,7 @@ type Planner struct {
 
 // New validates the configuration.
 func New(cfg Config, logger *slog.Logger) (*Planner, error) {
+	registerOwnerMismatches()
 	p := &Planner{cfg: cfg, policy: Policy(cfg.Policy), log: logger}
 	var err error
 	if p.filter, err = domains.New(cfg.Domains); err != nil {

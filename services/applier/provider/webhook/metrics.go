@@ -1,10 +1,11 @@
 package webhook
 
 import (
-	"errors"
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/zonestream/zonestream/stage"
 )
 
 // ExternalDNS' webhook provider metrics (provider/webhook, v0.22): a call
@@ -33,20 +34,13 @@ var (
 )
 
 // registerMetrics registers the gauges when a webhook provider is first
-// made, not at start: a build that links ExternalDNS' own webhook package
-// (-tags externaldns) has it register the same names at its start, and
-// two registrations of one name end the process. Where a gauge of that
-// name is registered already, it is the one counted.
+// made, not at start: ExternalDNS' own webhook package, which the
+// externaldns build links, registers the same names at its start
+// (stage.Adopted).
 var registerMetrics = sync.OnceFunc(func() {
 	for _, g := range []*prometheus.Gauge{&recordsErrors, &recordsRequests, &applyChangesErrors,
 		&applyChangesRequests, &adjustEndpointsErrors, &adjustEndpointsRequests} {
-		err := prometheus.Register(*g)
-		var registered prometheus.AlreadyRegisteredError
-		if errors.As(err, &registered) {
-			if existing, ok := registered.ExistingCollector.(prometheus.Gauge); ok {
-				*g = existing
-			}
-		}
+		*g = stage.Adopted(*g)
 	}
 })
 
