@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Subject prefixes of the streams (README: How it works; each stream in
+// Subject prefixes of the streams (docs/internals/how-it-works.md; each stream in
 // streams.go). A DNS name appears in a
 // subject as its labels in reverse order, so that NATS wildcards select DNS
 // subtrees: zs.desired.com.example.> is everything under example.com.

@@ -59,7 +59,7 @@ func (c *Credentials) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.TLSCA, "nats-tls-ca", "", "CA certificate file to verify the NATS server with (turns TLS on)")
 	fs.StringVar(&c.TLSCert, "nats-tls-cert", "", "client certificate file for NATS (with --nats-tls-key)")
 	fs.StringVar(&c.TLSKey, "nats-tls-key", "", "client key file for NATS (with --nats-tls-cert)")
-	fs.StringVar(&c.JSDomain, "nats-js-domain", "", "JetStream domain of the bus, when connecting through a NATS leaf node (see README: several clusters)")
+	fs.StringVar(&c.JSDomain, "nats-js-domain", "", "JetStream domain of the bus, when connecting through a NATS leaf node (see docs/multi-cluster.md)")
 	fs.StringVar(&c.InboxPrefix, "nats-inbox-prefix", "_INBOX",
 		"subject prefix of this process' reply inboxes; with generated permissions, the one printed for its identity")
 }

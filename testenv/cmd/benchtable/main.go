@@ -1,4 +1,4 @@
-// Command benchtable prints the cost table (README: Tests) from standard Go
+// Command benchtable prints the cost table (docs/internals/costs.md) from standard Go
 // benchmark output: each row's goal, zonestream's figure, the reference it
 // is compared with (ExternalDNS measured in the same run where it has a
 // benchmark of its own, else the figure the goal names) and whether the
