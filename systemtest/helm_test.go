@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nats-io/nats-server/v2/server"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/zonestream/zonestream/cmd/zonestream/cli"
@@ -374,5 +376,63 @@ func TestHelmNATSPermissions(t *testing.T) {
 	}
 	if got := readFile(t, chartPermissions); got != string(want) {
 		t.Errorf("%s is not what events/permissions.go gives: ZS_UPDATE=1 go test -run TestHelmNATSPermissions ./systemtest", chartPermissions)
+	}
+}
+
+// TestHelmNATSConfig has nats-server read the configuration the chart
+// makes for its bundled NATS: every identity is a user with the
+// permissions events gives it, under the chart's cluster and provider.
+func TestHelmNATSConfig(t *testing.T) {
+	helm := goTool(t, "ZS_HELM", "helm")
+	rendered := command(t, helm, "template", "zs", chart, "--set", "mode=distributed,clusterName=prod-eu,provider.name=rfc2136")
+	var conf string
+	for _, doc := range strings.Split(rendered, "\n---\n") {
+		var s corev1.Secret
+		if err := yaml.Unmarshal([]byte(doc), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Kind == "Secret" && s.Name == "zs-zonestream-nats-config" {
+			conf = s.StringData["nats.conf"]
+		}
+	}
+	if conf == "" {
+		t.Fatalf("no nats.conf in the Secret zs-zonestream-nats-config:\n%s", rendered)
+	}
+	file := filepath.Join(t.TempDir(), "nats.conf")
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := server.ProcessConfigFile(file)
+	if err != nil {
+		t.Fatalf("nats-server refuses the chart's configuration: %v\n%s", err, conf)
+	}
+	users := map[string]*server.User{}
+	for _, u := range opts.Users {
+		users[u.Username] = u
+		if len(u.Password) < 32 {
+			t.Errorf("%s has a password of %d characters", u.Username, len(u.Password))
+		}
+	}
+	for _, p := range []events.Permissions{
+		events.CollectorPermissions("prod-eu"), events.DedupPermissions(), events.PlannerPermissions(),
+		events.ApplierPermissions("rfc2136"), events.PortalPermissions(), events.OperatorPermissions(),
+	} {
+		u := users[p.Identity]
+		if u == nil {
+			t.Errorf("no user %s in the chart's nats.conf", p.Identity)
+			continue
+		}
+		if got := u.Permissions.Publish.Allow; !slices.Equal(got, p.Publish) {
+			t.Errorf("%s may publish to %v, want %v", p.Identity, got, p.Publish)
+		}
+		if got := u.Permissions.Subscribe.Allow; !slices.Equal(got, p.Subscribe) {
+			t.Errorf("%s may subscribe to %v, want %v", p.Identity, got, p.Subscribe)
+		}
+		if responds := u.Permissions.Response != nil; responds != p.Responds {
+			t.Errorf("%s answers requests: %v, want %v", p.Identity, responds, p.Responds)
+		}
+	}
+	if len(users) != 6 {
+		t.Errorf("the chart's nats.conf has %d users, want 6", len(users))
 	}
 }
