@@ -100,6 +100,8 @@ func TestHelmChart(t *testing.T) {
 		{name: "all-in-one by default", values: "provider: {name: rfc2136, args: {rfc2136: {rfc2136-host: ns1.example.org, rfc2136-zone: example.org}}, secrets: {rfc2136: {rfc2136-tsig-secret: {name: tsig, key: secret}}}}",
 			present: []string{"PersistentVolumeClaim", "ClusterRole"}, absent: []string{"StatefulSet", "PodDisruptionBudget", "Job"},
 			args: []string{"--data-dir=/data", "--provider=rfc2136", "--rfc2136-host=ns1.example.org", "--rfc2136-tsig-secret-file=/etc/zonestream/secrets/rfc2136-tsig-secret"}},
+		{name: "ExternalDNS' default values", values: "@" + edns + "values.yaml",
+			present: []string{"PersistentVolumeClaim", "ClusterRole"}, args: []string{"--provider=aws", "--source=service", "--source=ingress", "--policy=upsert-only", "--registry=txt"}},
 		{name: "ExternalDNS' ci values", values: "@" + edns + "ci/ci-values.yaml",
 			present: []string{"PersistentVolumeClaim"}, args: []string{"--provider=inmemory", "--label-filter=foo=bar", "--policy=upsert-only"}},
 		{name: "an ExternalDNS values file for AWS with IRSA", values: `
@@ -273,6 +275,7 @@ applier:
 		"namespaced=zonestream", "applier.foo=1", "registry=aws-sd", "mode=both", "domainFilters=example.org",
 		"serviceAccount.annotations=x", "mode=distributed,nats.bundled=false,nats.url=nats://a:4222,nats.credentials.type=password",
 		"mode=distributed,nats.credentials.type=nkey", "clusterName=a.b",
+		"provider.args.rfc2136.rfc2136-host=192.0.2.53", // provider.name is aws
 	} {
 		out, err := exec.Command(helm, "template", "zs", chart, "--set", set).CombinedOutput()
 		if err == nil {
