@@ -102,6 +102,8 @@ func TestHelmChart(t *testing.T) {
 			args: []string{"--data-dir=/data", "--provider=rfc2136", "--rfc2136-host=ns1.example.org", "--rfc2136-tsig-secret-file=/etc/zonestream/secrets/rfc2136-tsig-secret"}},
 		{name: "ExternalDNS' default values", values: "@" + edns + "values.yaml",
 			present: []string{"PersistentVolumeClaim", "ClusterRole"}, args: []string{"--provider=aws", "--source=service", "--source=ingress", "--policy=upsert-only", "--registry=txt"}},
+		{name: "ExternalDNS' webhook provider as a sidecar", values: "provider: {name: webhook, webhook: {image: {repository: example/dns-webhook, tag: v1}, args: [--port=8888]}}",
+			args: []string{"--provider=webhook"}},
 		{name: "ExternalDNS' ci values", values: "@" + edns + "ci/ci-values.yaml",
 			present: []string{"PersistentVolumeClaim"}, args: []string{"--provider=inmemory", "--label-filter=foo=bar", "--policy=upsert-only"}},
 		{name: "an ExternalDNS values file for AWS with IRSA", values: `
@@ -298,6 +300,12 @@ func checkAllInOne(t *testing.T, source string, d appsv1.Deployment) {
 	}
 	if r := d.Spec.Replicas; r == nil || *r != 1 {
 		t.Errorf("%s: the all-in-one runs %v replicas, want 1 (its JetStream is its own)", source, r)
+	}
+	if slices.Contains(args, "--provider=webhook") {
+		pod := d.Spec.Template.Spec
+		if len(pod.Containers) != 2 || pod.Containers[1].Image != "example/dns-webhook:v1" {
+			t.Errorf("%s: no webhook sidecar next to the all-in-one: %v", source, pod.Containers)
+		}
 	}
 	standInMountedSecrets(t, d, args)
 	if _, err := cli.NewAllInOne().Parse(args); err != nil {
