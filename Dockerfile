@@ -1,17 +1,21 @@
-# zonestream: one image, every stage (`zonestream collector|dedup|planner|applier`)
-# and the all-in-one (`zonestream`). Static, non-root, nothing but the binary.
-# At the repository's root because it builds from all of it (every module of go.work).
+# zonestream: one image, every stage (`zonestream collector|dedup|planner|applier`),
+# the all-in-one (`zonestream`) and every provider. Static, non-root, nothing
+# but the binary. At the repository's root because it builds from all of it
+# (every module of go.work). The image users pull, which the Helm chart runs
+# for any provider.name (aws, google, cloudflare, ... rfc2136):
 #   docker build --build-arg VERSION=0.1.0 -t zonestream:0.1.0 -t zonestream:latest .
+# The lean build (rfc2136, pdns, coredns, webhook, inmemory only; about half
+# the size, docs/install/helm.md), a tag of its own:
+#   docker build --build-arg VERSION=0.1.0 --build-arg TAGS= -t zonestream:0.1.0-lean .
 # (CI builds the same image from a binary built on the host:
 # hack/containers/zonestream.Dockerfile.)
 FROM golang:1.26 AS build
 WORKDIR /src
 # What zonestream --version prints; empty: what the Go toolchain recorded.
 ARG VERSION=
-# Build tags: externaldns links every provider of ExternalDNS (aws,
-# cloudflare, google, ...), e.g. for ExternalDNS' Helm chart with
-# provider aws:  docker build --build-arg TAGS=externaldns -t zonestream:0.1.0-externaldns .
-ARG TAGS=
+# Build tags: externaldns (the default) links every provider of ExternalDNS
+# (aws, cloudflare, google, ...); empty: the lean build.
+ARG TAGS=externaldns
 COPY . .
 RUN --mount=type=cache,target=/root/.cache/go-build --mount=type=cache,target=/go/pkg/mod \
     CGO_ENABLED=0 go build -tags="${TAGS}" -trimpath -ldflags="-s -w -X github.com/zonestream/zonestream/stage.version=${VERSION}" -o /out/zonestream ./cmd/zonestream

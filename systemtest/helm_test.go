@@ -9,10 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nats-io/nats-server/v2/server"
 	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
 
 	"github.com/zonestream/zonestream/cmd/zonestream/cli"
+	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/testenv/kube"
 )
 
@@ -57,10 +60,12 @@ func command(t *testing.T, name string, args ...string) string {
 }
 
 // TestHelmChart lints the chart, renders it for the ways it is installed
-// (bundled NATS with generated users, an external NATS with .creds and
-// another provider, a bundled NATS with no users), has a real
-// kube-apiserver validate every object (server-side dry run), and each
-// stage's arguments by its own flag parsing.
+// (the all-in-one, alone or from ExternalDNS' values files; distributed on
+// the bundled NATS with the users the chart makes, on an external NATS with
+// .creds and another provider, with no users), has a real kube-apiserver
+// validate every object (server-side dry run), and each container's
+// arguments by its own flag parsing; values the chart does not know, or
+// of the wrong type, are refused.
 func TestHelmChart(t *testing.T) {
 	helm := goTool(t, "ZS_HELM", "helm")
 	kubectl, err := exec.LookPath("kubectl")
@@ -68,27 +73,68 @@ func TestHelmChart(t *testing.T) {
 		t.Fatal("kubectl is needed to validate the chart: ", err)
 	}
 	command(t, helm, "lint", "--strict", chart, "--set", "domainFilters={example.org}")
+	command(t, helm, "lint", "--strict", chart, "--set", "mode=distributed")
 	if b, c := readFile(t, "../deploy/crds/dnsendpoint.yaml"), readFile(t, chart+"/crds/dnsendpoint.yaml"); b != c {
 		t.Error("the chart's DNSEndpoint CRD differs from deploy/crds/dnsendpoint.yaml: copy it over")
 	}
 
 	cluster := kube.StartT(t)
 	command(t, kubectl, "--kubeconfig", cluster.Kubeconfig, "create", "namespace", "zonestream")
+	const edns = "testdata/external-dns-chart/"
 	for _, tc := range []struct {
-		name    string
-		values  string            // a values file
-		inbox   map[string]string // stage -> --nats-inbox-prefix
+		name   string
+		values string // a values file's text, or "@path" of one
+		set    []string
+		inbox  map[string]string // stage -> --nats-inbox-prefix
+		// natsURL: the stages' --nats-url; empty: the all-in-one.
 		natsURL string
 		absent  []string // kinds the release must not hold
+		present []string // kinds it must hold
 		stages  []string // the stages it runs, when not all
 		// applier: what the applier's pod spec must hold (a cloud
 		// provider's identity and credentials), as "key=value" lines.
 		applier []string
+		// args: arguments the all-in-one (or the applier) must have.
+		args []string
 	}{
-		{name: "bundled NATS with generated users", values: "domainFilters: [example.org]",
+		{name: "all-in-one by default", values: "provider: {name: rfc2136, args: {rfc2136: {rfc2136-host: ns1.example.org, rfc2136-zone: example.org}}, secrets: {rfc2136: {rfc2136-tsig-secret: {name: tsig, key: secret}}}}",
+			present: []string{"PersistentVolumeClaim", "ClusterRole"}, absent: []string{"StatefulSet", "PodDisruptionBudget", "Job"},
+			args: []string{"--data-dir=/data", "--provider=rfc2136", "--rfc2136-host=ns1.example.org", "--rfc2136-tsig-secret-file=/etc/zonestream/secrets/rfc2136-tsig-secret"}},
+		{name: "ExternalDNS' default values", values: "@" + edns + "values.yaml",
+			present: []string{"PersistentVolumeClaim", "ClusterRole"}, args: []string{"--provider=aws", "--source=service", "--source=ingress", "--policy=upsert-only", "--registry=txt"}},
+		{name: "ExternalDNS' webhook provider as a sidecar", values: "provider: {name: webhook, webhook: {image: {repository: example/dns-webhook, tag: v1}, args: [--port=8888]}}",
+			args: []string{"--provider=webhook"}},
+		{name: "ExternalDNS' ci values", values: "@" + edns + "ci/ci-values.yaml",
+			present: []string{"PersistentVolumeClaim"}, args: []string{"--provider=inmemory", "--label-filter=foo=bar", "--policy=upsert-only"}},
+		{name: "an ExternalDNS values file for AWS with IRSA", values: `
+provider: aws
+namespaced: true
+env: [{name: AWS_DEFAULT_REGION, value: eu-west-1}]
+serviceAccount:
+  annotations: {eks.amazonaws.com/role-arn: "arn:aws:iam::123456789012:role/external-dns"}
+domainFilters: [example.org]
+regexDomainFilter: ""
+managedRecordTypes: [A, AAAA, CNAME, TXT]
+annotationPrefix: custom/
+txtOwnerId: prod
+txtPrefix: edns-
+policy: sync
+triggerLoopOnEvent: true
+extraArgs: {aws-zone-type: public, aws-batch-change-size: 100}
+extraVolumes: [{name: cfg, configMap: {name: aws-config}}]
+extraVolumeMounts: [{name: cfg, mountPath: /etc/aws}]
+podLabels: {team: dns}
+persistence: {enabled: false}
+secretConfiguration: {enabled: true, mountPath: /.aws, data: {credentials: "[default]"}}
+`,
+			present: []string{"Role", "RoleBinding", "Secret"}, absent: []string{"ClusterRole", "PersistentVolumeClaim"},
+			args: []string{"--namespace=zonestream", "--provider=aws", "--managed-record-types=TXT", "--annotation-prefix=custom/",
+				"--txt-owner-id=prod", "--txt-prefix=edns-", "--policy=sync", "--events", "--aws-zone-type=public", "--aws-batch-change-size=100"}},
+		{name: "distributed on the bundled NATS with generated users", values: "mode: distributed\nprovider: {name: rfc2136, args: {rfc2136: {rfc2136-host: ns1.example.org, rfc2136-zone: example.org, rfc2136-insecure: true}}}\ndomainFilters: [example.org]",
 			inbox:   map[string]string{"collector": "_INBOX.collector-default", "dedup": "_INBOX.dedup", "planner": "_INBOX.planner", "applier": "_INBOX.applier-rfc2136"},
-			natsURL: "nats://zs-zonestream-nats:4222"},
+			natsURL: "nats://zs-zonestream-nats:4222", present: []string{"StatefulSet", "Job", "Secret", "NetworkPolicy"}},
 		{name: "external NATS with creds and pdns", values: `
+mode: distributed
 clusterName: prod-eu
 domainFilters: [example.org, example.net]
 txtEncryptAesKeySecret: {name: txt-key, key: aes}
@@ -105,19 +151,21 @@ nats:
   tls: {secret: nats-ca}
 `,
 			inbox:   map[string]string{"collector": "_INBOX.collector-prod-eu", "applier": "_INBOX.applier-pdns"},
-			natsURL: "nats://a:4222,nats://b:4222", absent: []string{"StatefulSet", "NetworkPolicy"}},
-		{name: "member cluster with a collector only", values: "clusterName: prod-us\nnats: {bundled: false, url: 'nats://bus.example:4222'}\n" +
+			natsURL: "nats://a:4222,nats://b:4222", absent: []string{"StatefulSet", "NetworkPolicy"}, present: []string{"Job"}},
+		{name: "member cluster with a collector only", values: "mode: distributed\nclusterName: prod-us\nnats: {bundled: false, url: 'nats://bus.example:4222', credentials: {type: nkey}, ensureStreams: false}\n" +
 			"dedup: {enabled: false}\nplanner: {enabled: false}\napplier: {enabled: false}\nportal: {enabled: false}",
 			stages:  []string{"collector"},
 			inbox:   map[string]string{"collector": "_INBOX.collector-prod-us"},
-			natsURL: "nats://bus.example:4222", absent: []string{"StatefulSet", "NetworkPolicy"}},
-		{name: "bundled NATS with no users", values: "domainFilters: [example.org]\nnats: {configSecret: '', credentials: {type: none}}",
+			natsURL: "nats://bus.example:4222", absent: []string{"StatefulSet", "NetworkPolicy", "Job"}},
+		{name: "bundled NATS with no users", values: "mode: distributed\nprovider: {name: rfc2136, args: {rfc2136: {rfc2136-host: ns1.example.org, rfc2136-zone: example.org, rfc2136-insecure: true}}}\ndomainFilters: [example.org]\nnats: {credentials: {type: none}}",
 			natsURL: "nats://zs-zonestream-nats:4222"},
 		// A cloud provider's identity and credentials (any provider: this
 		// test's zonestream is built without -tags externaldns).
 		{name: "a cloud identity (IRSA) and a token from a Secret", values: `
+mode: distributed
+provider: {name: rfc2136, args: {rfc2136: {rfc2136-host: ns1.example.org, rfc2136-zone: example.org, rfc2136-insecure: true}}}
 domainFilters: [example.org]
-nats: {configSecret: '', credentials: {type: none}}
+nats: {credentials: {type: none}}
 applier:
   serviceAccountName: dns-writer
   env:
@@ -130,7 +178,9 @@ applier:
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			values := filepath.Join(dir, "values.yaml")
-			if err := os.WriteFile(values, []byte(tc.values), 0o600); err != nil {
+			if f, ok := strings.CutPrefix(tc.values, "@"); ok {
+				values = f
+			} else if err := os.WriteFile(values, []byte(tc.values), 0o600); err != nil {
 				t.Fatal(err)
 			}
 			args := []string{"template", "zs", chart, "--namespace", "zonestream", "--include-crds", "-f", values}
@@ -156,13 +206,23 @@ applier:
 				if d.Kind != "Deployment" {
 					continue
 				}
+				joined := strings.Join(d.Spec.Template.Spec.Containers[0].Args, " ") + " "
+				if tc.natsURL == "" {
+					checkAllInOne(t, tc.name, d)
+					seen["allinone"] = true
+					for _, a := range tc.args {
+						if !strings.Contains(joined, a+" ") {
+							t.Errorf("%s: the all-in-one is not given %s: %s", tc.name, a, joined)
+						}
+					}
+					continue
+				}
 				name, elected := checkStageDeployment(t, tc.name, d)
 				seen[name] = true
 				// By default one replica works and one stands by.
 				if r := d.Spec.Replicas; r == nil || *r != 2 || !elected {
 					t.Errorf("%s: %s runs %v replicas, leader election %v: want 2, elected", tc.name, name, r, elected)
 				}
-				joined := strings.Join(d.Spec.Template.Spec.Containers[0].Args, " ")
 				if name == "applier" && tc.applier != nil {
 					if got := applierSpec(d); !slices.Equal(got, tc.applier) {
 						t.Errorf("%s: the applier's pod holds\n%s\nwant\n%s", tc.name, strings.Join(got, "\n"), strings.Join(tc.applier, "\n"))
@@ -179,7 +239,9 @@ applier:
 				}
 			}
 			want := tc.stages
-			if want == nil {
+			if tc.natsURL == "" {
+				want = []string{"allinone"}
+			} else if want == nil {
 				for _, def := range cli.Stages() {
 					want = append(want, def.Name)
 				}
@@ -192,23 +254,62 @@ applier:
 			if len(seen) != len(want) {
 				t.Errorf("%s: the release runs %v, want only %v", tc.name, seen, want)
 			}
-			if budgets != len(want) {
-				t.Errorf("%s: %d disruption budgets for %d stages", tc.name, budgets, len(want))
+			if wantBudgets := len(want); tc.natsURL != "" && budgets != wantBudgets {
+				t.Errorf("%s: %d disruption budgets for %d stages", tc.name, budgets, wantBudgets)
 			}
 			for _, k := range tc.absent {
 				if kinds[k] {
 					t.Errorf("%s: the release holds a %s", tc.name, k)
 				}
 			}
+			for _, k := range tc.present {
+				if !kinds[k] {
+					t.Errorf("%s: the release holds no %s", tc.name, k)
+				}
+			}
 		})
 	}
 
-	// Values that cannot work fail the rendering with a message.
-	for _, set := range []string{"nats.credentials.type=token", "nats.bundled=false", "nats.configSecret="} {
+	// Values the chart does not know, of the wrong type, or that cannot
+	// work fail the rendering with a message, rather than being dropped.
+	for _, set := range []string{
+		"nats.credentials.type=token", "mode=distributed,nats.bundled=false", "nats.configSecret=x",
+		"namespaced=zonestream", "applier.foo=1", "registry=aws-sd", "mode=both", "domainFilters=example.org",
+		"serviceAccount.annotations=x", "mode=distributed,nats.bundled=false,nats.url=nats://a:4222,nats.credentials.type=password",
+		"mode=distributed,nats.credentials.type=nkey", "clusterName=a.b",
+		"provider.args.rfc2136.rfc2136-host=192.0.2.53", // provider.name is aws
+	} {
 		out, err := exec.Command(helm, "template", "zs", chart, "--set", set).CombinedOutput()
 		if err == nil {
 			t.Errorf("helm template --set %s rendered:\n%s", set, out)
 		}
+	}
+}
+
+// checkAllInOne checks the all-in-one's arguments by its own flag parsing.
+func checkAllInOne(t *testing.T, source string, d appsv1.Deployment) {
+	t.Helper()
+	c := d.Spec.Template.Spec.Containers[0]
+	args := slices.Clone(c.Args)
+	for _, secret := range secretFlags() {
+		for _, a := range args {
+			if strings.HasPrefix(a, "--"+secret+"=") {
+				t.Errorf("%s passes %s as an argument: it shows in ps and the Pod spec", source, secret)
+			}
+		}
+	}
+	if r := d.Spec.Replicas; r == nil || *r != 1 {
+		t.Errorf("%s: the all-in-one runs %v replicas, want 1 (its JetStream is its own)", source, r)
+	}
+	if slices.Contains(args, "--provider=webhook") {
+		pod := d.Spec.Template.Spec
+		if len(pod.Containers) != 2 || pod.Containers[1].Image != "example/dns-webhook:v1" {
+			t.Errorf("%s: no webhook sidecar next to the all-in-one: %v", source, pod.Containers)
+		}
+	}
+	standInMountedSecrets(t, d, args)
+	if _, err := cli.NewAllInOne().Parse(args); err != nil {
+		t.Errorf("%s: the all-in-one refuses its arguments: %v", source, err)
 	}
 }
 
@@ -240,4 +341,109 @@ func applierSpec(d appsv1.Deployment) []string {
 		out = append(out, "env="+e.Name+"="+e.Value)
 	}
 	return out
+}
+
+// The chart's bundled NATS gives each identity the permissions of
+// events/permissions.go, from a file generated from them (a chart cannot
+// run Go): its cluster and provider are placeholders the chart replaces.
+const (
+	chartPermissions    = chart + "/files/nats-permissions.yaml"
+	placeholderCluster  = "zs-cluster-placeholder"
+	placeholderProvider = "zs-provider-placeholder"
+)
+
+// natsPermissionsFile is the chart's permissions file as events gives it.
+func natsPermissionsFile() []byte {
+	type perms struct {
+		Identity  string   `json:"identity"`
+		Inbox     string   `json:"inbox"`
+		Publish   []string `json:"publish"`
+		Subscribe []string `json:"subscribe"`
+		Responds  bool     `json:"responds"`
+	}
+	out := map[string]perms{}
+	for _, p := range []events.Permissions{
+		events.CollectorPermissions(placeholderCluster), events.DedupPermissions(), events.PlannerPermissions(),
+		events.ApplierPermissions(placeholderProvider), events.PortalPermissions(), events.OperatorPermissions(),
+	} {
+		out[p.Role] = perms{p.Identity, p.InboxPrefix, p.Publish, p.Subscribe, p.Responds}
+	}
+	b, err := yaml.Marshal(out)
+	if err != nil {
+		panic(err)
+	}
+	return append([]byte("# Generated from events/permissions.go by systemtest TestHelmNATSPermissions\n"+
+		"# (ZS_UPDATE=1 rewrites it); the chart replaces the placeholders by clusterName and provider.name.\n"), b...)
+}
+
+// TestHelmNATSPermissions keeps the chart's permissions file what
+// events/permissions.go says: ZS_UPDATE=1 rewrites it.
+func TestHelmNATSPermissions(t *testing.T) {
+	want := natsPermissionsFile()
+	if os.Getenv("ZS_UPDATE") != "" {
+		if err := os.WriteFile(chartPermissions, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readFile(t, chartPermissions); got != string(want) {
+		t.Errorf("%s is not what events/permissions.go gives: ZS_UPDATE=1 go test -run TestHelmNATSPermissions ./systemtest", chartPermissions)
+	}
+}
+
+// TestHelmNATSConfig has nats-server read the configuration the chart
+// makes for its bundled NATS: every identity is a user with the
+// permissions events gives it, under the chart's cluster and provider.
+func TestHelmNATSConfig(t *testing.T) {
+	helm := goTool(t, "ZS_HELM", "helm")
+	rendered := command(t, helm, "template", "zs", chart, "--set", "mode=distributed,clusterName=prod-eu,provider.name=rfc2136")
+	var conf string
+	for _, doc := range strings.Split(rendered, "\n---\n") {
+		var s corev1.Secret
+		if err := yaml.Unmarshal([]byte(doc), &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Kind == "Secret" && s.Name == "zs-zonestream-nats-config" {
+			conf = s.StringData["nats.conf"]
+		}
+	}
+	if conf == "" {
+		t.Fatalf("no nats.conf in the Secret zs-zonestream-nats-config:\n%s", rendered)
+	}
+	file := filepath.Join(t.TempDir(), "nats.conf")
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts, err := server.ProcessConfigFile(file)
+	if err != nil {
+		t.Fatalf("nats-server refuses the chart's configuration: %v\n%s", err, conf)
+	}
+	users := map[string]*server.User{}
+	for _, u := range opts.Users {
+		users[u.Username] = u
+		if len(u.Password) < 32 {
+			t.Errorf("%s has a password of %d characters", u.Username, len(u.Password))
+		}
+	}
+	for _, p := range []events.Permissions{
+		events.CollectorPermissions("prod-eu"), events.DedupPermissions(), events.PlannerPermissions(),
+		events.ApplierPermissions("rfc2136"), events.PortalPermissions(), events.OperatorPermissions(),
+	} {
+		u := users[p.Identity]
+		if u == nil {
+			t.Errorf("no user %s in the chart's nats.conf", p.Identity)
+			continue
+		}
+		if got := u.Permissions.Publish.Allow; !slices.Equal(got, p.Publish) {
+			t.Errorf("%s may publish to %v, want %v", p.Identity, got, p.Publish)
+		}
+		if got := u.Permissions.Subscribe.Allow; !slices.Equal(got, p.Subscribe) {
+			t.Errorf("%s may subscribe to %v, want %v", p.Identity, got, p.Subscribe)
+		}
+		if responds := u.Permissions.Response != nil; responds != p.Responds {
+			t.Errorf("%s answers requests: %v, want %v", p.Identity, responds, p.Responds)
+		}
+	}
+	if len(users) != 6 {
+		t.Errorf("the chart's nats.conf has %d users, want 6", len(users))
+	}
 }

@@ -39,11 +39,21 @@ build_images() {
   local ctx version
   ctx=$(mktemp -d)
   version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
-  # zonestream: one static binary, every stage.
+  # zonestream: one static binary, every stage. The tests need only the
+  # lean build (zonestream:latest-lean, tagged latest too); with
+  # ZS_IMAGE_EXTERNALDNS=1, latest is the image users pull (every
+  # provider of ExternalDNS, the Dockerfile's default; a few minutes more).
   CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X github.com/zonestream/zonestream/stage.version=$version" -o "$ctx/zonestream" ./cmd/zonestream
   cp /etc/ssl/certs/ca-certificates.crt "$ctx/"
   mkdir -m 1777 "$ctx/tmp"
-  build zonestream:latest hack/containers/zonestream.Dockerfile "$ctx"
+  build zonestream:latest-lean hack/containers/zonestream.Dockerfile "$ctx"
+  $DOCKER tag zonestream:latest-lean "zonestream:$version-lean"
+  if [ "${ZS_IMAGE_EXTERNALDNS:-}" = 1 ]; then
+    CGO_ENABLED=0 go build -tags=externaldns -trimpath -ldflags="-s -w -X github.com/zonestream/zonestream/stage.version=$version" -o "$ctx/zonestream" ./cmd/zonestream
+    build zonestream:latest hack/containers/zonestream.Dockerfile "$ctx"
+  else
+    $DOCKER tag zonestream:latest-lean zonestream:latest
+  fi
   $DOCKER tag zonestream:latest "zonestream:$version"
   # NATS under the official tag docker-compose.yml and the tests name.
   rm -rf "${ctx:?}"/*
