@@ -83,7 +83,7 @@ build_kube kubelet
 build_kube kube-scheduler
 
 need=()
-for c in containerd:containerd /usr/lib/cni/bridge:containernetworking-plugins /bin/busybox:busybox-static named:bind9 dig:bind9-dnsutils jq:jq; do
+for c in containerd:containerd /usr/lib/cni/bridge:containernetworking-plugins /bin/busybox:busybox-static named:bind9 dig:bind9-dnsutils jq:jq python3:python3; do
   command -v "${c%%:*}" >/dev/null 2>&1 || [ -e "${c%%:*}" ] || need+=("${c#*:}")
 done
 if [ ${#need[@]} -gt 0 ]; then

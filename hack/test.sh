@@ -40,3 +40,6 @@ if [ $# -eq 0 ]; then go test -count=1 -timeout 10m -tags externaldns -run 'Test
 # The whole run also runs the images, the system tests in containers and
 # the docker-compose stack (Docker engine started here if none runs).
 if [ $# -eq 0 ]; then hack/containers.sh; fi
+# The Helm chart on a real node (kubelet, containerd, CNI): one helm
+# install in each mode brings a Service into BIND; upgrade, uninstall.
+if [ $# -eq 0 ]; then hack/helm-node.sh; fi

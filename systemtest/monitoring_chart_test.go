@@ -55,8 +55,8 @@ func TestChartRulesAreTheShippedRules(t *testing.T) {
 	}
 	svc := kinds["Service"]["spec"].(map[string]any)
 	port := svc["ports"].([]any)[0].(map[string]any)
-	if port["targetPort"] != "metrics" {
-		t.Errorf("metrics Service targets %v, want the stages' port named metrics", port["targetPort"])
+	if port["targetPort"] != "http" {
+		t.Errorf("metrics Service targets %v, want the stages' port named http", port["targetPort"])
 	}
 	selects := sm["spec"].(map[string]any)["selector"].(map[string]any)["matchLabels"].(map[string]any)
 	labels := kinds["Service"]["metadata"].(map[string]any)["labels"].(map[string]any)
@@ -66,7 +66,7 @@ func TestChartRulesAreTheShippedRules(t *testing.T) {
 		}
 	}
 	// The Service's selector picks the stages' pods.
-	stages := command(t, helm, append(base, "--show-only", "templates/stages.yaml")...)
+	stages := command(t, helm, append(base, "--show-only", "templates/workloads.yaml")...)
 	for k, v := range svc["selector"].(map[string]any) {
 		if !strings.Contains(stages, k+": "+v.(string)) {
 			t.Errorf("the metrics Service selects %s=%v, which no stage's pod has", k, v)
