@@ -40,15 +40,26 @@ func Bounded[T any](ctx context.Context, timeout time.Duration, call func(contex
 		v, err := call(cctx)
 		done <- result{v, err}
 	}()
-	select {
-	case r := <-done:
+	finished := func(r result) (T, error) {
 		if cause := context.Cause(cctx); r.err != nil && ctx.Err() == nil && errors.Is(cause, ErrTimeout) {
 			// The call saw its deadline first (an HTTP client's request
 			// cut off): the same timeout, said the same way.
 			return r.v, fmt.Errorf("%w: %w", cause, r.err)
 		}
 		return r.v, r.err
+	}
+	select {
+	case r := <-done:
+		return finished(r)
 	case <-cctx.Done():
+		// A call that returned has sent its result before its context
+		// was cancelled behind it: a fast call is never taken for an
+		// abandoned one.
+		select {
+		case r := <-done:
+			return finished(r)
+		default:
+		}
 		var zero T
 		if ctx.Err() != nil {
 			return zero, ctx.Err() // shutdown or a lost lease, not the provider's fault

@@ -171,3 +171,15 @@ func TestBoundedEndsWithItsContext(t *testing.T) {
 		t.Fatalf("%v after %s, want context.Canceled at once", err, time.Since(start))
 	}
 }
+
+// A call that returns at once is never taken for one abandoned: its
+// context is cancelled behind it as it returns, and Bounded must read its
+// result, not the cancellation (an in-memory provider answers that fast).
+func TestBoundedFastCallsKeepTheirResult(t *testing.T) {
+	for i := range 20000 {
+		v, err := provider.Bounded(context.Background(), time.Minute, func(context.Context) (int, error) { return i, nil })
+		if err != nil || v != i {
+			t.Fatalf("call %d: %d, %v; want %d and no error", i, v, err, i)
+		}
+	}
+}
