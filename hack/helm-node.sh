@@ -92,6 +92,9 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 install_packages
 start_engine
+# start_engine traps EXIT with stop_engine alone; cleanup stops the engine too,
+# after the node's processes, mounts and rules.
+trap cleanup EXIT
 
 HOST_IP=$(hostname -I | awk '{print $1}')
 SVC_IP=10.97.0.1
