@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -112,14 +113,14 @@ func (r *run) adjustNames(ctx context.Context, provider string, names []string) 
 		asked[n] = r.desired[n].endpoints
 	}
 	lost := lostIn(asked, byName)
-	for _, n := range lost {
+	for _, n := range slices.Sorted(maps.Keys(lost)) {
 		wait := r.lost.lose(provider, n)
 		namesLost.WithLabelValues(provider).Inc()
 		r.log.Warn("the provider's adjust answer lost this name: it is not planned, and nothing of it deleted, until an answer holds it",
 			"provider", provider, "name", n, "asked", len(asked[n]), "answered", len(byName[n]), "retry_in", wait.Round(time.Millisecond))
 	}
 	for _, n := range names {
-		if slices.Contains(lost, n) {
+		if lost[n] {
 			continue
 		}
 		r.lost.found(provider, n)

@@ -173,3 +173,19 @@ func TestAdjustAnswerThatLosesANameDeletesNothing(t *testing.T) {
 		t.Fatalf("the lost name was counted %v times in 6 s, want it asked for again after its back-off", n)
 	}
 }
+
+// A lost name that nothing wants any more is not waited for: --once would
+// otherwise report it not adjusted for good, and the gauge never fall.
+func TestLostNameWantedByNobodyIsForgotten(t *testing.T) {
+	_, js := startBus(t)
+	s := freshRun(t, js, Config{})
+	www := "www." + zone
+	s.lost.lose("p", www)
+	feed(t, s, events.DesiredSubject(www), &events.DesiredState{DNSName: www})
+	if n := s.lost.count(); n != 0 {
+		t.Fatalf("%d lost name(s) kept after the name's tombstone, want 0", n)
+	}
+	if done, err := s.passDone(); done && err != nil && strings.Contains(err.Error(), "not adjusted") {
+		t.Fatalf("--once still counts the forgotten name: %v", err)
+	}
+}

@@ -60,6 +60,14 @@ func (l lostNames) found(provider, name string) {
 	}
 }
 
+// forget drops name from every provider's lost names: nothing is wanted
+// there any more, so no answer is awaited for it.
+func (l lostNames) forget(name string) {
+	for provider := range l {
+		l.found(provider, name)
+	}
+}
+
 // waiting reports whether name waits out its back-off at now.
 func (l lostNames) waiting(provider, name string, now time.Time) bool {
 	n := l[provider][name]
@@ -88,15 +96,15 @@ func (l lostNames) nextAfter(now time.Time) time.Time {
 	return at
 }
 
-// lostIn lists the names of asked that answer lost: it holds nothing for
+// lostIn says which names of asked answer lost: it holds nothing for
 // them, or only TXT records where a record of another type was asked
 // (a webhook client answers the TXT records itself, whatever the webhook
 // said).
-func lostIn(asked, answer map[string][]events.Endpoint) []string {
-	var lost []string
+func lostIn(asked, answer map[string][]events.Endpoint) map[string]bool {
+	lost := map[string]bool{}
 	for name, eps := range asked {
 		if !holdsBeyondTXT(answer[name]) && (len(answer[name]) == 0 || holdsBeyondTXT(eps)) {
-			lost = append(lost, name)
+			lost[name] = true
 		}
 	}
 	return lost

@@ -187,6 +187,9 @@ func (r *run) foldDesired(m events.Received) error {
 	delete(r.adjusted, d.DNSName)
 	if len(d.Endpoints) == 0 {
 		delete(r.desired, d.DNSName)
+		// Nothing is asked for it any more: no adjustment to wait for.
+		r.lost.forget(d.DNSName)
+		namesWaitingForAdjust.Set(float64(r.lost.count()))
 	} else {
 		e := desiredEntry{endpoints: d.Endpoints, live: m.Live}
 		if len(d.Contributors) == 1 {
