@@ -26,9 +26,14 @@ const Mask = "[redacted]"
 //
 // Redacting redacted text changes nothing.
 func Redact(s string) string {
-	s = urlPattern.ReplaceAllStringFunc(s, redactUserinfo)
-	for _, p := range credentialPatterns {
-		s = p.ReplaceAllString(s, "${1}"+Mask)
+	// Every pattern needs a ':' (a URL, a header, a JSON field) or an '='
+	// (a parameter): most text of a log line (a zone, an ID, a status) has
+	// neither, and is spared the expressions.
+	if strings.ContainsAny(s, ":=") {
+		s = urlPattern.ReplaceAllStringFunc(s, redactUserinfo)
+		for _, p := range credentialPatterns {
+			s = p.ReplaceAllString(s, "${1}"+Mask)
+		}
 	}
 	// Last: a secret masked first would leave its URL unparsable.
 	for _, v := range stage.Secrets() {
