@@ -127,12 +127,13 @@ func TestTakeOverExternalDNSZones(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 
-	// What ExternalDNS left: web's A record and its registry, per zone.
+	// What ExternalDNS left: web's A record and its registry, per zone, with
+	// TTL 0 where no TTL was asked for, as ExternalDNS' rfc2136 writes them.
 	for _, r := range runs {
-		rrs := []dns.RR{mustRR(t, "web."+r.zone+". 300 IN A 192.0.2.50")}
+		rrs := []dns.RR{mustRR(t, "web."+r.zone+". 0 IN A 192.0.2.50")}
 		for name, txt := range r.format.registry("web", "x") {
 			rrs = append(rrs, &dns.TXT{Hdr: dns.RR_Header{Name: name + "." + r.zone + ".", Rrtype: dns.TypeTXT,
-				Class: dns.ClassINET, Ttl: 300}, Txt: []string{txt}})
+				Class: dns.ClassINET, Ttl: 0}, Txt: []string{txt}})
 		}
 		if err := ns.Update(r.zone, rrs, nil); err != nil {
 			t.Fatal(err)
@@ -214,10 +215,15 @@ func TestTakeOverExternalDNSZones(t *testing.T) {
 			}
 			switch s.name {
 			case "same", "other":
-				// Nothing of what ExternalDNS left is changed, to the byte.
+				// Nothing of what ExternalDNS left is changed, to the byte,
+				// its TTL 0 included (zonestream writes 300 only where it
+				// creates a record no one asked a TTL for).
 				if !slices.Equal(webNow, webBefore) {
 					t.Errorf("%s (%s): records x owned changed:\nnow\n%s\nbefore\n%s", r.zone, s.name,
 						strings.Join(webNow, "\n"), strings.Join(webBefore, "\n"))
+				}
+				if rrs, err := ns.Query("web."+r.zone, dns.TypeA); err != nil || len(rrs) != 1 || rrs[0].Header().Ttl != 0 {
+					t.Errorf("%s (%s): web's A is %v (%v), want it left at TTL 0", r.zone, s.name, rrs, err)
 				}
 			case "adopt":
 				if !slices.Contains(got, "web A 192.0.2.50") {

@@ -142,7 +142,7 @@ func startDedupWith(t *testing.T, js jetstream.JetStream, cfg dedup.Config) (*de
 func TestDedupTieBreakTombstoneAndQuietRestart(t *testing.T) {
 	b := newBus(t)
 	a1 := events.NewEndpoint("www.example.com", "A", 0, "192.0.2.1")
-	a2 := events.NewEndpoint("www.example.com", "A", 0, "192.0.2.2")
+	a2 := events.NewEndpoint("www.example.com", "A", 60, "192.0.2.2") // another TTL: not united
 	b.publishSource(t, "two", a2)
 	b.publishSource(t, "one", a1)
 

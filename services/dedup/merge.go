@@ -36,8 +36,10 @@ type rules struct {
 //  2. source priority: the best-ranked source keeps the whole name;
 //  3. CNAME conflict: a CNAME cannot stand beside other types, so it loses
 //     to them, as in ExternalDNS;
-//  4. per RRset and cluster, one object keeps it: the one that already holds
-//     it, otherwise the tie-break (compareCandidates);
+//  4. per RRset and cluster, the objects of one source that want it with the
+//     same TTL are united (uniteSameSource, ExternalDNS' MergeEndpoints);
+//     then one of what is left keeps it: the one that already holds it,
+//     otherwise the tie-break (compareCandidates);
 //  5. per RRset, the clusters' winners are united: targets joined, the
 //     shortest configured TTL kept. A CNAME holds one target, so among
 //     clusters step 4's rule picks one instead.
@@ -81,8 +83,10 @@ func merge(name string, contribs []contribution, held []events.RRsetHolder, rl r
 		}
 		holder := events.RRsetHolder{RecordType: k.recordType, SetIdentifier: k.setIdentifier}
 		for _, w := range winners {
-			holder.Objects = append(holder.Objects, w.object)
-			contributors[w.object] = struct{}{}
+			for _, o := range w.objects() {
+				holder.Objects = append(holder.Objects, o)
+				contributors[o] = struct{}{}
+			}
 		}
 		d.Holders = append(d.Holders, holder)
 		d.Endpoints = append(d.Endpoints, unite(winners))
@@ -170,7 +174,7 @@ func winnersPerCluster(d *events.DesiredState, name string, cs []candidate, hold
 	}
 	winners := make([]candidate, 0, len(byCluster))
 	for _, group := range byCluster {
-		win, lost := pickWinner(name, group, holders)
+		win, lost := pickWinner(name, uniteSameSource(group), holders)
 		d.Losers = append(d.Losers, lost...)
 		winners = append(winners, win)
 	}

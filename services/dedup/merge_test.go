@@ -47,7 +47,7 @@ func TestMerge(t *testing.T) {
 			wantTargets: map[string][]string{"A": {"192.0.2.1"}}, winners: []string{"a"},
 		},
 		{
-			name: "same source: fewer targets wins the RRset, nothing is united",
+			name: "same source, other TTLs: not united, fewer targets wins the RRset",
 			contribs: []contribution{
 				want(obj("service", "a"), ep("A", 300, "192.0.2.1", "192.0.2.2")),
 				want(obj("service", "b"), ep("A", 60, "192.0.2.3")),
@@ -56,18 +56,18 @@ func TestMerge(t *testing.T) {
 			winners: []string{"b"}, losers: map[string]string{"a": "c1/service/default/b wants fewer targets for A www.example.com"},
 		},
 		{
-			name: "same source, as many targets: the lower address wins, compared as addresses",
+			name: "sources of equal rank, as many targets: the lower address wins, compared as addresses",
 			contribs: []contribution{
 				want(obj("service", "a"), ep("A", 0, "192.0.2.10")),
-				want(obj("service", "b"), ep("A", 0, "192.0.2.9")),
+				want(obj("ingress", "b"), ep("A", 0, "192.0.2.9")),
 			},
 			wantTargets: map[string][]string{"A": {"192.0.2.9"}},
 			winners:     []string{"b"}, losers: map[string]string{"a": "wants lower targets"},
 		},
 		{
-			name: "same targets: the lower object wins",
+			name: "same targets, other TTLs: the lower object wins",
 			contribs: []contribution{
-				want(obj("service", "b"), ep("A", 0, "192.0.2.1")),
+				want(obj("service", "b"), ep("A", 60, "192.0.2.1")),
 				want(obj("service", "a"), ep("A", 0, "192.0.2.1")),
 			},
 			wantTargets: map[string][]string{"A": {"192.0.2.1"}},
@@ -76,7 +76,7 @@ func TestMerge(t *testing.T) {
 		{
 			name: "the owner keeps its RRset against a candidate the tie-break prefers",
 			contribs: []contribution{
-				want(obj("service", "a"), ep("A", 0, "192.0.2.1")),
+				want(obj("ingress", "a"), ep("A", 0, "192.0.2.1")),
 				want(obj("service", "b"), ep("A", 0, "192.0.2.7", "192.0.2.8")),
 			},
 			owned:       []events.RRsetHolder{owns("A", obj("service", "b"))},
@@ -86,7 +86,7 @@ func TestMerge(t *testing.T) {
 		{
 			name: "an owner that no longer wants the RRset: the tie-break decides among the rest",
 			contribs: []contribution{
-				want(obj("service", "a"), ep("A", 0, "192.0.2.5", "192.0.2.6")),
+				want(obj("ingress", "a"), ep("A", 0, "192.0.2.5", "192.0.2.6")),
 				want(obj("service", "b"), ep("A", 0, "192.0.2.7")),
 				want(obj("service", "gone"), ep("AAAA", 0, "2001:db8::1")),
 			},
@@ -97,7 +97,7 @@ func TestMerge(t *testing.T) {
 		{
 			name: "owning one RRset says nothing of another",
 			contribs: []contribution{
-				want(obj("service", "a"), ep("A", 0, "192.0.2.1")),
+				want(obj("ingress", "a"), ep("A", 0, "192.0.2.1")),
 				want(obj("service", "b"), ep("A", 0, "192.0.2.2"), ep("AAAA", 0, "2001:db8::2")),
 			},
 			owned:       []events.RRsetHolder{owns("AAAA", obj("service", "b"))},
@@ -163,11 +163,60 @@ func TestMerge(t *testing.T) {
 			rules: rules{mergeClusters: true},
 			contribs: []contribution{
 				want(ref("c1", "service", "a"), ep("A", 300, "192.0.2.1")),
-				want(ref("c1", "service", "a2"), ep("A", 300, "192.0.2.4", "192.0.2.5")),
+				want(ref("c1", "ingress", "a2"), ep("A", 300, "192.0.2.4", "192.0.2.5")),
 				want(ref("c2", "service", "b"), ep("A", 60, "192.0.2.2")),
 			},
 			wantTargets: map[string][]string{"A": {"192.0.2.1", "192.0.2.2"}}, wantTTL: map[string]int64{"A": 60},
 			winners: []string{"a", "b"}, losers: map[string]string{"a2": "c1/service/default/a wants fewer targets"},
+		},
+		{
+			name: "same source, same TTL: the objects' targets are united (ExternalDNS' MergeEndpoints)",
+			contribs: []contribution{
+				want(obj("service", "b"), ep("A", 0, "192.0.2.5", "192.0.2.6")),
+				want(obj("service", "a"), ep("A", 0, "192.0.2.4")),
+			},
+			wantTargets: map[string][]string{"A": {"192.0.2.4", "192.0.2.5", "192.0.2.6"}}, winners: []string{"a", "b"},
+		},
+		{
+			name: "united objects compete as one against another source of equal rank",
+			contribs: []contribution{
+				want(obj("pod", "node-1"), ep("A", 0, "192.0.2.1")),
+				want(obj("pod", "node-2"), ep("A", 0, "192.0.2.2")),
+				want(obj("service", "lb"), ep("A", 0, "192.0.2.9")),
+			},
+			wantTargets: map[string][]string{"A": {"192.0.2.9"}}, winners: []string{"lb"},
+			losers: map[string]string{"node-1": "c1/service/default/lb wants fewer targets", "node-2": "c1/service/default/lb wants fewer targets"},
+		},
+		{
+			name: "one united object holding the RRset keeps it for all of them",
+			contribs: []contribution{
+				want(obj("pod", "node-1"), ep("A", 0, "192.0.2.1")),
+				want(obj("pod", "node-2"), ep("A", 0, "192.0.2.2")),
+				want(obj("service", "lb"), ep("A", 0, "192.0.2.9")),
+			},
+			owned:       []events.RRsetHolder{owns("A", obj("pod", "node-2"))},
+			wantTargets: map[string][]string{"A": {"192.0.2.1", "192.0.2.2"}}, winners: []string{"node-1", "node-2"},
+			losers: map[string]string{"lb": "object c1/pod/default/node-1 already owns A"},
+		},
+		{
+			name: "CNAMEs of one source are united only when they name the same target",
+			contribs: []contribution{
+				want(obj("service", "a"), ep("CNAME", 0, "lb.example.net")),
+				want(obj("service", "b"), ep("CNAME", 0, "lb.example.net")),
+				want(obj("service", "c"), ep("CNAME", 0, "alb.example.net")),
+			},
+			wantTargets: map[string][]string{"CNAME": {"alb.example.net"}}, winners: []string{"c"},
+			losers: map[string]string{"a": "c1/service/default/c wants lower targets for CNAME", "b": "c1/service/default/c wants lower targets for CNAME"},
+		},
+		{
+			name:  "merged clusters: each cluster's united objects, united across clusters",
+			rules: rules{mergeClusters: true},
+			contribs: []contribution{
+				want(ref("c1", "pod", "n1"), ep("A", 0, "192.0.2.1")),
+				want(ref("c1", "pod", "n2"), ep("A", 0, "192.0.2.2")),
+				want(ref("c2", "pod", "n3"), ep("A", 0, "192.0.2.3")),
+			},
+			wantTargets: map[string][]string{"A": {"192.0.2.1", "192.0.2.2", "192.0.2.3"}}, winners: []string{"n1", "n2", "n3"},
 		},
 		{
 			name:  "merged clusters: a CNAME holds one target, so one cluster's wins",
@@ -340,7 +389,7 @@ func TestMergeIsOrderIndependent(t *testing.T) {
 func TestWantedComparesNormalizedEndpoints(t *testing.T) {
 	s := newWanted()
 	a := ref("c1", "service", "a")
-	b := ref("c1", "service", "b")
+	b := ref("c1", "ingress", "b") // another source: not united
 	s.set(a.Subject(), events.SourceState{Object: a, Endpoints: []events.Endpoint{
 		{DNSName: "WWW.Example.com.", RecordType: "a", Targets: []string{"192.0.2.2", "192.0.2.1", "192.0.2.1"}}}})
 	s.set(b.Subject(), events.SourceState{Object: b, Endpoints: []events.Endpoint{
@@ -349,5 +398,30 @@ func TestWantedComparesNormalizedEndpoints(t *testing.T) {
 	if len(d.Contributors) != 1 || d.Contributors[0] != a || len(d.Endpoints) != 1 ||
 		!slices.Equal(d.Endpoints[0].Targets, []string{"192.0.2.1", "192.0.2.2"}) {
 		t.Fatalf("want a's two targets to win on the lower address; got %+v", d)
+	}
+}
+
+// TestUnitedKeepsTheFirstObjectsProperties: united objects' provider-specific
+// properties are the lowest object's, whatever order they come in, as
+// ExternalDNS keeps the first endpoint it merges into.
+func TestUnitedKeepsTheFirstObjectsProperties(t *testing.T) {
+	weighted := func(weight string, targets ...string) events.Endpoint {
+		e := ep("A", 0, targets...)
+		e.ProviderSpecific = []events.ProviderSpecificProperty{{Name: "aws/weight", Value: weight}}
+		return e
+	}
+	contribs := []contribution{
+		want(obj("pod", "b"), weighted("20", "192.0.2.2")),
+		want(obj("pod", "a"), weighted("10", "192.0.2.1")),
+	}
+	for _, order := range [][]contribution{contribs, {contribs[1], contribs[0]}} {
+		d := merge(www, order, nil, rules{})
+		if len(d.Endpoints) != 1 || !slices.Equal(d.Endpoints[0].Targets, []string{"192.0.2.1", "192.0.2.2"}) ||
+			len(d.Endpoints[0].ProviderSpecific) != 1 || d.Endpoints[0].ProviderSpecific[0].Value != "10" {
+			t.Fatalf("united endpoint %+v, want both targets and a's weight 10", d.Endpoints)
+		}
+		if len(d.Holders) != 1 || len(d.Holders[0].Objects) != 2 {
+			t.Fatalf("holders %+v, want both objects", d.Holders)
+		}
 	}
 }

@@ -24,7 +24,8 @@ func TestDedupOwnerKeepsRecordAcrossRestart(t *testing.T) {
 		d, ok := last(ds, www)
 		return ok && len(d.Endpoints) == 1 && len(d.Endpoints[0].Targets) == 2
 	})
-	b.publishSource(t, "small", events.NewEndpoint(www, "A", 0, "192.0.2.1"))
+	// Another TTL: not united with big's, so the two compete.
+	b.publishSource(t, "small", events.NewEndpoint(www, "A", 60, "192.0.2.1"))
 	b.waitFor(t, "small reported as the loser", func(ds []events.DesiredState) bool {
 		d, _ := last(ds, www)
 		return len(d.Losers) == 1 && d.Losers[0].Object.Name == "small" &&
@@ -67,7 +68,7 @@ func TestDedupSameStateWhateverTheOrder(t *testing.T) {
 	}
 	a := func(name string, ips ...string) events.Endpoint { return events.NewEndpoint(name, "A", 0, ips...) }
 	wishes := []wish{
-		{r("c1", "service", "one"), []events.Endpoint{a(www, "192.0.2.1", "192.0.2.2")}},
+		{r("c1", "service", "one"), []events.Endpoint{events.NewEndpoint(www, "A", 300, "192.0.2.1", "192.0.2.2")}},
 		{r("c1", "service", "two"), []events.Endpoint{a(www, "192.0.2.3"), a("api.example.com", "192.0.2.3")}},
 		{r("c1", "service", "three"), []events.Endpoint{a(www, "192.0.2.3")}},
 		{r("c1", "ingress", "four"), []events.Endpoint{events.NewEndpoint("api.example.com", "CNAME", 0, "lb.example.net")}},
@@ -97,10 +98,12 @@ func TestDedupSameStateWhateverTheOrder(t *testing.T) {
 		}
 		if first == nil {
 			first = got
-			// The rules, checked once: the tie-break at www in each
-			// cluster, clusters merged; at api, service outranks crd and
-			// ingress, and c2's A joins c1's.
-			if d, _ := last(b.desired, www); !slices.Equal(d.Endpoints[0].Targets, []string{"192.0.2.3", "192.0.2.9"}) || len(d.Losers) != 2 {
+			// The rules, checked once: at www, two and three (same TTL)
+			// united, one (another TTL) losing the tie-break to them,
+			// clusters merged; at api, service outranks crd and ingress,
+			// and c2's A joins c1's.
+			if d, _ := last(b.desired, www); !slices.Equal(d.Endpoints[0].Targets, []string{"192.0.2.3", "192.0.2.9"}) || len(d.Losers) != 1 ||
+				d.Losers[0].Object.Name != "one" || len(d.Contributors) != 3 {
 				t.Fatalf("www: %+v", d)
 			}
 			if d, _ := last(b.desired, "api.example.com"); len(d.Endpoints) != 1 || len(d.Losers) != 2 ||

@@ -98,7 +98,8 @@ func TestOneOversizedNameBlocksNoOther(t *testing.T) {
 		b.publishObject(t, ref, events.NewEndpoint("big.example.com", "A", 0, targets[c*1300:(c+1)*1300]...))
 	}
 	for i := range 300 {
-		b.publishSource(t, fmt.Sprintf("loser%03d", i), events.NewEndpoint("crowded.example.com", "A", 0, fmt.Sprintf("192.0.2.%d", i%250+1), "192.0.2.251"))
+		// Each its own TTL, so that none are united.
+		b.publishSource(t, fmt.Sprintf("loser%03d", i), events.NewEndpoint("crowded.example.com", "A", int64(i+1), fmt.Sprintf("192.0.2.%d", i%250+1), "192.0.2.251"))
 	}
 	b.publishSource(t, "after", events.NewEndpoint("zz.example.com", "A", 0, "192.0.2.7"))
 	startDedup(t, b.js) // after the objects: it sees them all at once

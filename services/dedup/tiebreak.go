@@ -9,9 +9,11 @@ import (
 	"github.com/zonestream/zonestream/events"
 )
 
-// candidate is one object's endpoint for one RRset.
+// candidate is one object's endpoint for one RRset, or the endpoint several
+// objects of one source want together (uniteSameSource).
 type candidate struct {
 	object events.ObjectRef
+	united []events.ObjectRef // the other objects whose targets ep holds
 	ep     events.Endpoint
 }
 
@@ -53,7 +55,7 @@ func compareTargets(a, b []string) int {
 // already owns it keeps it; otherwise the tie-break decides. It returns the
 // winner and why each other candidate lost.
 func pickWinner(name string, cs []candidate, holders []events.ObjectRef) (candidate, []events.Loser) {
-	holding := slices.DeleteFunc(slices.Clone(cs), func(c candidate) bool { return !slices.Contains(holders, c.object) })
+	holding := slices.DeleteFunc(slices.Clone(cs), func(c candidate) bool { return !c.holds(holders) })
 	win := slices.MinFunc(cs, compareCandidates)
 	if len(holding) > 0 {
 		win = slices.MinFunc(holding, compareCandidates)
@@ -63,7 +65,10 @@ func pickWinner(name string, cs []candidate, holders []events.ObjectRef) (candid
 		if c.object == win.object {
 			continue
 		}
-		losers = append(losers, events.Loser{Object: c.object, Reason: lossReason(name, win, c)})
+		reason := lossReason(name, win, c)
+		for _, o := range c.objects() {
+			losers = append(losers, events.Loser{Object: o, Reason: reason})
+		}
 	}
 	return win, losers
 }
