@@ -197,6 +197,12 @@ func TestGatewayRuleHostnames(t *testing.T) {
 			route: gwRoute(nil, map[string]string{collectortest.Stable + "hostname": "x.example.org,x.example.net"}, attach("g")), want: a("x.example.org")},
 		{name: "hostname annotation replaces listener hostnames", gateways: withHost("*.example.org"),
 			route: gwRoute(nil, map[string]string{collectortest.Alpha + "hostname": "x.example.org"}, attach("g")), want: a("x.example.org")},
+		// ExternalDNS v0.24 (#6746): a name the route gives suppresses the
+		// listener's, even where none of the route's names fits the listener.
+		{name: "hostname annotation outside the listener's domain: nothing, not the listener's name", gateways: withHost("*.example.org"),
+			route: gwRoute(nil, map[string]string{collectortest.Alpha + "hostname": "x.example.net"}, attach("g"))},
+		{name: "template with a wildcard listener: the template's name, not the listener's", cfg: tmpl(false), gateways: withHost("*.tmpl.org"),
+			route: gwRoute(nil, nil, attach("g")), want: a("r.httproute.tmpl.org")},
 		{name: "--ignore-hostname-annotation", cfg: func(c *collector.Config, _, _ string) { c.IgnoreHostnameAnnotation = true },
 			gateways: plain, route: gwRoute(gwHosts(gwHost), map[string]string{collectortest.Alpha + "hostname": "x.example.org"}, attach("g")), want: a(gwHost)},
 		{name: "invalid annotation hostname skipped", gateways: plain,
