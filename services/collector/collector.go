@@ -71,8 +71,11 @@ type Config struct {
 	Sources stage.StringList
 	// ClusterName names the cluster in every subject (--cluster-name).
 	ClusterName string
-	// Namespace limits the collector to one namespace; empty: all (--namespace).
+	// Namespace limits the collector to one namespace; empty: all.
 	Namespace string
+	// Namespaces are the --namespace flag's values: NewForNamespaces runs
+	// one collector per namespace (New reads only Namespace).
+	Namespaces stage.StringList
 	// LabelFilter and AnnotationFilter select objects, in label-selector
 	// syntax (--label-filter, --annotation-filter).
 	LabelFilter      string
@@ -156,7 +159,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.IntVar(&c.KubeAPIBurst, "kube-api-burst", 100, "most requests in a burst to the Kubernetes API server (ExternalDNS' default: 10)")
 	fs.Var(&c.Sources, "source", "source of endpoints to run: "+strings.Join(KnownSources(), ", ")+"; repeatable")
 	fs.StringVar(&c.ClusterName, "cluster-name", DefaultClusterName, "name of this cluster in every published subject")
-	fs.StringVar(&c.Namespace, "namespace", "", "limit sources to this namespace; empty: all namespaces")
+	fs.Var(&c.Namespaces, "namespace", "limit sources to this namespace; repeatable (one collector per namespace); empty: all namespaces")
 	fs.StringVar(&c.LabelFilter, "label-filter", "", "only use objects whose labels match this label selector")
 	fs.Var(&c.TargetNetFilter, "target-net-filter", "publish only targets in these networks (CIDR, repeatable); a hostname target is in none")
 	fs.Var(&c.ExcludeTargetNet, "exclude-target-net", "never publish targets in these networks (CIDR, repeatable)")

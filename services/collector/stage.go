@@ -24,7 +24,7 @@ func Stage() stage.Definition {
 			// client-go logs through klog (watch errors, throttling): in
 			// the process' one format, not klog's own text lines.
 			klog.SetSlogLogger(logger.With("component", "client-go"))
-			return New(cfg, logger)
+			return NewForNamespaces(cfg, logger)
 		},
 	}
 }
