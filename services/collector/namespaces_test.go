@@ -70,8 +70,8 @@ func TestSeveralNamespaces(t *testing.T) {
 	// The first namespace in order runs the node source, the other not.
 	first, second := min(a, b), max(a, b)
 	for id, want := range map[string]bool{
-		events.CollectorID([]string{"node", "service"}, first): true,
-		events.CollectorID([]string{"service"}, second):        true,
+		events.CollectorID([]string{"node", "service"}, first):  true,
+		events.CollectorID([]string{"service"}, second):         true,
 		events.CollectorID([]string{"node", "service"}, second): false,
 	} {
 		if n := collectortest.Count(t, events.CollectorSubject(clusterName, id)); (n > 0) != want {
