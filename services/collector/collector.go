@@ -30,6 +30,7 @@ import (
 	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/collector/source"
+	ambassadorsource "github.com/zonestream/zonestream/services/collector/source/ambassador"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
@@ -119,6 +120,8 @@ type Config struct {
 	// Istio holds the istio-gateway and istio-virtualservice sources'
 	// settings (no flags).
 	Istio istiosource.Flags
+	// Ambassador holds the ambassador-host source's settings (no flags).
+	Ambassador ambassadorsource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
