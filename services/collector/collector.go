@@ -32,6 +32,7 @@ import (
 	"github.com/zonestream/zonestream/services/collector/source"
 	ambassadorsource "github.com/zonestream/zonestream/services/collector/source/ambassador"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
+	f5source "github.com/zonestream/zonestream/services/collector/source/f5"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
 	istiosource "github.com/zonestream/zonestream/services/collector/source/istio"
@@ -122,6 +123,9 @@ type Config struct {
 	Istio istiosource.Flags
 	// Ambassador holds the ambassador-host source's settings (no flags).
 	Ambassador ambassadorsource.Flags
+	// F5 holds the f5-virtualserver and f5-transportserver sources'
+	// settings (no flags).
+	F5 f5source.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only

@@ -3,6 +3,7 @@ package collector
 import (
 	"github.com/zonestream/zonestream/services/collector/source"
 	ambassadorsource "github.com/zonestream/zonestream/services/collector/source/ambassador"
+	f5source "github.com/zonestream/zonestream/services/collector/source/f5"
 )
 
 // The sources of ingress controllers' own resources (Ambassador, F5,
@@ -13,10 +14,21 @@ func init() {
 			Flags: c.cfg.Ambassador, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
 		})
 	}
+	f5Options := func(c *Collector) f5source.Options {
+		return f5source.Options{Flags: c.cfg.F5, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace}
+	}
+	factories[f5source.VirtualServerName] = func(c *Collector) (source.Source, error) {
+		return f5source.NewVirtualServerSource(f5Options(c))
+	}
+	factories[f5source.TransportServerName] = func(c *Collector) (source.Source, error) {
+		return f5source.NewTransportServerSource(f5Options(c))
+	}
 }
 
 // controllerKinds are the apiVersion and kind of each such source's
 // objects, for the Events the collector records on them.
 var controllerKinds = map[string][2]string{
-	ambassadorsource.Name: {ambassadorsource.GroupVersion.String(), "Host"},
+	ambassadorsource.Name:        {ambassadorsource.GroupVersion.String(), "Host"},
+	f5source.VirtualServerName:   {f5source.GroupVersion.String(), "VirtualServer"},
+	f5source.TransportServerName: {f5source.GroupVersion.String(), "TransportServer"},
 }
