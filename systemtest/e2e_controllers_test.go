@@ -22,18 +22,21 @@ import (
 var controllerCRDs = []string{
 	"../services/collector/source/ambassador/testdata",
 	"../services/collector/source/f5/testdata",
+	"../services/collector/source/skipper/testdata",
 }
 
 var (
 	ambassadorHosts    = schema.GroupVersionResource{Group: "getambassador.io", Version: "v2", Resource: "hosts"}
 	f5VirtualServers   = schema.GroupVersionResource{Group: "cis.f5.com", Version: "v1", Resource: "virtualservers"}
 	f5TransportServers = schema.GroupVersionResource{Group: "cis.f5.com", Version: "v1", Resource: "transportservers"}
+	skipperRouteGroups = schema.GroupVersionResource{Group: "zalando.org", Version: "v1", Resource: "routegroups"}
 )
 
 // TestControllerSourcesEndToEnd: an Ambassador Host (at the load balancer
 // of the Service its external-dns.ambassador-service annotation names, in
 // another namespace), an F5 VirtualServer with a host alias and an F5
-// TransportServer (at the address BIG-IP wrote in their status), created
+// TransportServer (at the address BIG-IP wrote in their status) and a
+// Skipper RouteGroup (at the load balancer in its status), created
 // in a real kube-apiserver, become records in BIND, each with its TXT
 // ownership record; a deleted Host takes its records with it and leaves
 // the others.
@@ -43,6 +46,7 @@ func TestControllerSourcesEndToEnd(t *testing.T) {
 	ns := bind.StartT(t, zone)
 	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig,
 		"--source=ambassador-host", "--source=f5-virtualserver", "--source=f5-transportserver",
+		"--source=skipper-routegroup", "--skipper-routegroup-groupversion=zalando.org/v1",
 		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s"},
 		rfc2136Flags(ns, zone, "ctl")...)
 	startProcess(t, "zonestream", args...)
@@ -99,6 +103,9 @@ func TestControllerSourcesEndToEnd(t *testing.T) {
 		map[string]any{"host": "db." + zone, "ipamLabel": "prod", "virtualServerPort": int64(5432), "mode": "standard",
 			"pool": map[string]any{"service": "postgres", "servicePort": int64(5432)}}),
 		map[string]any{"vsAddress": "192.0.2.30", "status": "OK"})
+	create(skipperRouteGroups, object("zalando.org/v1", "RouteGroup", "api", nil,
+		map[string]any{"hosts": []any{"api." + zone}, "backends": []any{map[string]any{"name": "shunt", "type": "shunt"}}}),
+		map[string]any{"loadBalancer": map[string]any{"routegroup": []any{map[string]any{"ip": "192.0.2.40"}}}})
 
 	txt := func(name, resource string) string {
 		return "a-" + name + " TXT heritage=external-dns,external-dns/owner=ctl,external-dns/resource=" + resource
@@ -108,7 +115,8 @@ func TestControllerSourcesEndToEnd(t *testing.T) {
 		"www A 192.0.2.10", txt("www", "ambassador-host/default/www"),
 		"shop A 192.0.2.20", txt("shop", "f5-virtualserver/default/shop"),
 		"store A 192.0.2.20", txt("store", "f5-virtualserver/default/shop"),
-		"db A 192.0.2.30", txt("db", "f5-transportserver/default/db"))
+		"db A 192.0.2.30", txt("db", "f5-transportserver/default/db"),
+		"api A 192.0.2.40", txt("api", "skipper-routegroup/default/api"))
 	waitZone(t, ns, zone, sorted(want), time.Minute)
 
 	if err := dyn.Resource(ambassadorHosts).Namespace("default").Delete(ctx, "www", metav1.DeleteOptions{}); err != nil {

@@ -39,6 +39,7 @@ import (
 	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
 	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
+	skippersource "github.com/zonestream/zonestream/services/collector/source/skipper"
 	"github.com/zonestream/zonestream/stage"
 )
 
@@ -126,6 +127,8 @@ type Config struct {
 	// F5 holds the f5-virtualserver and f5-transportserver sources'
 	// settings (no flags).
 	F5 f5source.Flags
+	// Skipper holds the skipper-routegroup source's flags.
+	Skipper skippersource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -186,6 +189,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Gateway.RegisterFlags(fs)
 	c.Node.RegisterFlags(fs)
 	c.Pod.RegisterFlags(fs)
+	c.Skipper.RegisterFlags(fs)
 	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: a Ready condition on DNSEndpoints, and the Events of --events-emit")
 	fs.Var(&c.EmitEvents, "events-emit", "Events to write on the objects, by reason (repeatable or comma-separated: "+
 		strings.Join(kubestatus.EventReasons, ", ")+"); default none, as ExternalDNS")

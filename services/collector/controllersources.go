@@ -4,6 +4,7 @@ import (
 	"github.com/zonestream/zonestream/services/collector/source"
 	ambassadorsource "github.com/zonestream/zonestream/services/collector/source/ambassador"
 	f5source "github.com/zonestream/zonestream/services/collector/source/f5"
+	skippersource "github.com/zonestream/zonestream/services/collector/source/skipper"
 )
 
 // The sources of ingress controllers' own resources (Ambassador, F5,
@@ -23,6 +24,11 @@ func init() {
 	factories[f5source.TransportServerName] = func(c *Collector) (source.Source, error) {
 		return f5source.NewTransportServerSource(f5Options(c))
 	}
+	factories[skippersource.Name] = func(c *Collector) (source.Source, error) {
+		return skippersource.New(skippersource.Options{
+			Flags: c.cfg.Skipper, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
+		})
+	}
 }
 
 // controllerKinds are the apiVersion and kind of each such source's
@@ -31,4 +37,18 @@ var controllerKinds = map[string][2]string{
 	ambassadorsource.Name:        {ambassadorsource.GroupVersion.String(), "Host"},
 	f5source.VirtualServerName:   {f5source.GroupVersion.String(), "VirtualServer"},
 	f5source.TransportServerName: {f5source.GroupVersion.String(), "TransportServer"},
+}
+
+// controllerKind is the apiVersion and kind of a source's objects, when
+// it is one of these; skipper-routegroup's group/version is a flag.
+func (c *Collector) controllerKind(sourceName string) (apiVersion, kind string, ok bool) {
+	if sourceName == skippersource.Name {
+		gv := c.cfg.Skipper.GroupVersion
+		if gv == "" {
+			gv = skippersource.DefaultGroupVersion
+		}
+		return gv, "RouteGroup", true
+	}
+	k, ok := controllerKinds[sourceName]
+	return k[0], k[1], ok
 }

@@ -35,8 +35,8 @@ func (r *run) reference(it item) *corev1.ObjectReference {
 	case istiosource.VirtualServiceName:
 		apiVersion, kind = "networking.istio.io/v1", "VirtualService"
 	default:
-		if k, ok := controllerKinds[it.source]; ok {
-			apiVersion, kind = k[0], k[1]
+		if v, k, ok := r.c.controllerKind(it.source); ok {
+			apiVersion, kind = v, k
 		}
 		for _, k := range gatewaysource.Kinds {
 			if k.Source == it.source {
