@@ -34,6 +34,7 @@ import (
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	f5source "github.com/zonestream/zonestream/services/collector/source/f5"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
+	gloosource "github.com/zonestream/zonestream/services/collector/source/gloo"
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
 	istiosource "github.com/zonestream/zonestream/services/collector/source/istio"
 	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
@@ -129,6 +130,8 @@ type Config struct {
 	F5 f5source.Flags
 	// Skipper holds the skipper-routegroup source's flags.
 	Skipper skippersource.Flags
+	// Gloo holds the gloo-proxy source's flags.
+	Gloo gloosource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -190,6 +193,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Node.RegisterFlags(fs)
 	c.Pod.RegisterFlags(fs)
 	c.Skipper.RegisterFlags(fs)
+	c.Gloo.RegisterFlags(fs)
 	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: a Ready condition on DNSEndpoints, and the Events of --events-emit")
 	fs.Var(&c.EmitEvents, "events-emit", "Events to write on the objects, by reason (repeatable or comma-separated: "+
 		strings.Join(kubestatus.EventReasons, ", ")+"); default none, as ExternalDNS")

@@ -4,11 +4,12 @@ import (
 	"github.com/zonestream/zonestream/services/collector/source"
 	ambassadorsource "github.com/zonestream/zonestream/services/collector/source/ambassador"
 	f5source "github.com/zonestream/zonestream/services/collector/source/f5"
+	gloosource "github.com/zonestream/zonestream/services/collector/source/gloo"
 	skippersource "github.com/zonestream/zonestream/services/collector/source/skipper"
 )
 
 // The sources of ingress controllers' own resources (Ambassador, F5,
-// Skipper, Gloo), each read through a lazy dynamic informer.
+// Skipper, Gloo), each read through lazy dynamic informers.
 func init() {
 	factories[ambassadorsource.Name] = func(c *Collector) (source.Source, error) {
 		return ambassadorsource.New(ambassadorsource.Options{
@@ -24,6 +25,9 @@ func init() {
 	factories[f5source.TransportServerName] = func(c *Collector) (source.Source, error) {
 		return f5source.NewTransportServerSource(f5Options(c))
 	}
+	factories[gloosource.Name] = func(c *Collector) (source.Source, error) {
+		return gloosource.New(gloosource.Options{Flags: c.cfg.Gloo, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions()})
+	}
 	factories[skippersource.Name] = func(c *Collector) (source.Source, error) {
 		return skippersource.New(skippersource.Options{
 			Flags: c.cfg.Skipper, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
@@ -37,6 +41,7 @@ var controllerKinds = map[string][2]string{
 	ambassadorsource.Name:        {ambassadorsource.GroupVersion.String(), "Host"},
 	f5source.VirtualServerName:   {f5source.GroupVersion.String(), "VirtualServer"},
 	f5source.TransportServerName: {f5source.GroupVersion.String(), "TransportServer"},
+	gloosource.Name:              {gloosource.ProxyGroupVersion.String(), "Proxy"},
 }
 
 // controllerKind is the apiVersion and kind of a source's objects, when
