@@ -16,6 +16,7 @@ import (
 	"flag"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -138,13 +139,11 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 // Gateway informers once each is served.
 func (s *Source) Run(ctx context.Context, rt source.Runtime) {
 	s.resync = rt.Resync
-	done := make(chan struct{}, 3)
+	var wg sync.WaitGroup
 	for _, inf := range []*lazyinformer.Informer{s.proxies, s.virtualServices, s.gateways} {
-		go func() { inf.Run(ctx); done <- struct{}{} }()
+		wg.Go(func() { inf.Run(ctx) })
 	}
-	for range 3 {
-		<-done
-	}
+	wg.Wait()
 }
 
 // Endpoints implements source.Source; source.ErrUnknown until Proxies are
