@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/collector"
 	"github.com/zonestream/zonestream/services/collector/collectortest"
 )
 
@@ -55,4 +56,16 @@ func TestRouteGroupCRDAppearsUnderTheFlagsGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	collectortest.WaitState(t, subject(ns, "late"), []events.Endpoint{collectortest.EP("late.example.org", "A", "192.0.2.77")})
+}
+
+// A --skipper-routegroup-groupversion that is not group/version stops the
+// collector at start, with an error naming the flag.
+func TestRouteGroupBadGroupVersionRefused(t *testing.T) {
+	cfg := config("bad-groupversion")
+	cfg.RESTConfig = collectortest.Cluster.Config
+	cfg.Skipper.GroupVersion = "zalando.org"
+	_, err := collector.New(cfg, collectortest.Logger(t))
+	if err == nil || !strings.Contains(err.Error(), "--skipper-routegroup-groupversion") {
+		t.Fatalf("collector.New: %v, want an error naming --skipper-routegroup-groupversion", err)
+	}
 }
