@@ -105,11 +105,16 @@ func New(opts Options) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gloo-proxy source: dynamic client: %w", err)
 	}
-	namespaces := slices.Compact(slices.Sorted(slices.Values(opts.Namespaces)))
+	return &Source{opts: opts, namespaces: namespacesOf(opts.Flags), dynamic: dyn, resync: func() {}}, nil
+}
+
+// namespacesOf are the namespaces Proxies are read in, sorted, each once.
+func namespacesOf(f Flags) []string {
+	namespaces := slices.Compact(slices.Sorted(slices.Values(f.Namespaces)))
 	if len(namespaces) == 0 {
 		namespaces = []string{DefaultNamespace}
 	}
-	return &Source{opts: opts, namespaces: namespaces, dynamic: dyn, resync: func() {}}, nil
+	return namespaces
 }
 
 // Name implements source.Source.

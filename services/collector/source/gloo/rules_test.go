@@ -89,6 +89,19 @@ func TestGlooExternalDNSCases(t *testing.T) {
 	expectExactly(t, subject(ns, "gateway-ingress-annotated"), cname("k.test", 0, "example.com"))
 }
 
+// Proxies of every --gloo-namespace are read.
+func TestGlooSeveralNamespaces(t *testing.T) {
+	dc := collectortest.DynamicClient(t, collectortest.Cluster.Config)
+	a, b := collectortest.NewNamespace(t), collectortest.NewNamespace(t)
+	create(t, dc, proxies, a, proxy("p", collectortest.Ann("target", "192.0.2.1"), nil, vhost{domains: []string{"a.example.org"}}))
+	create(t, dc, proxies, b, proxy("p", collectortest.Ann("target", "192.0.2.2"), nil, vhost{domains: []string{"b.example.org"}}))
+	cfg := config(a)
+	cfg.Gloo.Namespaces = []string{a, b}
+	collectortest.StartCollector(t, cfg)
+	collectortest.WaitState(t, subject(a, "p"), []events.Endpoint{collectortest.EP("a.example.org", "A", "192.0.2.1")})
+	collectortest.WaitState(t, events.SourceSubject(a, "gloo-proxy", b, "p"), []events.Endpoint{collectortest.EP("b.example.org", "A", "192.0.2.2")})
+}
+
 // Only the Proxies of --gloo-namespace are read; a Service that is not a
 // LoadBalancer gives no target.
 func TestGlooRules(t *testing.T) {
