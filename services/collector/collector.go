@@ -30,13 +30,17 @@ import (
 	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/collector/source"
+	ambassadorsource "github.com/zonestream/zonestream/services/collector/source/ambassador"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
+	f5source "github.com/zonestream/zonestream/services/collector/source/f5"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
+	gloosource "github.com/zonestream/zonestream/services/collector/source/gloo"
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
 	istiosource "github.com/zonestream/zonestream/services/collector/source/istio"
 	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
 	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
+	skippersource "github.com/zonestream/zonestream/services/collector/source/skipper"
 	"github.com/zonestream/zonestream/stage"
 )
 
@@ -122,6 +126,15 @@ type Config struct {
 	// Istio holds the istio-gateway and istio-virtualservice sources'
 	// settings (no flags).
 	Istio istiosource.Flags
+	// Ambassador holds the ambassador-host source's settings (no flags).
+	Ambassador ambassadorsource.Flags
+	// F5 holds the f5-virtualserver and f5-transportserver sources'
+	// settings (no flags).
+	F5 f5source.Flags
+	// Skipper holds the skipper-routegroup source's flags.
+	Skipper skippersource.Flags
+	// Gloo holds the gloo-proxy source's flags.
+	Gloo gloosource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -182,6 +195,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Gateway.RegisterFlags(fs)
 	c.Node.RegisterFlags(fs)
 	c.Pod.RegisterFlags(fs)
+	c.Skipper.RegisterFlags(fs)
+	c.Gloo.RegisterFlags(fs)
 	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: a Ready condition on DNSEndpoints, and the Events of --events-emit")
 	fs.Var(&c.EmitEvents, "events-emit", "Events to write on the objects, by reason (repeatable or comma-separated: "+
 		strings.Join(kubestatus.EventReasons, ", ")+"); default none, as ExternalDNS")

@@ -35,6 +35,9 @@ func (r *run) reference(it item) *corev1.ObjectReference {
 	case istiosource.VirtualServiceName:
 		apiVersion, kind = "networking.istio.io/v1", "VirtualService"
 	default:
+		if v, k, ok := r.c.controllerKind(it.source); ok {
+			apiVersion, kind = v, k
+		}
 		for _, k := range gatewaysource.Kinds {
 			if k.Source == it.source {
 				apiVersion, kind = "gateway.networking.k8s.io/v1", k.Kind

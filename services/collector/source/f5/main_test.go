@@ -1,0 +1,14 @@
+package f5_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/zonestream/zonestream/services/collector/collectortest"
+)
+
+// The rule tables run the sources inside a real collector, against the
+// package's kube-apiserver (with F5's CRDs from testdata) and JetStream.
+func TestMain(m *testing.M) {
+	os.Exit(collectortest.Main(m, "testdata"))
+}
