@@ -28,8 +28,8 @@ var ignoredFlags = []struct {
 		flags: "request-timeout= kube-api-request-timeout="},
 	{reason: "the legacy annotations of mate, molecule and kops-dns-controller are not read",
 		flags: "compatibility="},
-	{reason: "zonestream has no such source (connector, gloo-proxy, skipper-routegroup, openshift-route, traefik-proxy, unstructured)",
-		flags: "connector-source-server= gloo-namespace= skipper-routegroup-groupversion= openshift-router-name= " +
+	{reason: "zonestream has no such source (connector, gloo-proxy, skipper-routegroup, traefik-proxy, unstructured)",
+		flags: "connector-source-server= gloo-namespace= skipper-routegroup-groupversion= " +
 			"traefik-disable-new traefik-enable-legacy unstructured-resource="},
 	{reason: "not supported by zonestream's sources",
 		flags: "gateway-name= gateway-listener-sets " +

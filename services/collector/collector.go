@@ -35,6 +35,7 @@ import (
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
 	istiosource "github.com/zonestream/zonestream/services/collector/source/istio"
 	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
+	openshiftsource "github.com/zonestream/zonestream/services/collector/source/openshift"
 	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
 	"github.com/zonestream/zonestream/stage"
@@ -119,6 +120,8 @@ type Config struct {
 	// Istio holds the istio-gateway and istio-virtualservice sources'
 	// settings (no flags).
 	Istio istiosource.Flags
+	// OpenShift holds the openshift-route source's flags.
+	OpenShift openshiftsource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -179,6 +182,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Gateway.RegisterFlags(fs)
 	c.Node.RegisterFlags(fs)
 	c.Pod.RegisterFlags(fs)
+	c.OpenShift.RegisterFlags(fs)
 	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: a Ready condition on DNSEndpoints, and the Events of --events-emit")
 	fs.Var(&c.EmitEvents, "events-emit", "Events to write on the objects, by reason (repeatable or comma-separated: "+
 		strings.Join(kubestatus.EventReasons, ", ")+"); default none, as ExternalDNS")
@@ -208,6 +212,11 @@ var factories = map[string]func(*Collector) (source.Source, error){
 	},
 	istiosource.VirtualServiceName: func(c *Collector) (source.Source, error) {
 		return istiosource.NewVirtualServiceSource(c.istioOptions())
+	},
+	openshiftsource.Name: func(c *Collector) (source.Source, error) {
+		return openshiftsource.New(openshiftsource.Options{
+			Flags: c.cfg.OpenShift, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
+		})
 	},
 	crdsource.Name: func(c *Collector) (source.Source, error) {
 		return crdsource.New(crdsource.Options{

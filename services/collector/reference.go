@@ -10,6 +10,7 @@ import (
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
 	istiosource "github.com/zonestream/zonestream/services/collector/source/istio"
 	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
+	openshiftsource "github.com/zonestream/zonestream/services/collector/source/openshift"
 	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
 )
@@ -34,6 +35,8 @@ func (r *run) reference(it item) *corev1.ObjectReference {
 		apiVersion, kind = "networking.istio.io/v1", "Gateway"
 	case istiosource.VirtualServiceName:
 		apiVersion, kind = "networking.istio.io/v1", "VirtualService"
+	case openshiftsource.Name:
+		apiVersion, kind = openshiftsource.GroupVersion.String(), "Route"
 	default:
 		for _, k := range gatewaysource.Kinds {
 			if k.Source == it.source {

@@ -1,0 +1,92 @@
+package systemtest
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/zonestream/zonestream/testenv/bind"
+	"github.com/zonestream/zonestream/testenv/kube"
+)
+
+// The CRDs of other projects the sources' own tests install (each
+// project's real definition, see each testdata's header).
+const sourceCRDs = "../services/collector/source/"
+
+// crdObject is one custom object of a source, created in the real
+// apiserver, and the record it must give in BIND.
+type crdObject struct {
+	source string
+	gvr    schema.GroupVersionResource
+	obj    *unstructured.Unstructured
+	status map[string]any // written through the status subresource; nil: none
+	name   string         // the DNS name
+	qtype  uint16
+	want   string // the record's data
+}
+
+// TestSourcesEndToEnd runs the all-in-one binary with the sources of
+// other projects' resources (OpenShift Routes, ...) against a real
+// kube-apiserver holding those projects' CRDs, and real BIND: each object
+// becomes its record in BIND, and the record goes with the object.
+func TestSourcesEndToEnd(t *testing.T) {
+	const zone = "sources.test"
+	objects := []crdObject{
+		{source: "openshift-route", gvr: schema.GroupVersionResource{Group: "route.openshift.io", Version: "v1", Resource: "routes"},
+			obj: &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "route.openshift.io/v1", "kind": "Route", "metadata": map[string]any{"name": "shop"},
+				"spec": map[string]any{"host": "shop." + zone, "to": map[string]any{"kind": "Service", "name": "shop"}}}},
+			status: map[string]any{"ingress": []any{map[string]any{"host": "shop." + zone, "routerName": "default",
+				"routerCanonicalHostname": "router-default.apps.example.net",
+				"conditions":              []any{map[string]any{"type": "Admitted", "status": "True"}}}}},
+			name: "shop." + zone, qtype: dns.TypeCNAME, want: "router-default.apps.example.net."},
+	}
+	cluster := kube.StartT(t, sourceCRDs+"openshift/testdata")
+	ns := bind.StartT(t, zone)
+	args := []string{"--kubeconfig=" + cluster.Kubeconfig,
+		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s"}
+	for _, o := range objects {
+		args = append(args, "--source="+o.source)
+	}
+	startProcess(t, "zonestream", append(args, rfc2136Flags(ns, zone, "srcs")...)...)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dyn, err := dynamic.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range objects {
+		res := dyn.Resource(o.gvr).Namespace("default")
+		got, err := res.Create(ctx, o.obj, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("%s: %v", o.source, err)
+		}
+		if o.status != nil {
+			got.Object["status"] = o.status
+			if _, err := res.UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil {
+				t.Fatalf("%s: status: %v", o.source, err)
+			}
+		}
+	}
+	for _, o := range objects {
+		waitForRecords(t, ns, o.name, o.qtype, []string{o.want})
+		waitForRecords(t, ns, strings.ToLower(dns.TypeToString[o.qtype])+"-"+o.name, dns.TypeTXT,
+			[]string{"heritage=external-dns,external-dns/owner=srcs,external-dns/resource=" + o.source + "/default/" + o.obj.GetName()})
+	}
+	for _, o := range objects {
+		if err := dyn.Resource(o.gvr).Namespace("default").Delete(ctx, o.obj.GetName(), metav1.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range objects {
+		waitForRecords(t, ns, o.name, o.qtype, nil)
+	}
+}
