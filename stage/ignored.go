@@ -28,9 +28,9 @@ var ignoredFlags = []struct {
 		flags: "request-timeout= kube-api-request-timeout="},
 	{reason: "the legacy annotations of mate, molecule and kops-dns-controller are not read",
 		flags: "compatibility="},
-	{reason: "zonestream has no such source (connector, gloo-proxy, skipper-routegroup, traefik-proxy, unstructured)",
+	{reason: "zonestream has no such source (connector, gloo-proxy, skipper-routegroup, unstructured)",
 		flags: "connector-source-server= gloo-namespace= skipper-routegroup-groupversion= " +
-			"traefik-disable-new traefik-enable-legacy unstructured-resource="},
+			"unstructured-resource="},
 	{reason: "not supported by zonestream's sources",
 		flags: "gateway-name= gateway-listener-sets " +
 			"target-template= fqdn-target-template="},

@@ -1,6 +1,7 @@
 package systemtest
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"testing"
@@ -27,13 +28,16 @@ type crdObject struct {
 	gvr    schema.GroupVersionResource
 	obj    *unstructured.Unstructured
 	status map[string]any // written through the status subresource; nil: none
-	name   string         // the DNS name
-	qtype  uint16
-	want   string // the record's data
+	// key is the object's name in the ownership records' resource label
+	// (empty: its name).
+	key   string
+	name  string // the DNS name
+	qtype uint16
+	want  string // the record's data
 }
 
 // TestSourcesEndToEnd runs the all-in-one binary with the sources of
-// other projects' resources (OpenShift Routes, ...) against a real
+// other projects' resources (OpenShift Routes, Traefik IngressRoutes, ...) against a real
 // kube-apiserver holding those projects' CRDs, and real BIND: each object
 // becomes its record in BIND, and the record goes with the object.
 func TestSourcesEndToEnd(t *testing.T) {
@@ -47,8 +51,15 @@ func TestSourcesEndToEnd(t *testing.T) {
 				"routerCanonicalHostname": "router-default.apps.example.net",
 				"conditions":              []any{map[string]any{"type": "Admitted", "status": "True"}}}}},
 			name: "shop." + zone, qtype: dns.TypeCNAME, want: "router-default.apps.example.net."},
+		{source: "traefik-proxy", gvr: schema.GroupVersionResource{Group: "traefik.io", Version: "v1alpha1", Resource: "ingressroutes"},
+			obj: &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "traefik.io/v1alpha1", "kind": "IngressRoute",
+				"metadata": map[string]any{"name": "web", "annotations": map[string]any{"external-dns.alpha.kubernetes.io/target": "192.0.2.10"}},
+				"spec": map[string]any{"routes": []any{map[string]any{"match": "Host(`web." + zone + "`) && PathPrefix(`/`)",
+					"services": []any{map[string]any{"name": "web", "port": int64(80)}}}}}}},
+			key: "ingressroutes.traefik.io/web", name: "web." + zone, qtype: dns.TypeA, want: "192.0.2.10"},
 	}
-	cluster := kube.StartT(t, sourceCRDs+"openshift/testdata")
+	cluster := kube.StartT(t, sourceCRDs+"openshift/testdata", sourceCRDs+"traefik/testdata")
 	ns := bind.StartT(t, zone)
 	args := []string{"--kubeconfig=" + cluster.Kubeconfig,
 		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s"}
@@ -77,9 +88,10 @@ func TestSourcesEndToEnd(t *testing.T) {
 		}
 	}
 	for _, o := range objects {
+		key := cmp.Or(o.key, o.obj.GetName())
 		waitForRecords(t, ns, o.name, o.qtype, []string{o.want})
 		waitForRecords(t, ns, strings.ToLower(dns.TypeToString[o.qtype])+"-"+o.name, dns.TypeTXT,
-			[]string{"heritage=external-dns,external-dns/owner=srcs,external-dns/resource=" + o.source + "/default/" + o.obj.GetName()})
+			[]string{"heritage=external-dns,external-dns/owner=srcs,external-dns/resource=" + o.source + "/default/" + key})
 	}
 	for _, o := range objects {
 		if err := dyn.Resource(o.gvr).Namespace("default").Delete(ctx, o.obj.GetName(), metav1.DeleteOptions{}); err != nil {

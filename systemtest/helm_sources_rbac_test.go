@@ -20,8 +20,10 @@ func TestHelmSourceRBAC(t *testing.T) {
 		kinds  []string
 	}{
 		{"openshift-route", "route.openshift.io", []string{"routes"}},
+		{"traefik-proxy", "traefik.io", []string{"ingressroutes", "ingressroutetcps", "ingressrouteudps"}},
+		{"traefik-proxy", "traefik.containo.us", []string{"ingressroutes", "ingressroutetcps", "ingressrouteudps"}},
 	} {
-		t.Run(tc.source, func(t *testing.T) {
+		t.Run(tc.source+" "+tc.group, func(t *testing.T) {
 			with := collectorRules(t, command(t, helm, "template", "zs", chart, "--set", "sources={service,"+tc.source+"}"))
 			for _, k := range tc.kinds {
 				if !grants(with, tc.group, k) {

@@ -38,6 +38,7 @@ import (
 	openshiftsource "github.com/zonestream/zonestream/services/collector/source/openshift"
 	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
+	traefiksource "github.com/zonestream/zonestream/services/collector/source/traefik"
 	"github.com/zonestream/zonestream/stage"
 )
 
@@ -122,6 +123,8 @@ type Config struct {
 	Istio istiosource.Flags
 	// OpenShift holds the openshift-route source's flags.
 	OpenShift openshiftsource.Flags
+	// Traefik holds the traefik-proxy source's flags.
+	Traefik traefiksource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -183,6 +186,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Node.RegisterFlags(fs)
 	c.Pod.RegisterFlags(fs)
 	c.OpenShift.RegisterFlags(fs)
+	c.Traefik.RegisterFlags(fs)
 	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: a Ready condition on DNSEndpoints, and the Events of --events-emit")
 	fs.Var(&c.EmitEvents, "events-emit", "Events to write on the objects, by reason (repeatable or comma-separated: "+
 		strings.Join(kubestatus.EventReasons, ", ")+"); default none, as ExternalDNS")
@@ -216,6 +220,11 @@ var factories = map[string]func(*Collector) (source.Source, error){
 	openshiftsource.Name: func(c *Collector) (source.Source, error) {
 		return openshiftsource.New(openshiftsource.Options{
 			Flags: c.cfg.OpenShift, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
+		})
+	},
+	traefiksource.Name: func(c *Collector) (source.Source, error) {
+		return traefiksource.New(traefiksource.Options{
+			Flags: c.cfg.Traefik, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
 		})
 	},
 	crdsource.Name: func(c *Collector) (source.Source, error) {

@@ -13,13 +13,14 @@ import (
 	openshiftsource "github.com/zonestream/zonestream/services/collector/source/openshift"
 	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
+	traefiksource "github.com/zonestream/zonestream/services/collector/source/traefik"
 )
 
 // reference names the object an item is about, for an Event recorded
 // where a source reported no problem of its own (the object is too large
 // for the bus).
 func (r *run) reference(it item) *corev1.ObjectReference {
-	apiVersion, kind := "v1", ""
+	apiVersion, kind, name := "v1", "", it.key.Name
 	switch it.source {
 	case servicesource.Name:
 		kind = "Service"
@@ -37,6 +38,12 @@ func (r *run) reference(it item) *corev1.ObjectReference {
 		apiVersion, kind = "networking.istio.io/v1", "VirtualService"
 	case openshiftsource.Name:
 		apiVersion, kind = openshiftsource.GroupVersion.String(), "Route"
+	case traefiksource.Name:
+		// The key's name carries the kind: "<resource>.<group>/<name>".
+		if v, k, ok := traefiksource.KindOfKey(it.key.Name); ok {
+			apiVersion, kind = v, k
+			name = it.key.Name[strings.IndexByte(it.key.Name, '/')+1:]
+		}
 	default:
 		for _, k := range gatewaysource.Kinds {
 			if k.Source == it.source {
@@ -47,5 +54,5 @@ func (r *run) reference(it item) *corev1.ObjectReference {
 	if kind == "" {
 		kind = strings.ToUpper(it.source[:1]) + it.source[1:]
 	}
-	return &corev1.ObjectReference{APIVersion: apiVersion, Kind: kind, Namespace: it.key.Namespace, Name: it.key.Name}
+	return &corev1.ObjectReference{APIVersion: apiVersion, Kind: kind, Namespace: it.key.Namespace, Name: name}
 }
