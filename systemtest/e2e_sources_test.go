@@ -37,7 +37,7 @@ type crdObject struct {
 }
 
 // TestSourcesEndToEnd runs the all-in-one binary with the sources of
-// other projects' resources (OpenShift Routes, Traefik IngressRoutes, ...) against a real
+// other projects' resources (OpenShift Routes, Traefik IngressRoutes, Contour HTTPProxies, ...) against a real
 // kube-apiserver holding those projects' CRDs, and real BIND: each object
 // becomes its record in BIND, and the record goes with the object.
 func TestSourcesEndToEnd(t *testing.T) {
@@ -58,8 +58,15 @@ func TestSourcesEndToEnd(t *testing.T) {
 				"spec": map[string]any{"routes": []any{map[string]any{"match": "Host(`web." + zone + "`) && PathPrefix(`/`)",
 					"services": []any{map[string]any{"name": "web", "port": int64(80)}}}}}}},
 			key: "ingressroutes.traefik.io/web", name: "web." + zone, qtype: dns.TypeA, want: "192.0.2.10"},
+		{source: "contour-httpproxy", gvr: schema.GroupVersionResource{Group: "projectcontour.io", Version: "v1", Resource: "httpproxies"},
+			obj: &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "projectcontour.io/v1", "kind": "HTTPProxy", "metadata": map[string]any{"name": "api"},
+				"spec": map[string]any{"virtualhost": map[string]any{"fqdn": "api." + zone},
+					"routes": []any{map[string]any{"services": []any{map[string]any{"name": "api", "port": int64(80)}}}}}}},
+			status: map[string]any{"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.20"}}}},
+			name:   "api." + zone, qtype: dns.TypeA, want: "192.0.2.20"},
 	}
-	cluster := kube.StartT(t, sourceCRDs+"openshift/testdata", sourceCRDs+"traefik/testdata")
+	cluster := kube.StartT(t, sourceCRDs+"openshift/testdata", sourceCRDs+"traefik/testdata", sourceCRDs+"contour/testdata")
 	ns := bind.StartT(t, zone)
 	args := []string{"--kubeconfig=" + cluster.Kubeconfig,
 		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s"}

@@ -20,6 +20,7 @@ func TestHelmSourceRBAC(t *testing.T) {
 		kinds  []string
 	}{
 		{"openshift-route", "route.openshift.io", []string{"routes"}},
+		{"contour-httpproxy", "projectcontour.io", []string{"httpproxies"}},
 		{"traefik-proxy", "traefik.io", []string{"ingressroutes", "ingressroutetcps", "ingressrouteudps"}},
 		{"traefik-proxy", "traefik.containo.us", []string{"ingressroutes", "ingressroutetcps", "ingressrouteudps"}},
 	} {

@@ -30,6 +30,7 @@ import (
 	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/collector/source"
+	contoursource "github.com/zonestream/zonestream/services/collector/source/contour"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
@@ -125,6 +126,8 @@ type Config struct {
 	OpenShift openshiftsource.Flags
 	// Traefik holds the traefik-proxy source's flags.
 	Traefik traefiksource.Flags
+	// Contour holds the contour-httpproxy source's settings (no flags).
+	Contour contoursource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -225,6 +228,11 @@ var factories = map[string]func(*Collector) (source.Source, error){
 	traefiksource.Name: func(c *Collector) (source.Source, error) {
 		return traefiksource.New(traefiksource.Options{
 			Flags: c.cfg.Traefik, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
+		})
+	},
+	contoursource.Name: func(c *Collector) (source.Source, error) {
+		return contoursource.New(contoursource.Options{
+			Flags: c.cfg.Contour, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
 		})
 	},
 	crdsource.Name: func(c *Collector) (source.Source, error) {

@@ -5,6 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	contoursource "github.com/zonestream/zonestream/services/collector/source/contour"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
@@ -38,6 +39,8 @@ func (r *run) reference(it item) *corev1.ObjectReference {
 		apiVersion, kind = "networking.istio.io/v1", "VirtualService"
 	case openshiftsource.Name:
 		apiVersion, kind = openshiftsource.GroupVersion.String(), "Route"
+	case contoursource.Name:
+		apiVersion, kind = contoursource.GroupVersion.String(), "HTTPProxy"
 	case traefiksource.Name:
 		// The key's name carries the kind: "<resource>.<group>/<name>".
 		if v, k, ok := traefiksource.KindOfKey(it.key.Name); ok {
