@@ -37,7 +37,8 @@ type crdObject struct {
 }
 
 // TestSourcesEndToEnd runs the all-in-one binary with the sources of
-// other projects' resources (OpenShift Routes, Traefik IngressRoutes, Contour HTTPProxies, ...) against a real
+// other projects' resources (OpenShift Routes, Traefik IngressRoutes, Contour HTTPProxies, Kong
+// TCPIngresses) against a real
 // kube-apiserver holding those projects' CRDs, and real BIND: each object
 // becomes its record in BIND, and the record goes with the object.
 func TestSourcesEndToEnd(t *testing.T) {
@@ -65,11 +66,21 @@ func TestSourcesEndToEnd(t *testing.T) {
 					"routes": []any{map[string]any{"services": []any{map[string]any{"name": "api", "port": int64(80)}}}}}}},
 			status: map[string]any{"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.20"}}}},
 			name:   "api." + zone, qtype: dns.TypeA, want: "192.0.2.20"},
+		{source: "kong-tcpingress", gvr: schema.GroupVersionResource{Group: "configuration.konghq.com", Version: "v1beta1", Resource: "tcpingresses"},
+			obj: &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "configuration.konghq.com/v1beta1", "kind": "TCPIngress", "metadata": map[string]any{"name": "db"},
+				"spec": map[string]any{"rules": []any{map[string]any{"host": "db." + zone, "port": int64(9000),
+					"backend": map[string]any{"serviceName": "db", "servicePort": int64(5432)}}}}}},
+			status: map[string]any{"loadBalancer": map[string]any{"ingress": []any{map[string]any{"hostname": "kong-proxy.elb.example.net"}}}},
+			name:   "db." + zone, qtype: dns.TypeCNAME, want: "kong-proxy.elb.example.net."},
 	}
-	cluster := kube.StartT(t, sourceCRDs+"openshift/testdata", sourceCRDs+"traefik/testdata", sourceCRDs+"contour/testdata")
+	cluster := kube.StartT(t, sourceCRDs+"openshift/testdata", sourceCRDs+"traefik/testdata", sourceCRDs+"contour/testdata",
+		sourceCRDs+"kong/testdata")
 	ns := bind.StartT(t, zone)
 	args := []string{"--kubeconfig=" + cluster.Kubeconfig,
-		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s"}
+		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s",
+		// Every record of the zone goes at the end: not a wipe to guard against.
+		"--max-deletes=0", "--max-deletes-percent=0"}
 	for _, o := range objects {
 		args = append(args, "--source="+o.source)
 	}

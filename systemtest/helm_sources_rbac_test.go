@@ -21,6 +21,7 @@ func TestHelmSourceRBAC(t *testing.T) {
 	}{
 		{"openshift-route", "route.openshift.io", []string{"routes"}},
 		{"contour-httpproxy", "projectcontour.io", []string{"httpproxies"}},
+		{"kong-tcpingress", "configuration.konghq.com", []string{"tcpingresses"}},
 		{"traefik-proxy", "traefik.io", []string{"ingressroutes", "ingressroutetcps", "ingressrouteudps"}},
 		{"traefik-proxy", "traefik.containo.us", []string{"ingressroutes", "ingressroutetcps", "ingressrouteudps"}},
 	} {

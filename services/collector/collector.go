@@ -35,6 +35,7 @@ import (
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
 	istiosource "github.com/zonestream/zonestream/services/collector/source/istio"
+	kongsource "github.com/zonestream/zonestream/services/collector/source/kong"
 	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
 	openshiftsource "github.com/zonestream/zonestream/services/collector/source/openshift"
 	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
@@ -128,6 +129,8 @@ type Config struct {
 	Traefik traefiksource.Flags
 	// Contour holds the contour-httpproxy source's settings (no flags).
 	Contour contoursource.Flags
+	// Kong holds the kong-tcpingress source's settings (no flags).
+	Kong kongsource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -233,6 +236,11 @@ var factories = map[string]func(*Collector) (source.Source, error){
 	contoursource.Name: func(c *Collector) (source.Source, error) {
 		return contoursource.New(contoursource.Options{
 			Flags: c.cfg.Contour, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
+		})
+	},
+	kongsource.Name: func(c *Collector) (source.Source, error) {
+		return kongsource.New(kongsource.Options{
+			Flags: c.cfg.Kong, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
 		})
 	},
 	crdsource.Name: func(c *Collector) (source.Source, error) {

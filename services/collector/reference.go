@@ -10,6 +10,7 @@ import (
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
 	istiosource "github.com/zonestream/zonestream/services/collector/source/istio"
+	kongsource "github.com/zonestream/zonestream/services/collector/source/kong"
 	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
 	openshiftsource "github.com/zonestream/zonestream/services/collector/source/openshift"
 	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
@@ -41,6 +42,8 @@ func (r *run) reference(it item) *corev1.ObjectReference {
 		apiVersion, kind = openshiftsource.GroupVersion.String(), "Route"
 	case contoursource.Name:
 		apiVersion, kind = contoursource.GroupVersion.String(), "HTTPProxy"
+	case kongsource.Name:
+		apiVersion, kind = kongsource.GroupVersion.String(), "TCPIngress"
 	case traefiksource.Name:
 		// The key's name carries the kind: "<resource>.<group>/<name>".
 		if v, k, ok := traefiksource.KindOfKey(it.key.Name); ok {
