@@ -208,3 +208,37 @@ func TestContourLifecycle(t *testing.T) {
 	}
 	collectortest.WaitState(t, subj, nil)
 }
+
+// Contour rewrites an HTTPProxy's status conditions often: such a rewrite
+// (load balancer unchanged) is dropped in the handler, not recomputed.
+func TestContourStatusRewriteIgnored(t *testing.T) {
+	ns := collectortest.NewNamespace(t)
+	proxy{name: "web", fqdn: "web.example.org", lb: []string{"192.0.2.1"}}.create(t, ns)
+	collectortest.StartCollector(t, contourConfig(ns))
+	subj := proxySubject(ns, ns, "web")
+	collectortest.WaitState(t, subj, []events.Endpoint{ep("web.example.org", "A", "192.0.2.1")})
+	skipped, published := collectortest.PublishSkipped(t, "contour-httpproxy"), collectortest.Count(t, subj)
+
+	res := collectortest.DynamicClient(t, collectortest.Cluster.Config).Resource(httpProxies).Namespace(ns)
+	for _, state := range []string{"valid", "invalid", "valid"} {
+		u, err := res.Get(t.Context(), "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		status := loadBalancer("192.0.2.1")
+		status["currentStatus"], status["description"] = state, "rewritten by the test as Contour would"
+		u.Object["status"] = status
+		if _, err := res.UpdateStatus(t.Context(), u, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Barrier: a new HTTPProxy, processed after everything before it.
+	proxy{name: "zz-barrier", fqdn: "barrier.example.org", annotations: collectortest.Ann("target", "192.0.2.254")}.create(t, ns)
+	collectortest.WaitState(t, proxySubject(ns, ns, "zz-barrier"), []events.Endpoint{ep("barrier.example.org", "A", "192.0.2.254")})
+	if got := collectortest.PublishSkipped(t, "contour-httpproxy") - skipped; got != 0 {
+		t.Errorf("%v HTTPProxies recomputed after status rewrites; want none", got)
+	}
+	if got := collectortest.Count(t, subj); got != published {
+		t.Errorf("%d messages on %s, want %d", got, subj, published)
+	}
+}
