@@ -8,6 +8,7 @@ import (
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector"
 	"github.com/zonestream/zonestream/services/collector/collectortest"
+	"github.com/zonestream/zonestream/testenv/kube"
 )
 
 type routeCase struct {
@@ -164,4 +165,37 @@ func TestOpenShiftRouteLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	collectortest.WaitState(t, subj, nil)
+}
+
+// OpenShift's Route CRD installed while the collector runs: the source
+// starts reading Routes without a restart (and was ready before).
+func TestOpenShiftRouteCRDAppears(t *testing.T) {
+	other := kube.StartT(t)
+	const ns = "default"
+	cfg := routeConfig(collectortest.NewNamespace(t))
+	clusterName := cfg.ClusterName
+	cfg.Namespace = ns
+	cfg.RESTConfig = other.Config
+	cfg.Workers = 1
+	c, err := collector.New(cfg, collectortest.Logger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	collectortest.RunCollector(t, c)
+
+	if err := other.InstallCRDs("testdata"); err != nil {
+		t.Fatal(err)
+	}
+	dc := collectortest.DynamicClient(t, other.Config)
+	r := route{name: "late", status: []routerVerdict{admittedBy("late.example.org", "default", "router.apps.example.org")}}
+	got, err := dc.Resource(routes).Namespace(ns).Create(t.Context(), r.object(), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got.Object["status"] = r.statusObject()
+	if _, err := dc.Resource(routes).Namespace(ns).UpdateStatus(t.Context(), got, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	collectortest.WaitState(t, events.SourceSubject(clusterName, "openshift-route", ns, "late"),
+		[]events.Endpoint{cname("late.example.org", "router.apps.example.org")})
 }
