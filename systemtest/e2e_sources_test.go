@@ -3,6 +3,7 @@ package systemtest
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/zonestream/zonestream/testenv/bind"
@@ -40,7 +42,8 @@ type crdObject struct {
 // other projects' resources (OpenShift Routes, Traefik IngressRoutes, Contour HTTPProxies, Kong
 // TCPIngresses) against a real
 // kube-apiserver holding those projects' CRDs, and real BIND: each object
-// becomes its record in BIND, and the record goes with the object.
+// becomes its record in BIND, its RecordReady Event lands on it, and the
+// record goes with the object.
 func TestSourcesEndToEnd(t *testing.T) {
 	const zone = "sources.test"
 	objects := []crdObject{
@@ -80,7 +83,7 @@ func TestSourcesEndToEnd(t *testing.T) {
 	args := []string{"--kubeconfig=" + cluster.Kubeconfig,
 		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s",
 		// Every record of the zone goes at the end: not a wipe to guard against.
-		"--max-deletes=0", "--max-deletes-percent=0"}
+		"--max-deletes=0", "--max-deletes-percent=0", "--events-emit=RecordReady"}
 	for _, o := range objects {
 		args = append(args, "--source="+o.source)
 	}
@@ -92,12 +95,14 @@ func TestSourcesEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	uids := map[string]types.UID{}
 	for _, o := range objects {
 		res := dyn.Resource(o.gvr).Namespace("default")
 		got, err := res.Create(ctx, o.obj, metav1.CreateOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", o.source, err)
 		}
+		uids[o.source] = got.GetUID()
 		if o.status != nil {
 			got.Object["status"] = o.status
 			if _, err := res.UpdateStatus(ctx, got, metav1.UpdateOptions{}); err != nil {
@@ -110,6 +115,25 @@ func TestSourcesEndToEnd(t *testing.T) {
 		waitForRecords(t, ns, o.name, o.qtype, []string{o.want})
 		waitForRecords(t, ns, strings.ToLower(dns.TypeToString[o.qtype])+"-"+o.name, dns.TypeTXT,
 			[]string{"heritage=external-dns,external-dns/owner=srcs,external-dns/resource=" + o.source + "/default/" + key})
+	}
+	// --events-emit: the RecordReady Event lands on the object itself, of
+	// its own kind (a traefik-proxy key's name carries the kind).
+	for _, o := range objects {
+		waitUntil(t, o.source+" RecordReady event", time.Minute, func() error {
+			list, err := cluster.Client.EventsV1().Events("default").List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err
+			}
+			var seen []string
+			for _, e := range list.Items {
+				seen = append(seen, e.Regarding.Kind+"/"+e.Regarding.Name+" "+e.Reason)
+				if e.Reason == "RecordReady" && e.Regarding.Kind == o.obj.GetKind() && e.Regarding.Name == o.obj.GetName() &&
+					e.Regarding.UID == uids[o.source] && strings.Contains(e.Note, o.name) {
+					return nil
+				}
+			}
+			return fmt.Errorf("events: %q", seen)
+		})
 	}
 	for _, o := range objects {
 		if err := dyn.Resource(o.gvr).Namespace("default").Delete(ctx, o.obj.GetName(), metav1.DeleteOptions{}); err != nil {
