@@ -154,6 +154,12 @@ func TestContourNamespace(t *testing.T) {
 	collectortest.StartCollector(t, one)
 	expectFull(t, proxySubject(cluster, ns1, "fake1"), []events.Endpoint{ep("example.org", "A", "8.8.8.8"), ep("example.org", "CNAME", "lb.com")})
 	expectFull(t, proxySubject(cluster, ns2, "fake2"), nil)
+
+	all := contourConfig(collectortest.NewNamespace(t))
+	all.Namespace = ""
+	collectortest.StartCollector(t, all)
+	expectFull(t, proxySubject(all.ClusterName, ns1, "fake1"), []events.Endpoint{ep("example.org", "A", "8.8.8.8"), ep("example.org", "CNAME", "lb.com")})
+	expectFull(t, proxySubject(all.ClusterName, ns2, "fake2"), []events.Endpoint{ep("new.org", "A", "8.8.8.8"), ep("new.org", "CNAME", "lb.com")})
 }
 
 // ExternalDNS' "invalid annotation filter expression": an error, at start.
