@@ -28,9 +28,8 @@ var ignoredFlags = []struct {
 		flags: "request-timeout= kube-api-request-timeout="},
 	{reason: "the legacy annotations of mate, molecule and kops-dns-controller are not read",
 		flags: "compatibility="},
-	{reason: "zonestream has no such source (connector, openshift-route, traefik-proxy, unstructured)",
-		flags: "connector-source-server= openshift-router-name= " +
-			"traefik-disable-new traefik-enable-legacy unstructured-resource="},
+	{reason: "zonestream has no such source (connector, unstructured)",
+		flags: "connector-source-server= unstructured-resource="},
 	{reason: "not supported by zonestream's sources",
 		flags: "gateway-name= gateway-listener-sets " +
 			"target-template= fqdn-target-template="},

@@ -69,6 +69,10 @@ func waitForRecords(t *testing.T, s *bind.Server, name string, qtype uint16, wan
 				got = append(got, r.Ptr)
 			case *dns.TXT:
 				got = append(got, fmt.Sprint(r.Txt[0]))
+			case *dns.CNAME:
+				got = append(got, r.Target)
+			case *dns.A:
+				got = append(got, r.A.String())
 			}
 		}
 		slices.Sort(got)

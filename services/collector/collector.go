@@ -31,16 +31,20 @@ import (
 	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/collector/source"
 	ambassadorsource "github.com/zonestream/zonestream/services/collector/source/ambassador"
+	contoursource "github.com/zonestream/zonestream/services/collector/source/contour"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	f5source "github.com/zonestream/zonestream/services/collector/source/f5"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
 	gloosource "github.com/zonestream/zonestream/services/collector/source/gloo"
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
 	istiosource "github.com/zonestream/zonestream/services/collector/source/istio"
+	kongsource "github.com/zonestream/zonestream/services/collector/source/kong"
 	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
+	openshiftsource "github.com/zonestream/zonestream/services/collector/source/openshift"
 	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
 	skippersource "github.com/zonestream/zonestream/services/collector/source/skipper"
+	traefiksource "github.com/zonestream/zonestream/services/collector/source/traefik"
 	"github.com/zonestream/zonestream/stage"
 )
 
@@ -135,6 +139,14 @@ type Config struct {
 	Skipper skippersource.Flags
 	// Gloo holds the gloo-proxy source's flags.
 	Gloo gloosource.Flags
+	// OpenShift holds the openshift-route source's flags.
+	OpenShift openshiftsource.Flags
+	// Traefik holds the traefik-proxy source's flags.
+	Traefik traefiksource.Flags
+	// Contour holds the contour-httpproxy source's settings (no flags).
+	Contour contoursource.Flags
+	// Kong holds the kong-tcpingress source's settings (no flags).
+	Kong kongsource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -197,6 +209,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Pod.RegisterFlags(fs)
 	c.Skipper.RegisterFlags(fs)
 	c.Gloo.RegisterFlags(fs)
+	c.OpenShift.RegisterFlags(fs)
+	c.Traefik.RegisterFlags(fs)
 	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: a Ready condition on DNSEndpoints, and the Events of --events-emit")
 	fs.Var(&c.EmitEvents, "events-emit", "Events to write on the objects, by reason (repeatable or comma-separated: "+
 		strings.Join(kubestatus.EventReasons, ", ")+"); default none, as ExternalDNS")
@@ -226,6 +240,26 @@ var factories = map[string]func(*Collector) (source.Source, error){
 	},
 	istiosource.VirtualServiceName: func(c *Collector) (source.Source, error) {
 		return istiosource.NewVirtualServiceSource(c.istioOptions())
+	},
+	openshiftsource.Name: func(c *Collector) (source.Source, error) {
+		return openshiftsource.New(openshiftsource.Options{
+			Flags: c.cfg.OpenShift, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
+		})
+	},
+	traefiksource.Name: func(c *Collector) (source.Source, error) {
+		return traefiksource.New(traefiksource.Options{
+			Flags: c.cfg.Traefik, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
+		})
+	},
+	contoursource.Name: func(c *Collector) (source.Source, error) {
+		return contoursource.New(contoursource.Options{
+			Flags: c.cfg.Contour, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
+		})
+	},
+	kongsource.Name: func(c *Collector) (source.Source, error) {
+		return kongsource.New(kongsource.Options{
+			Flags: c.cfg.Kong, SharedOptions: c.sharedOptions(), APIOptions: c.apiOptions(), Namespace: c.cfg.Namespace,
+		})
 	},
 	crdsource.Name: func(c *Collector) (source.Source, error) {
 		return crdsource.New(crdsource.Options{

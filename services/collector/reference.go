@@ -5,20 +5,24 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	contoursource "github.com/zonestream/zonestream/services/collector/source/contour"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	gatewaysource "github.com/zonestream/zonestream/services/collector/source/gateway"
 	ingresssource "github.com/zonestream/zonestream/services/collector/source/ingress"
 	istiosource "github.com/zonestream/zonestream/services/collector/source/istio"
+	kongsource "github.com/zonestream/zonestream/services/collector/source/kong"
 	nodesource "github.com/zonestream/zonestream/services/collector/source/node"
+	openshiftsource "github.com/zonestream/zonestream/services/collector/source/openshift"
 	podsource "github.com/zonestream/zonestream/services/collector/source/pod"
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
+	traefiksource "github.com/zonestream/zonestream/services/collector/source/traefik"
 )
 
 // reference names the object an item is about, for an Event recorded
 // where a source reported no problem of its own (the object is too large
 // for the bus).
 func (r *run) reference(it item) *corev1.ObjectReference {
-	apiVersion, kind := "v1", ""
+	apiVersion, kind, name := "v1", "", it.key.Name
 	switch it.source {
 	case servicesource.Name:
 		kind = "Service"
@@ -34,6 +38,18 @@ func (r *run) reference(it item) *corev1.ObjectReference {
 		apiVersion, kind = "networking.istio.io/v1", "Gateway"
 	case istiosource.VirtualServiceName:
 		apiVersion, kind = "networking.istio.io/v1", "VirtualService"
+	case openshiftsource.Name:
+		apiVersion, kind = openshiftsource.GroupVersion.String(), "Route"
+	case contoursource.Name:
+		apiVersion, kind = contoursource.GroupVersion.String(), "HTTPProxy"
+	case kongsource.Name:
+		apiVersion, kind = kongsource.GroupVersion.String(), "TCPIngress"
+	case traefiksource.Name:
+		// The key's name carries the kind: "<resource>.<group>/<name>".
+		if v, k, ok := traefiksource.KindOfKey(it.key.Name); ok {
+			apiVersion, kind = v, k
+			name = it.key.Name[strings.IndexByte(it.key.Name, '/')+1:]
+		}
 	default:
 		if v, k, ok := r.c.controllerKind(it.source); ok {
 			apiVersion, kind = v, k
@@ -47,5 +63,5 @@ func (r *run) reference(it item) *corev1.ObjectReference {
 	if kind == "" {
 		kind = strings.ToUpper(it.source[:1]) + it.source[1:]
 	}
-	return &corev1.ObjectReference{APIVersion: apiVersion, Kind: kind, Namespace: it.key.Namespace, Name: it.key.Name}
+	return &corev1.ObjectReference{APIVersion: apiVersion, Kind: kind, Namespace: it.key.Namespace, Name: name}
 }
