@@ -23,11 +23,11 @@ type Shared struct {
 	// Ownership is the TXT registry the planner writes and the collector
 	// and the portal read to tell a name another owner holds.
 	Ownership registry.Settings
-	// Registry (--registry) is where ownership is kept: txt, noop, or crd
-	// (ExternalDNS' DNSRecord objects). The planner plans by it; with crd
-	// the applier keeps ownership in DNSRecords, in CRDRegistryNamespace
+	// Ownership.Registry (--registry) is where ownership is kept: txt,
+	// noop, or crd (ExternalDNS' DNSRecord objects). The planner plans by
+	// it, the readers of ownership read by it; with crd the applier keeps
+	// ownership in DNSRecords, in CRDRegistryNamespace
 	// (--crd-registry-namespace; empty: the namespace it runs in).
-	Registry             string
 	CRDRegistryNamespace string
 	// Kubeconfig and Master (--kubeconfig, --master) locate the API server:
 	// the collector's sources, the applier's DNSRecords (--registry=crd).
@@ -82,7 +82,7 @@ func (s *Shared) RegisterFlags(fs *flag.FlagSet, groups SharedGroups) {
 		fs.StringVar(&s.Ownership.WildcardReplacement, "txt-wildcard-replacement", "", "label written instead of a leading '*' in ownership TXT names")
 	}
 	if groups&RegistryFlags != 0 {
-		fs.StringVar(&s.Registry, "registry", "txt", "where ownership is kept: txt (ownership TXT records), noop (none: every record of a managed type in scope is ours) "+
+		fs.StringVar(&s.Ownership.Registry, "registry", "txt", "where ownership is kept: txt (ownership TXT records), noop (none: every record of a managed type in scope is ours) "+
 			"or crd (ExternalDNS' DNSRecord objects, externaldns.k8s.io/v1alpha1, as ExternalDNS' --registry=crd)")
 		fs.StringVar(&s.CRDRegistryNamespace, "crd-registry-namespace", "", "with --registry=crd: the namespace of the DNSRecord objects (default: the namespace zonestream runs in, else default)")
 	}

@@ -15,7 +15,7 @@ func Stage() stage.Definition {
 	var cfg Config
 	return stage.Definition{
 		Name:          Name,
-		Shared:        stage.RecordTypes | stage.Heartbeat | stage.OwnershipFlags | stage.KubeFlags,
+		Shared:        stage.RecordTypes | stage.Heartbeat | stage.OwnershipFlags | stage.RegistryFlags | stage.KubeFlags,
 		RegisterFlags: cfg.RegisterFlags,
 		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.ManagedRecordTypes, cfg.Heartbeat = shared.ManagedRecordTypes, shared.Heartbeat

@@ -161,11 +161,12 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	p.managed = slices.DeleteFunc(p.managed, func(t string) bool { return excluded[t] })
 	adopt := slices.Clone([]string(cfg.TXTAdoptOwners))
 	slices.Sort(adopt)
+	cfg.Ownership.Registry = cfg.Registry
 	names, encrypt := cfg.Ownership.Names(), cfg.TXTEncryptEnabled
 	if cfg.Registry == RegistryCRD {
 		// Ownership records never reach DNS: the applier keeps them in
-		// DNSRecords, placed where it looks for them, in plain text.
-		names, encrypt = registry.CRDNames(), false
+		// DNSRecords, placed where it looks for them (Names), in plain text.
+		encrypt = false
 		if logger != nil && (cfg.Ownership.Prefix != "" || cfg.Ownership.Suffix != "" || cfg.Ownership.WildcardReplacement != "" || cfg.TXTEncryptEnabled) {
 			logger.Info("--registry=crd: --txt-prefix, --txt-suffix, --txt-wildcard-replacement and --txt-encrypt-enabled are not used (no ownership TXT is written)")
 		}

@@ -17,7 +17,7 @@ func Stage() stage.Definition {
 		RegisterFlags: cfg.RegisterFlags,
 		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.ManagedRecordTypes = shared.ManagedRecordTypes
-			cfg.Ownership, cfg.Domains, cfg.Registry = shared.Ownership, shared.Domains, shared.Registry
+			cfg.Ownership, cfg.Domains, cfg.Registry = shared.Ownership, shared.Domains, shared.Ownership.Registry
 			cfg.DryRun, cfg.Once, cfg.OnceTimeout = shared.DryRun, shared.Once, shared.OnceTimeout
 			return New(cfg, logger)
 		},
