@@ -130,6 +130,11 @@ func (r *Registry) sort(zone string, changes []events.Change, current map[events
 		if len(oldUser)+len(newUser) == 0 {
 			continue
 		}
+		if len(oldReg)+len(newReg) > 0 && sameStrings(oldUser, newUser) {
+			// Only the ownership in a shared RRset (the apex) changes: the
+			// user's strings stay as they are, their TTL too.
+			continue
+		}
 		user := events.Change{Old: withTargets(c.Old, oldUser), New: withTargets(c.New, newUser)}
 		s.records[k] = user
 		hidden := r.hiddenAt(k)

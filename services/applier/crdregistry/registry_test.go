@@ -353,3 +353,44 @@ func equalJSON(a, b any) bool {
 	}
 	return a == b
 }
+
+// TestApexOwnershipSharesTheUsersTXT: at the apex, where the ownership
+// record is the apex TXT itself, the user's TXT there (an SPF record) is
+// shown with our virtual string beside it, listing the types it owns
+// (record-type/A=managed, which the planner keeps), and is never touched
+// when only the ownership changes.
+func TestApexOwnershipSharesTheUsersTXT(t *testing.T) {
+	w := start(t)
+	ctx := context.Background()
+	w.plant(t, `crd.test. 600 IN TXT "v=spf1 -all"`)
+	spf := w.records(t)[txtKey(zone)]
+	if len(spf.Targets) != 1 {
+		t.Fatalf("the apex TXT is listed as %v", spf.Targets)
+	}
+	claim := "heritage=external-dns,external-dns/owner=x,external-dns/resource=service/default/apex"
+	next := spf
+	next.Targets = append(slices.Clone(spf.Targets), claim)
+	next.RecordTTL = 300
+	if err := w.reg.Apply(ctx, zone, []events.Change{{Old: &spf, New: &next}, {New: a(zone, 300, "10.0.0.5")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.inDNS(t, zone, dns.TypeA); !slices.Equal(got, []string{"10.0.0.5"}) {
+		t.Fatalf("BIND's apex A: %v", got)
+	}
+	rrs, err := w.dns.Query(zone, dns.TypeTXT)
+	if err != nil || len(rrs) != 1 || rrs[0].Header().Ttl != 600 || strings.Join(rrs[0].(*dns.TXT).Txt, "") != "v=spf1 -all" {
+		t.Fatalf("BIND's apex TXT: %v %v, want the SPF record untouched", rrs, err)
+	}
+	u := w.object(t, crdregistry.ObjectName(aKey(zone)))
+	if u == nil {
+		t.Fatal("no DNSRecord for the apex A")
+	}
+	if s, r := ready(u); s != "True" || r != "Programmed" {
+		t.Fatalf("the apex DNSRecord is %s/%s", s, r)
+	}
+	want := append(slices.Clone(spf.Targets), claim+",record-type/A=managed")
+	slices.Sort(want)
+	if got := w.records(t)[txtKey(zone)].Targets; !slices.Equal(got, want) {
+		t.Fatalf("the apex TXT is seen as %v, want %v", got, want)
+	}
+}
