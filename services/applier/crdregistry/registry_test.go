@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	"github.com/prometheus/client_golang/prometheus"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -393,4 +394,49 @@ func TestApexOwnershipSharesTheUsersTXT(t *testing.T) {
 	if got := w.records(t)[txtKey(zone)].Targets; !slices.Equal(got, want) {
 		t.Fatalf("the apex TXT is seen as %v, want %v", got, want)
 	}
+}
+
+// TestUnreadableDNSRecordCountsAsNoOnes: a DNSRecord of ours the API
+// accepts but that names no record (spec.endpoint without dnsName) is
+// skipped, logged and counted; the listing goes on, and the record it might
+// have meant is no one's: never touched.
+func TestUnreadableDNSRecordCountsAsNoOnes(t *testing.T) {
+	w := start(t)
+	ctx := context.Background()
+	w.plant(t, "www.crd.test. 300 IN A 10.0.0.1")
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "externaldns.k8s.io/v1alpha1", "kind": "DNSRecord",
+		"metadata": map[string]any{"name": "broken", "namespace": "default", "labels": map[string]any{crdregistry.OwnerLabel: owner}},
+		"spec":     map[string]any{"endpoint": map[string]any{"recordType": "A", "targets": []any{"10.0.0.1"}}},
+	}}
+	if _, err := w.objs.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before := counter(t, "zonestream_crd_registry_unreadable_total")
+	got := w.records(t)
+	if _, ok := got[aKey("www.crd.test")]; !ok {
+		t.Fatal("the listing lost www")
+	}
+	for k := range got {
+		if k.RecordType == "TXT" {
+			t.Fatalf("ownership seen from an unreadable DNSRecord: %v", k)
+		}
+	}
+	if after := counter(t, "zonestream_crd_registry_unreadable_total"); after <= before {
+		t.Fatal("the unreadable DNSRecord was not counted")
+	}
+}
+
+func counter(t *testing.T, name string) float64 {
+	t.Helper()
+	families, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name {
+			return f.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	return 0
 }
