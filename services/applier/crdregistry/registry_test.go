@@ -440,3 +440,40 @@ func counter(t *testing.T, name string) float64 {
 	}
 	return 0
 }
+
+// TestAcceptedRecordTheProviderHoldsIsCorrected: a DNSRecord left Accepted
+// (the applier stopped between the provider call and the status) whose
+// record the provider holds as written is marked Programmed at the next
+// listing, and owned; one whose record the provider does not hold stays
+// Accepted, not owned.
+func TestAcceptedRecordTheProviderHoldsIsCorrected(t *testing.T) {
+	w := start(t)
+	ctx := context.Background()
+	w.plant(t, "www.crd.test. 300 IN A 10.0.0.1", "new.crd.test. 300 IN A 10.0.0.7")
+	w.externalDNSRecord(t, wwwObject, "www.crd.test", "10.0.0.1", "service/default/www")
+	w.externalDNSRecord(t, newObject, "new.crd.test", "10.0.0.3", "service/default/new")
+	for _, name := range []string{wwwObject, newObject} {
+		u := w.object(t, name)
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		conds[0].(map[string]any)["status"], conds[0].(map[string]any)["reason"] = "False", "Accepted"
+		if err := unstructured.SetNestedSlice(u.Object, conds, "status", "conditions"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.objs.UpdateStatus(ctx, u, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := w.records(t)
+	if v := got[txtKey("a-www.crd.test")]; !slices.Equal(v.Targets, []string{wwwOwnership}) {
+		t.Fatalf("www, which BIND holds as its DNSRecord says, is not owned: %v", v.Targets)
+	}
+	if s, r := ready(w.object(t, wwwObject)); s != "True" || r != "Programmed" {
+		t.Fatalf("www's DNSRecord is %s/%s", s, r)
+	}
+	if _, owned := got[txtKey("a-new.crd.test")]; owned {
+		t.Fatal("new, which BIND holds otherwise than its DNSRecord says, is owned")
+	}
+	if s, r := ready(w.object(t, newObject)); s != "False" || r != "Accepted" {
+		t.Fatalf("new's DNSRecord is %s/%s", s, r)
+	}
+}

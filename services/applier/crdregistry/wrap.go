@@ -57,6 +57,7 @@ func (r *Registry) Records(ctx context.Context, zone string) ([]events.Endpoint,
 	if err != nil {
 		return nil, err
 	}
+	r.correct(ctx, eps, recs)
 	return r.present(zone, eps, recs, nil), nil
 }
 
@@ -75,7 +76,27 @@ func (r *nameReading) RecordsAt(ctx context.Context, zone string, names []string
 	if err != nil {
 		return nil, err
 	}
+	r.correct(ctx, eps, recs)
 	return r.present(zone, eps, recs, names), nil
+}
+
+// correct marks Programmed the DNSRecords of ours left Accepted or Failed
+// whose records the provider does hold as they say: a change applied just
+// before a crash, or by a batch the provider failed after applying part of
+// it. ExternalDNS corrects them by applying them again; the planner, which
+// never touches a record not owned, could not.
+func (r *Registry) correct(ctx context.Context, eps []events.Endpoint, recs []*DNSRecord) {
+	held := make(map[events.RRsetKey]events.Endpoint, len(eps))
+	for _, ep := range eps {
+		held[ep.Key()] = ep
+	}
+	for _, d := range recs {
+		ep, ok := held[d.Spec.Endpoint.Key()]
+		if d.Ready() || !ok || len(d.Spec.Endpoint.Targets) == 0 || !provider.SameTargets(d.Spec.Endpoint, ep) {
+			continue
+		}
+		r.store.setReady(ctx, d, ReasonProgrammed, "Endpoint found in the DNS provider as written")
+	}
 }
 
 // present is what the planner sees of the provider's eps at names of zone
