@@ -19,6 +19,7 @@ import (
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/applier/crdregistry"
 	"github.com/zonestream/zonestream/services/applier/provider"
+	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
 	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
@@ -43,7 +44,6 @@ type world struct {
 
 func start(t *testing.T) *world {
 	t.Helper()
-	cluster := kube.StartT(t, "testdata")
 	b := bind.StartT(t, zone)
 	rp, err := rfc2136.New(rfc2136.Config{Host: b.Host, Port: b.Port, Zones: []string{zone},
 		TSIGKeyName: b.KeyName, TSIGSecret: b.Secret, TSIGSecretAlg: b.Algorithm, TSIGAXFR: true, BatchChangeSize: 50,
@@ -52,6 +52,15 @@ func start(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	w := startWith(t, rp)
+	w.dns = b
+	return w
+}
+
+// startWith is world around another provider than BIND's.
+func startWith(t *testing.T, rp provider.Provider) *world {
+	t.Helper()
+	cluster := kube.StartT(t, "testdata")
 	store, err := crdregistry.Config{Enabled: true, Namespace: "default", OwnerID: owner, RESTConfig: cluster.Config}.NewStore(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +69,7 @@ func start(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &world{reg: provider.Checked(crdregistry.Wrap(rp, store)), dns: b,
+	return &world{reg: provider.Checked(crdregistry.Wrap(rp, store)),
 		objs: dyn.Resource(crdregistry.Resource).Namespace("default")}
 }
 
@@ -475,5 +484,48 @@ func TestAcceptedRecordTheProviderHoldsIsCorrected(t *testing.T) {
 	}
 	if s, r := ready(w.object(t, newObject)); s != "False" || r != "Accepted" {
 		t.Fatalf("new's DNSRecord is %s/%s", s, r)
+	}
+}
+
+// TestAliasIsOwnedAsTheCNAMEItStandsFor: an alias A record (Route53's, on
+// the inmemory provider, which keeps provider-specific properties) is owned
+// by a cname- ownership record, as the planner names it; its DNSRecord is
+// the A record's, alias property and all, as ExternalDNS writes it.
+func TestAliasIsOwnedAsTheCNAMEItStandsFor(t *testing.T) {
+	p, err := inmemory.New(inmemory.Config{Zones: []string{zone}}, provider.Options{DefaultTTL: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := startWith(t, p)
+	ctx := context.Background()
+	if _, err := w.reg.Zones(ctx); err != nil {
+		t.Fatal(err)
+	}
+	alias := events.NewEndpoint("www.crd.test", "A", 300, "lb.elb.example")
+	alias.ProviderSpecific = []events.ProviderSpecificProperty{{Name: "alias", Value: "true"}}
+	if err := w.reg.Apply(ctx, zone, []events.Change{{New: txt("cname-www.crd.test", wwwOwnership)}, {New: &alias}}); err != nil {
+		t.Fatal(err)
+	}
+	u := w.object(t, wwwObject)
+	if u == nil {
+		t.Fatalf("no DNSRecord %s for the alias A", wwwObject)
+	}
+	ps, _, _ := unstructured.NestedSlice(u.Object, "spec", "endpoint", "providerSpecific")
+	if !equalJSON(ps, []any{map[string]any{"name": "alias", "value": "true"}}) {
+		t.Fatalf("the alias DNSRecord's providerSpecific: %v", ps)
+	}
+	got := w.records(t)
+	if v := got[txtKey("cname-www.crd.test")]; !slices.Equal(v.Targets, []string{wwwOwnership}) {
+		t.Fatalf("the alias is owned as %v", got)
+	}
+	if _, ok := got[txtKey("a-www.crd.test")]; ok {
+		t.Fatal("the alias is owned as an A record too")
+	}
+	// Its ownership goes with it.
+	if err := w.reg.Apply(ctx, zone, []events.Change{{Old: &alias}, {Old: txt("cname-www.crd.test", wwwOwnership)}}); err != nil {
+		t.Fatal(err)
+	}
+	if w.object(t, wwwObject) != nil {
+		t.Fatal("the alias' DNSRecord outlived it")
 	}
 }
