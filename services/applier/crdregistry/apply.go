@@ -77,10 +77,7 @@ func (r *Registry) Apply(ctx context.Context, zone string, changes []events.Chan
 			r.store.setReady(ctx, w.written, ReasonProgrammed, "Endpoint applied to the DNS provider")
 		}
 	}
-	for _, k := range slices.SortedFunc(maps.Keys(drops), func(a, b events.RRsetKey) int {
-		return events.CompareEndpoints(events.Endpoint{DNSName: a.DNSName, RecordType: a.RecordType, SetIdentifier: a.SetIdentifier},
-			events.Endpoint{DNSName: b.DNSName, RecordType: b.RecordType, SetIdentifier: b.SetIdentifier})
-	}) {
+	for _, k := range slices.SortedFunc(maps.Keys(drops), compareKeys) {
 		if d := byKey[k]; d != nil {
 			if err := r.store.remove(ctx, d.Name); err != nil {
 				return err
@@ -270,10 +267,7 @@ func (r *Registry) pending(claims map[events.RRsetKey]registry.Labels, records m
 			keys = append(keys, k)
 		}
 	}
-	slices.SortFunc(keys, func(a, b events.RRsetKey) int {
-		return events.CompareEndpoints(events.Endpoint{DNSName: a.DNSName, RecordType: a.RecordType, SetIdentifier: a.SetIdentifier},
-			events.Endpoint{DNSName: b.DNSName, RecordType: b.RecordType, SetIdentifier: b.SetIdentifier})
-	})
+	slices.SortFunc(keys, compareKeys)
 	var out []write
 	for _, k := range keys {
 		w := write{have: byKey[k]}
@@ -345,4 +339,10 @@ func sameStrings(a, b []string) bool {
 	slices.Sort(a)
 	slices.Sort(b)
 	return slices.Equal(a, b)
+}
+
+// compareKeys orders record sets as events.CompareEndpoints does.
+func compareKeys(a, b events.RRsetKey) int {
+	return events.CompareEndpoints(events.Endpoint{DNSName: a.DNSName, RecordType: a.RecordType, SetIdentifier: a.SetIdentifier},
+		events.Endpoint{DNSName: b.DNSName, RecordType: b.RecordType, SetIdentifier: b.SetIdentifier})
 }
