@@ -185,3 +185,57 @@ func endpointIs(u *unstructured.Unstructured, host string, targets []string, res
 	}
 	return nil
 }
+
+// TestCRDRegistryProviderFailureEndToEnd: the all-in-one with
+// --registry=crd while BIND is down: the new name's DNSRecord is left
+// Failed (Ready=False), not owned, and nothing is in DNS; once BIND is
+// back, the record is created and its DNSRecord Programmed.
+func TestCRDRegistryProviderFailureEndToEnd(t *testing.T) {
+	const zone, owner = "failing.crd", "x"
+	const downObject = "down-failing-crd-de3e8fee" // ExternalDNS' name (python3 hashlib)
+	cluster := kube.StartT(t, "../services/applier/crdregistry/testdata")
+	ns := bind.StartT(t, zone)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dyn, err := dynamic.NewForConfig(cluster.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := dyn.Resource(dnsRecords).Namespace("default")
+	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service",
+		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s"},
+		rfc2136Flags(ns, zone, owner)...)
+	startProcess(t, "zonestream", append(args, "--registry=crd", "--crd-registry-namespace=default")...)
+
+	// The pipeline at work first: the zone listed, a first name applied.
+	w := &statusWorld{t: t, ctx: ctx, kube: cluster, dyn: dyn, ns: ns, zone: zone}
+	w.createService("up", "10.0.0.3")
+	waitForA(t, ns, "up."+zone, "10.0.0.3")
+	if err := ns.Halt(); err != nil {
+		t.Fatal(err)
+	}
+	w.createService("down", "10.0.0.4")
+	waitUntil(t, "down's DNSRecord Failed", 2*time.Minute, func() error {
+		u, err := objs.Get(ctx, downObject, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			if m := c.(map[string]any); m["type"] == "Ready" && m["status"] == "False" && m["reason"] == "Failed" {
+				return nil
+			}
+		}
+		return fmt.Errorf("conditions %v", conds)
+	})
+	if err := ns.Restart(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitForA(t, ns, "down."+zone, "10.0.0.4")
+	waitForObject(ctx, t, objs, downObject, func(u *unstructured.Unstructured) error {
+		return endpointIs(u, "down."+zone, []string{"10.0.0.4"}, "service/default/down")
+	})
+	if got := zoneContents(t, ns, zone); !slices.Equal(got, sorted([]string{"@ NS ns." + zone, "ns A 127.0.0.1", "up A 10.0.0.3", "down A 10.0.0.4"})) {
+		t.Fatalf("zone holds %v", got)
+	}
+}
