@@ -28,15 +28,17 @@ var dnsRecords = schema.GroupVersionResource{Group: "externaldns.k8s.io", Versio
 // same flags: www is updated, a new name gets ExternalDNS' DNSRecord, a
 // deleted Service takes its record and DNSRecord with it, no TXT record is
 // ever written, and a record nobody owns (no DNSRecord) is never touched
-// though a Service wants it. The Services hear of it as with TXT
+// though a Service wants it, nor is one another owner (y) keeps in its
+// DNSRecord. The Services hear of it as with TXT
 // ownership: the status writer reads the same ownership the planner does.
 func TestCRDRegistryTakeover(t *testing.T) {
 	const zone, owner, registryNS = "takeover.crd", "x", "external-dns"
 	// ExternalDNS' object names (recordObjectName), from python3 hashlib.
-	const wwwObject, newObject = "www-takeover-crd-7fcc2d66", "new-takeover-crd-1cf87d3c"
+	const wwwObject, newObject, theirsObject = "www-takeover-crd-7fcc2d66", "new-takeover-crd-1cf87d3c", "theirs-takeover-crd-733b4602"
 	cluster := kube.StartT(t, "../services/applier/crdregistry/testdata")
 	ns := bind.StartT(t, zone)
-	for _, rr := range []string{"www." + zone + ". 300 IN A 10.0.0.1", "other." + zone + ". 300 IN A 10.0.0.9"} {
+	for _, rr := range []string{"www." + zone + ". 300 IN A 10.0.0.1", "other." + zone + ". 300 IN A 10.0.0.9",
+		"theirs." + zone + ". 300 IN A 10.0.0.8"} {
 		if err := walkthrough.Plant(ns, zone, rr); err != nil {
 			t.Fatal(err)
 		}
@@ -52,6 +54,8 @@ func TestCRDRegistryTakeover(t *testing.T) {
 	}
 	objs := dyn.Resource(dnsRecords).Namespace(registryNS)
 	externalDNSWrote(ctx, t, objs, wwwObject, owner, "www."+zone, "10.0.0.1", "service/default/www")
+	// Another ExternalDNS (owner y) keeps theirs in the same namespace.
+	externalDNSWrote(ctx, t, objs, theirsObject, "y", "theirs."+zone, "10.0.0.8", "service/default/theirs")
 
 	args := append([]string{"--kubeconfig=" + cluster.Kubeconfig, "--source=service", "--events-emit=RecordReady,RecordRejected",
 		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s"},
@@ -60,7 +64,8 @@ func TestCRDRegistryTakeover(t *testing.T) {
 
 	kc := cluster.Client
 	w := &statusWorld{t: t, ctx: ctx, kube: cluster, dyn: dyn, ns: ns, zone: zone}
-	other := w.createService("other", "10.0.0.10") // nobody's in BIND: never ours
+	other := w.createService("other", "10.0.0.10")   // nobody's in BIND: never ours
+	theirs := w.createService("theirs", "10.0.0.11") // y's: never ours
 	w.createService("www", "10.0.0.2")
 	waitForA(t, ns, "www."+zone, "10.0.0.2")
 	waitForObject(ctx, t, objs, wwwObject, func(u *unstructured.Unstructured) error {
@@ -79,6 +84,7 @@ func TestCRDRegistryTakeover(t *testing.T) {
 	w.waitEvent(newSvc, "Normal", "RecordReady", "Published", "new."+zone+" published")
 	// other was seen and left alone: not ours, and the Service is told.
 	w.waitEvent(other, "Warning", "RecordRejected", "NotOwned", "other."+zone)
+	w.waitEvent(theirs, "Warning", "RecordRejected", "NotOwned", `owned by "y"`)
 
 	if err := kc.CoreV1().Services("default").Delete(ctx, "new", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -91,13 +97,13 @@ func TestCRDRegistryTakeover(t *testing.T) {
 	waitForA(t, ns, "www."+zone, "")
 	waitForObject(ctx, t, objs, wwwObject, nil)
 
-	// Exactly what is wanted: other as it was, no TXT record, ever.
-	want := []string{"@ NS ns." + zone, "ns A 127.0.0.1", "other A 10.0.0.9"}
+	// Exactly what is wanted: other and theirs as they were, no TXT record, ever.
+	want := []string{"@ NS ns." + zone, "ns A 127.0.0.1", "other A 10.0.0.9", "theirs A 10.0.0.8"}
 	if got := zoneContents(t, ns, zone); !slices.Equal(got, sorted(want)) {
 		t.Fatalf("zone holds %v, want %v", got, sorted(want))
 	}
-	if l, err := objs.List(ctx, metav1.ListOptions{}); err != nil || len(l.Items) != 0 {
-		t.Fatalf("DNSRecords left: %v %v", l, err)
+	if l, err := objs.List(ctx, metav1.ListOptions{}); err != nil || len(l.Items) != 1 || l.Items[0].GetName() != theirsObject {
+		t.Fatalf("DNSRecords left: %v %v, want y's alone", l, err)
 	}
 }
 

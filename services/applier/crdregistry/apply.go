@@ -29,12 +29,17 @@ func (r *Registry) Apply(ctx context.Context, zone string, changes []events.Chan
 	r.mu.Lock()
 	zones := r.zones
 	r.mu.Unlock()
-	mine := inZone(recs, zone, zones)
-	byKey := make(map[events.RRsetKey]*DNSRecord, len(mine))
-	for _, d := range mine {
+	here := inZone(recs, zone, zones)
+	// byKey holds every owner's: a record set has one object, whoever's.
+	byKey := make(map[events.RRsetKey]*DNSRecord, len(here))
+	var mine []*DNSRecord
+	for _, d := range here {
 		byKey[d.Spec.Endpoint.Key()] = d
+		if r.store.ours(d) {
+			mine = append(mine, d)
+		}
 	}
-	current := virtualRecords(mine, zone)
+	current := virtualRecords(here, zone)
 
 	s, err := r.sort(zone, changes, current)
 	if err != nil {
@@ -159,11 +164,19 @@ func (r *Registry) ownership(zone string, s sorted, mine []*DNSRecord) (map[even
 	claims := map[events.RRsetKey]registry.Labels{}
 	drops := map[events.RRsetKey]bool{}
 	for _, o := range s.ownership {
-		now, err := r.spokenFor(zone, o.key, o.new, s, mine)
+		// Another owner's string the plan leaves as it is is not ours to
+		// read; one it adds or drops is not ours to change.
+		changed := func(strs, other []string) []string {
+			return slices.DeleteFunc(slices.Clone(strs), func(str string) bool {
+				l, _ := registry.Parse(str)
+				return l.Owner != r.store.owner && slices.Contains(other, str)
+			})
+		}
+		now, err := r.spokenFor(zone, o.key, changed(o.new, o.old), s, mine)
 		if err != nil {
 			return nil, nil, err
 		}
-		before, err := r.spokenFor(zone, o.key, o.old, s, mine)
+		before, err := r.spokenFor(zone, o.key, changed(o.old, o.new), s, mine)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -189,7 +202,8 @@ func (r *Registry) spokenFor(zone string, key events.RRsetKey, strs []string, s 
 	for _, str := range strs {
 		l, _ := registry.Parse(str)
 		if l.Owner != r.store.owner {
-			return nil, fmt.Errorf("%s TXT: an ownership string of owner %q; DNSRecords here are %q's only", key.DNSName, l.Owner, r.store.owner)
+			return nil, fmt.Errorf("%s TXT: the plan changes owner %q's ownership; taking over another owner's DNSRecords is not supported (only %q's are written)",
+				key.DNSName, l.Owner, r.store.owner)
 		}
 		name, types := key.DNSName, l.Types
 		if !isApex(name, zone) {

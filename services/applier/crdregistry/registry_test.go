@@ -93,6 +93,12 @@ func (w *world) plant(t *testing.T, rrs ...string) {
 // record it applied: Ready=True, Programmed.
 func (w *world) externalDNSRecord(t *testing.T, name, host, ip, resource string) {
 	t.Helper()
+	w.externalDNSRecordOf(t, owner, name, host, ip, resource)
+}
+
+// externalDNSRecordOf is externalDNSRecord for another owner.
+func (w *world) externalDNSRecordOf(t *testing.T, owner, name, host, ip, resource string) {
+	t.Helper()
 	ctx := context.Background()
 	u := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "externaldns.k8s.io/v1alpha1", "kind": "DNSRecord",
@@ -528,4 +534,46 @@ func TestAliasIsOwnedAsTheCNAMEItStandsFor(t *testing.T) {
 	if w.object(t, wwwObject) != nil {
 		t.Fatal("the alias' DNSRecord outlived it")
 	}
+}
+
+// TestAnotherOwnersDNSRecordIsShownAndNeverChanged: a Ready DNSRecord of
+// another owner is shown to the planner as that owner's ownership (so it
+// is refused as another owner's, not taken for no one's), and a plan that
+// would change it is refused, nothing written.
+func TestAnotherOwnersDNSRecordIsShownAndNeverChanged(t *testing.T) {
+	w := start(t)
+	ctx := context.Background()
+	w.plant(t, "www.crd.test. 300 IN A 10.0.0.1")
+	w.externalDNSRecordOf(t, "y", wwwObject, "www.crd.test", "10.0.0.1", "service/default/www")
+	theirs := "heritage=external-dns,external-dns/owner=y,external-dns/resource=service/default/www"
+	if v := w.records(t)[txtKey("a-www.crd.test")]; !slices.Equal(v.Targets, []string{theirs}) {
+		t.Fatalf("y's ownership of www is seen as %v", v.Targets)
+	}
+	err := w.reg.Apply(ctx, zone, []events.Change{{Old: txt("a-www.crd.test", theirs), New: txt("a-www.crd.test", wwwOwnership)},
+		{Old: a("www.crd.test", 300, "10.0.0.1"), New: a("www.crd.test", 300, "10.0.0.2")}})
+	if !errors.Is(err, provider.ErrPermanent) {
+		t.Fatalf("a plan taking y's record over: %v, want refused", err)
+	}
+	if got := w.inDNS(t, "www.crd.test", dns.TypeA); !slices.Equal(got, []string{"10.0.0.1"}) {
+		t.Fatalf("BIND's www: %v", got)
+	}
+	u := w.object(t, wwwObject)
+	if o := u.GetLabels()[crdregistry.OwnerLabel]; o != "y" {
+		t.Fatalf("y's DNSRecord now names owner %q", o)
+	}
+	if s, r := ready(u); s != "True" || r != "Programmed" {
+		t.Fatalf("y's DNSRecord is %s/%s", s, r)
+	}
+	// A new record at a name y owns another type of is ours to create.
+	if err := w.reg.Apply(ctx, zone, []events.Change{{New: txt("aaaa-www.crd.test", wwwOwnership)}, {New: aaaa("www.crd.test", "2001:db8::1")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.inDNS(t, "www.crd.test", dns.TypeAAAA); !slices.Equal(got, []string{"2001:db8::1"}) {
+		t.Fatalf("BIND's www AAAA: %v", got)
+	}
+}
+
+func aaaa(name, ip string) *events.Endpoint {
+	ep := events.NewEndpoint(name, "AAAA", 300, ip)
+	return &ep
 }

@@ -9,7 +9,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 
@@ -45,13 +44,18 @@ func NewStore(cfg *rest.Config, namespace, owner string, logger *slog.Logger) (*
 		log: logger.With("registry", "crd", "namespace", namespace)}, nil
 }
 
+// ours says whether r is of our owner.
+func (s *Store) ours(r *DNSRecord) bool { return r.Owner() == s.owner }
+
 // Namespace is where the DNSRecords are.
 func (s *Store) Namespace() string { return s.namespace }
 
-// List returns the DNSRecords of our owner. One that cannot be read is
-// logged, counted and skipped: its record is then no one's, never deleted.
+// List returns the DNSRecords of the namespace, of every owner: another
+// owner's say whose a record is, so that it is never taken for no one's.
+// One that cannot be read is logged, counted and skipped: its record is
+// then no one's, never deleted.
 func (s *Store) List(ctx context.Context) ([]*DNSRecord, error) {
-	l, err := s.client.List(ctx, metav1.ListOptions{LabelSelector: labels.Set{OwnerLabel: s.owner}.String()})
+	l, err := s.client.List(ctx, metav1.ListOptions{LabelSelector: OwnerLabel})
 	if err != nil {
 		return nil, fmt.Errorf("listing DNSRecords in %s: %w", s.namespace, err)
 	}

@@ -35,7 +35,8 @@ func labelsOf(r *DNSRecord) registry.Labels {
 }
 
 // virtualRecords are the ownership TXT records of recs, those of the zone
-// that are Ready, by key.
+// that are Ready, by key: ours, and other owners', which the planner leaves
+// alone.
 func virtualRecords(recs []*DNSRecord, zone string) map[events.RRsetKey]events.Endpoint {
 	type group struct {
 		recs []*DNSRecord
@@ -57,16 +58,25 @@ func virtualRecords(recs []*DNSRecord, zone string) map[events.RRsetKey]events.E
 		var strs []string
 		var ttl int64
 		if isApex(k.DNSName, zone) {
-			l := labelsOf(g.recs[0])
+			// One string per owner, listing its types.
+			byOwner := map[string]*registry.Labels{}
 			for _, r := range g.recs {
+				l := byOwner[r.Owner()]
+				if l == nil {
+					first := labelsOf(r)
+					l = &first
+					byOwner[r.Owner()] = l
+				}
 				l.Types = append(l.Types, r.Spec.Endpoint.RecordType)
 				if l.Resource == "" {
 					l.Resource = labelsOf(r).Resource
 				}
 			}
-			slices.Sort(l.Types)
-			l.Types = slices.Compact(l.Types)
-			strs = []string{l.Format()}
+			for _, l := range byOwner {
+				slices.Sort(l.Types)
+				l.Types = slices.Compact(l.Types)
+				strs = append(strs, l.Format())
+			}
 		} else {
 			for _, r := range g.recs {
 				strs = append(strs, labelsOf(r).Format())

@@ -92,7 +92,7 @@ func (r *Registry) correct(ctx context.Context, eps []events.Endpoint, recs []*D
 	}
 	for _, d := range recs {
 		ep, ok := held[d.Spec.Endpoint.Key()]
-		if d.Ready() || !ok || len(d.Spec.Endpoint.Targets) == 0 || !provider.SameTargets(d.Spec.Endpoint, ep) {
+		if !r.store.ours(d) || d.Ready() || !ok || len(d.Spec.Endpoint.Targets) == 0 || !provider.SameTargets(d.Spec.Endpoint, ep) {
 			continue
 		}
 		r.store.setReady(ctx, d, ReasonProgrammed, "Endpoint found in the DNS provider as written")
@@ -128,9 +128,9 @@ func (r *Registry) present(zone string, eps []events.Endpoint, recs []*DNSRecord
 	}
 	r.mu.Unlock()
 
-	mine := inZone(recs, zone, zones)
-	mine = slices.DeleteFunc(mine, func(d *DNSRecord) bool { return !at(d.Spec.Endpoint.DNSName) })
-	virtual := virtualRecords(mine, zone)
+	here := inZone(recs, zone, zones)
+	here = slices.DeleteFunc(here, func(d *DNSRecord) bool { return !at(d.Spec.Endpoint.DNSName) })
+	virtual := virtualRecords(here, zone)
 	for i, ep := range out {
 		if v, ok := virtual[ep.Key()]; ok {
 			// The user's TXT and ownership at one name (the apex).
