@@ -8,8 +8,9 @@
 // TXT records, named as registry.CRDNames places them; the wrapper
 //
 //   - lists, beside the provider's records, one virtual ownership TXT per
-//     DNSRecord of ours that is Ready (virtual.go), and hides the provider's
-//     own registry strings, which in crd mode neither count nor get touched;
+//     DNSRecord that is Ready, ours or another owner's (virtual.go), and
+//     hides the provider's own registry strings, which in crd mode neither
+//     count nor get touched;
 //   - applies a plan's ownership changes to DNSRecords, never to DNS:
 //     written and marked Accepted before the provider call, Programmed or
 //     Failed after it, deleted after the provider deleted the record
