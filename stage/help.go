@@ -140,7 +140,9 @@ func groupByName(name string) string {
 	switch {
 	case strings.HasPrefix(name, "nats-") || name == "data-dir" || name == "heartbeat-interval":
 		return GroupNATS
-	case strings.HasPrefix(name, "txt-") || name == "registry" || name == "migrate-from-txt-owner":
+	case name == "kubeconfig" || name == "master":
+		return GroupSources
+	case strings.HasPrefix(name, "txt-") || name == "registry" || name == "migrate-from-txt-owner" || name == "crd-registry-namespace":
 		return GroupRegistry
 	case slices.Contains([]string{"domain-filter", "exclude-domains", "regex-domain-filter", "regex-domain-exclusion",
 		"managed-record-types", "exclude-record-types", "zone-id-filter", "zone-name-filter"}, name):

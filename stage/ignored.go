@@ -35,10 +35,8 @@ var ignoredFlags = []struct {
 			"target-template= fqdn-target-template="},
 	{reason: "an object asks for an ALIAS record with the alias annotation",
 		flags: "prefer-alias"},
-	{reason: "there is no DynamoDB registry (--registry is txt or noop)",
+	{reason: "there is no DynamoDB registry (--registry is txt, noop or crd)",
 		flags: "dynamodb-region= dynamodb-table="},
-	{reason: "there is no CRD registry yet (--registry is txt or noop): ExternalDNS' DNSRecord objects are not read",
-		flags: "crd-registry-namespace="},
 	{reason: "zonestream's rfc2136 provider has no GSS-TSIG; several --rfc2136-host are asked in turn, as with ExternalDNS' default strategy (disabled), never spread",
 		flags: "rfc2136-gss-tsig rfc2136-kerberos-username= rfc2136-kerberos-password= rfc2136-kerberos-realm= " +
 			"rfc2136-load-balancing-strategy="},

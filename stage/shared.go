@@ -23,6 +23,15 @@ type Shared struct {
 	// Ownership is the TXT registry the planner writes and the collector
 	// and the portal read to tell a name another owner holds.
 	Ownership registry.Settings
+	// Ownership.Registry (--registry) is where ownership is kept: txt,
+	// noop, or crd (ExternalDNS' DNSRecord objects). The planner plans by
+	// it, the readers of ownership read by it; with crd the applier keeps
+	// ownership in DNSRecords, in CRDRegistryNamespace
+	// (--crd-registry-namespace; empty: the namespace it runs in).
+	CRDRegistryNamespace string
+	// Kubeconfig and Master (--kubeconfig, --master) locate the API server:
+	// the collector's sources, the applier's DNSRecords (--registry=crd).
+	Kubeconfig, Master string
 	// Domains is the planner's domain filter, which the portal reads to
 	// tell a name zonestream leaves alone.
 	Domains domains.Settings
@@ -53,6 +62,8 @@ const (
 	OwnershipFlags
 	DomainFlags
 	PassFlags
+	RegistryFlags
+	KubeFlags
 )
 
 // RegisterFlags defines the shared flags of the groups given.
@@ -69,6 +80,15 @@ func (s *Shared) RegisterFlags(fs *flag.FlagSet, groups SharedGroups) {
 		fs.StringVar(&s.Ownership.Prefix, "txt-prefix", "", "prefix of the ownership TXT names; may hold %{record_type}; not with --txt-suffix")
 		fs.StringVar(&s.Ownership.Suffix, "txt-suffix", "", "suffix of the first label of the ownership TXT names; may hold %{record_type}; not with --txt-prefix")
 		fs.StringVar(&s.Ownership.WildcardReplacement, "txt-wildcard-replacement", "", "label written instead of a leading '*' in ownership TXT names")
+	}
+	if groups&RegistryFlags != 0 {
+		fs.StringVar(&s.Ownership.Registry, "registry", "txt", "where ownership is kept: txt (ownership TXT records), noop (none: every record of a managed type in scope is ours) "+
+			"or crd (ExternalDNS' DNSRecord objects, externaldns.k8s.io/v1alpha1, as ExternalDNS' --registry=crd)")
+		fs.StringVar(&s.CRDRegistryNamespace, "crd-registry-namespace", "", "with --registry=crd: the namespace of the DNSRecord objects (default: the namespace zonestream runs in, else default)")
+	}
+	if groups&KubeFlags != 0 {
+		fs.StringVar(&s.Kubeconfig, "kubeconfig", "", "path to a kubeconfig file; empty: in-cluster config, else $KUBECONFIG or ~/.kube/config")
+		fs.StringVar(&s.Master, "master", "", "address of the Kubernetes API server; overrides the kubeconfig's")
 	}
 	if groups&PassFlags != 0 {
 		fs.BoolVar(&s.DryRun, "dry-run", false, "plan and publish the plans (zonestream plans and the portal show them), apply nothing")

@@ -77,6 +77,13 @@ func TestHelmChart(t *testing.T) {
 	if b, c := readFile(t, "../deploy/crds/dnsendpoint.yaml"), readFile(t, chart+"/crds/dnsendpoint.yaml"); b != c {
 		t.Error("the chart's DNSEndpoint CRD differs from deploy/crds/dnsendpoint.yaml: copy it over")
 	}
+	// The DNSRecord CRD is ExternalDNS' own, which the CRD registry's tests install.
+	if b, c := readFile(t, "../deploy/crds/dnsrecord.yaml"), readFile(t, chart+"/crds/dnsrecord.yaml"); b != c {
+		t.Error("the chart's DNSRecord CRD differs from deploy/crds/dnsrecord.yaml: copy it over")
+	}
+	if b, e := readFile(t, "../deploy/crds/dnsrecord.yaml"), readFile(t, "../services/applier/crdregistry/testdata/dnsrecords.externaldns.k8s.io.yaml"); !strings.HasSuffix(b, e) {
+		t.Error("deploy/crds/dnsrecord.yaml is not ExternalDNS' DNSRecord CRD the CRD registry is tested with")
+	}
 
 	cluster := kube.StartT(t)
 	command(t, kubectl, "--kubeconfig", cluster.Kubeconfig, "create", "namespace", "zonestream")
@@ -102,6 +109,13 @@ func TestHelmChart(t *testing.T) {
 			args: []string{"--data-dir=/data", "--provider=rfc2136", "--rfc2136-host=ns1.example.org", "--rfc2136-tsig-secret-file=/etc/zonestream/secrets/rfc2136-tsig-secret"}},
 		{name: "ExternalDNS' default values", values: "@" + edns + "values.yaml",
 			present: []string{"PersistentVolumeClaim", "ClusterRole"}, args: []string{"--provider=aws", "--source=service", "--source=ingress", "--policy=upsert-only", "--registry=txt"}},
+		{name: "the CRD registry in the all-in-one", values: "registry: crd\ntxtOwnerId: prod\nprovider: {name: rfc2136, args: {rfc2136: {rfc2136-host: ns1.example.org, rfc2136-zone: example.org}}}",
+			present: []string{"Role", "RoleBinding", "ClusterRole"}, args: []string{"--registry=crd", "--txt-owner-id=prod"}},
+		// The applier talks to Kubernetes: its service account, with a token.
+		{name: "the CRD registry when distributed", values: "mode: distributed\nregistry: crd\ntxtOwnerId: prod\nnats: {credentials: {type: none}}\n" +
+			"provider: {name: rfc2136, args: {rfc2136: {rfc2136-host: ns1.example.org, rfc2136-zone: example.org, rfc2136-insecure: true}}}\ndomainFilters: [example.org]",
+			natsURL: "nats://zs-zonestream-nats:4222", present: []string{"Role", "RoleBinding"},
+			applier: []string{"serviceAccount=zs-zonestream", "token=true", "arg=--registry=crd", "arg=--provider=rfc2136"}},
 		{name: "ExternalDNS' webhook provider as a sidecar", values: "provider: {name: webhook, webhook: {image: {repository: example/dns-webhook, tag: v1}, args: [--port=8888]}}",
 			args: []string{"--provider=webhook"}},
 		{name: "ExternalDNS' ci values", values: "@" + edns + "ci/ci-values.yaml",
@@ -328,8 +342,11 @@ func readFile(t *testing.T, path string) string {
 func applierSpec(d appsv1.Deployment) []string {
 	pod := d.Spec.Template.Spec
 	out := []string{"serviceAccount=" + pod.ServiceAccountName}
+	if t := pod.AutomountServiceAccountToken; t != nil && *t {
+		out = append(out, "token=true")
+	}
 	for _, a := range pod.Containers[0].Args {
-		if strings.HasPrefix(a, "--provider=") || strings.HasPrefix(a, "--aws-") {
+		if strings.HasPrefix(a, "--provider=") || strings.HasPrefix(a, "--aws-") || strings.HasPrefix(a, "--registry=") {
 			out = append(out, "arg="+a)
 		}
 	}

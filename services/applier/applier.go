@@ -20,6 +20,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/applier/crdregistry"
 	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/coredns"
 	"github.com/zonestream/zonestream/services/applier/provider/inmemory"
@@ -110,6 +111,10 @@ type Config struct {
 	// Once (--once, shared): a provider the first listing cannot read
 	// ends the pass (stage.ErrFinished), as ExternalDNS' --once exits.
 	Once bool
+
+	// CRD is the CRD registry (--registry=crd): ownership kept in
+	// ExternalDNS' DNSRecord objects, around the provider (crdregistry).
+	CRD crdregistry.Config
 
 	// AckWait is how long NATS waits for a plan's ack before redelivering
 	// it after a crash (default 15s; the applier signals progress while it
@@ -290,8 +295,19 @@ func NewWithProvider(cfg Config, name string, p provider.Provider, logger *slog.
 	// provider hanging. Every error of the provider is redacted before
 	// anything else sees it, a timeout's too.
 	bounded := provider.Deadline(provider.Redacting(p), cfg.ProviderTimeout, a.timedOut)
-	a.prov = provider.Checked(provider.CacheZones(provider.RateLimit(bounded, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
-		cfg.ZonesCacheDuration))
+	a.prov = provider.CacheZones(provider.RateLimit(bounded, limiter, func(d time.Duration) { waited.Add(d.Seconds()) }),
+		cfg.ZonesCacheDuration)
+	if cfg.CRD.Enabled {
+		// As ExternalDNS' CRD registry, around the provider: the rate
+		// limit and the deadline are the provider's alone.
+		store, err := cfg.CRD.NewStore(a.log)
+		if err != nil {
+			return nil, err
+		}
+		a.prov = crdregistry.Wrap(a.prov, store)
+		a.log.Info("ownership is kept in DNSRecord objects (--registry=crd)", "namespace", store.Namespace(), "owner", cfg.CRD.OwnerID)
+	}
+	a.prov = provider.Checked(a.prov)
 	return a, nil
 }
 

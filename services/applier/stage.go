@@ -3,6 +3,8 @@ package applier
 import (
 	"log/slog"
 
+	"github.com/zonestream/zonestream/events/registry"
+	"github.com/zonestream/zonestream/services/applier/crdregistry"
 	"github.com/zonestream/zonestream/stage"
 )
 
@@ -22,7 +24,11 @@ func Stage() stage.Definition {
 }
 
 // SharedFlags are the groups of shared flags the applier reads.
-const SharedFlags = stage.PassFlags
+const SharedFlags = stage.PassFlags | stage.RegistryFlags | stage.OwnershipFlags | stage.KubeFlags
 
 // Share takes in the shared flags the applier reads.
-func (c *Config) Share(s *stage.Shared) { c.DryRun, c.Once = s.DryRun, s.Once }
+func (c *Config) Share(s *stage.Shared) {
+	c.DryRun, c.Once = s.DryRun, s.Once
+	c.CRD = crdregistry.Config{Enabled: s.Ownership.Registry == registry.RegistryCRD, Namespace: s.CRDRegistryNamespace,
+		OwnerID: s.Ownership.OwnerID, Kubeconfig: s.Kubeconfig, Master: s.Master}
+}

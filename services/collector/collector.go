@@ -178,8 +178,6 @@ type Config struct {
 
 // RegisterFlags adds the collector's flags to fs.
 func (c *Config) RegisterFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", "path to a kubeconfig file; empty: in-cluster config, else $KUBECONFIG or ~/.kube/config")
-	fs.StringVar(&c.Master, "master", "", "address of the Kubernetes API server; overrides the kubeconfig's")
 	fs.IntVar(&c.KubeAPIQPS, "kube-api-qps", 50, "most requests per second to the Kubernetes API server (ExternalDNS' default: 5; the informers list once, then watch)")
 	fs.IntVar(&c.KubeAPIBurst, "kube-api-burst", 100, "most requests in a burst to the Kubernetes API server (ExternalDNS' default: 10)")
 	fs.Var(&c.Sources, "source", "source of endpoints to run: "+strings.Join(KnownSources(), ", ")+"; repeatable")

@@ -235,7 +235,7 @@ func TestFlags(t *testing.T) {
 	fs := flag.NewFlagSet("collector", flag.ContinueOnError)
 	cfg.RegisterFlags(fs)
 	err := fs.Parse([]string{
-		"--kubeconfig=/k", "--master=https://127.0.0.1:6443", "--source=service", "--cluster-name=eu1",
+		"--source=service", "--cluster-name=eu1",
 		"--namespace=web", "--label-filter=a=b", "--annotation-filter=c=d", "--fqdn-template={{.Name}}.x",
 		"--combine-fqdn-annotation", "--ignore-hostname-annotation", "--publish-internal-services",
 		"--service-type-filter=LoadBalancer", "--service-type-filter=ClusterIP,NodePort",
@@ -246,7 +246,7 @@ func TestFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Kubeconfig != "/k" || cfg.Master == "" || len(cfg.Sources) != 1 || cfg.ClusterName != "eu1" ||
+	if len(cfg.Sources) != 1 || cfg.ClusterName != "eu1" ||
 		cfg.Namespace != "web" || cfg.LabelFilter != "a=b" || cfg.AnnotationFilter != "c=d" || cfg.FQDNTemplate == "" ||
 		!cfg.CombineFQDNAnnotation || !cfg.IgnoreHostnameAnnotation || !cfg.Service.PublishInternal ||
 		strings.Join(cfg.Service.ServiceTypeFilter, ",") != "LoadBalancer,ClusterIP,NodePort" ||
@@ -262,11 +262,16 @@ func TestFlags(t *testing.T) {
 	}
 	var shared stage.Shared
 	shared.RegisterFlags(fs, collector.Stage().Shared)
-	if err := fs.Parse([]string{"--managed-record-types=A,SRV", "--managed-record-types=AAAA"}); err != nil {
+	if err := fs.Parse([]string{"--managed-record-types=A,SRV", "--managed-record-types=AAAA",
+		"--kubeconfig=/k", "--master=https://127.0.0.1:6443"}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(shared.ManagedRecordTypes, ",") != "A,SRV,AAAA" {
 		t.Fatalf("--managed-record-types parsed into %v", shared.ManagedRecordTypes)
+	}
+	// --kubeconfig and --master are the applier's too (--registry=crd).
+	if shared.Kubeconfig != "/k" || shared.Master != "https://127.0.0.1:6443" {
+		t.Fatalf("--kubeconfig, --master parsed into %q, %q", shared.Kubeconfig, shared.Master)
 	}
 	var def collector.Config
 	def.RegisterFlags(flag.NewFlagSet("x", flag.ContinueOnError))

@@ -15,11 +15,12 @@ func Stage() stage.Definition {
 	var cfg Config
 	return stage.Definition{
 		Name:          Name,
-		Shared:        stage.RecordTypes | stage.Heartbeat | stage.OwnershipFlags,
+		Shared:        stage.RecordTypes | stage.Heartbeat | stage.OwnershipFlags | stage.RegistryFlags | stage.KubeFlags,
 		RegisterFlags: cfg.RegisterFlags,
 		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.ManagedRecordTypes, cfg.Heartbeat = shared.ManagedRecordTypes, shared.Heartbeat
 			cfg.Ownership = shared.Ownership
+			cfg.Kubeconfig, cfg.Master = shared.Kubeconfig, shared.Master
 			cfg.PrivateBus = shared.PrivateBus
 			// client-go logs through klog (watch errors, throttling): in
 			// the process' one format, not klog's own text lines.

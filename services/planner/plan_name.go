@@ -123,7 +123,11 @@ func (w *nameWork) writable(k rrKey) (string, bool) {
 	if !w.inZone(newName) {
 		newName = in.name
 	}
-	if p := cmp.Or(nameProblem(in.name), nameProblem(newName)); p != "" {
+	p := nameProblem(in.name)
+	if !w.reg.virtual() {
+		p = cmp.Or(p, nameProblem(newName))
+	}
+	if p != "" {
 		if want != nil || w.have[k] != nil {
 			w.out.refused = append(w.out.refused, refusal{refusedName, fmt.Sprintf("%s %s: %s", in.name, t, p)})
 		}

@@ -32,6 +32,11 @@ const Name = "planner"
 const (
 	RegistryTXT  = "txt"  // ownership TXT records, ExternalDNS' format (registry.go)
 	RegistryNoop = "noop" // no ownership records: every record of a managed type in scope is ours
+	// RegistryCRD: ownership in ExternalDNS' DNSRecord objects, which the
+	// applier keeps; the planner plans ownership records as for txt, named
+	// as registry.CRDNames places them, and the applier never writes them
+	// to DNS.
+	RegistryCRD = registry.RegistryCRD
 )
 
 // Config is the planner's configuration; flag names are ExternalDNS'.
@@ -72,7 +77,6 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.MigrateFromTXTOwner, "migrate-from-txt-owner", "", "an old --txt-owner-id: its records are taken as ours and their ownership TXT rewritten to --txt-owner-id")
 	fs.Var(&c.TXTAdoptOwners, "txt-adopt-owner", "an owner whose records may be taken over: its ownership TXT is rewritten to --txt-owner-id (repeatable)")
 	fs.StringVar(&c.Policy, "policy", string(PolicySync), "sync, upsert-only or create-only")
-	fs.StringVar(&c.Registry, "registry", RegistryTXT, "ownership registry: txt, or noop (no ownership records: every record of a managed type in scope is ours)")
 	fs.Var(&c.ExcludeRecordTypes, "exclude-record-types", "record types never to touch, even if managed (repeatable)")
 	fs.IntVar(&c.BatchChangeSize, "batch-change-size", 1000, "most changes in one plan")
 	fs.DurationVar(&c.BatchWindow, "batch-window", 20*time.Millisecond, "the longest changes gather into one pass while more keep arriving; with none waiting, a free zone is planned at once")
@@ -105,8 +109,8 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	if !p.policy.valid() {
 		return nil, fmt.Errorf("--policy=%q: want sync, upsert-only or create-only", cfg.Policy)
 	}
-	if cfg.Registry != RegistryTXT && cfg.Registry != RegistryNoop {
-		return nil, fmt.Errorf("--registry=%q: want txt or noop", cfg.Registry)
+	if cfg.Registry != RegistryTXT && cfg.Registry != RegistryNoop && cfg.Registry != RegistryCRD {
+		return nil, fmt.Errorf("--registry=%q: want txt, noop or crd", cfg.Registry)
 	}
 	for flag, id := range map[string]string{"txt-owner-id": cfg.Ownership.OwnerID, "migrate-from-txt-owner": cfg.MigrateFromTXTOwner} {
 		if (id == "" && flag == "txt-owner-id") || strings.ContainsAny(id, ",= \"") {
@@ -157,9 +161,19 @@ func New(cfg Config, logger *slog.Logger) (*Planner, error) {
 	p.managed = slices.DeleteFunc(p.managed, func(t string) bool { return excluded[t] })
 	adopt := slices.Clone([]string(cfg.TXTAdoptOwners))
 	slices.Sort(adopt)
+	cfg.Ownership.Registry = cfg.Registry
+	names, encrypt := cfg.Ownership.Names(), cfg.TXTEncryptEnabled
+	if cfg.Registry == RegistryCRD {
+		// Ownership records never reach DNS: the applier keeps them in
+		// DNSRecords, placed where it looks for them (Names), in plain text.
+		encrypt = false
+		if logger != nil && (cfg.Ownership.Prefix != "" || cfg.Ownership.Suffix != "" || cfg.Ownership.WildcardReplacement != "" || cfg.TXTEncryptEnabled) {
+			logger.Info("--registry=crd: --txt-prefix, --txt-suffix, --txt-wildcard-replacement and --txt-encrypt-enabled are not used (no ownership TXT is written)")
+		}
+	}
 	p.reg = &txtRegistry{noop: cfg.Registry == RegistryNoop, Settings: cfg.Ownership, migrate: cfg.MigrateFromTXTOwner,
-		adopt: slices.Compact(adopt), names: cfg.Ownership.Names(),
-		aesKey: key, encrypt: cfg.TXTEncryptEnabled, managed: p.managed}
+		adopt: slices.Compact(adopt), names: names,
+		aesKey: key, encrypt: encrypt, managed: p.managed}
 	return p, nil
 }
 

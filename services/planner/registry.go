@@ -23,6 +23,11 @@ type txtRegistry struct {
 	excluded          []string
 }
 
+// virtual says whether ownership records stay off DNS (--registry=crd: the
+// applier keeps them in DNSRecords), so that DNS's limits on names do not
+// apply to them.
+func (r *txtRegistry) virtual() bool { return r.Registry == registry.RegistryCRD }
+
 // role is how we treat a registry string's owner.
 type role int
 

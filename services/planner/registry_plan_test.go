@@ -50,6 +50,23 @@ func TestPlanNameRegistryRules(t *testing.T) {
 				rr("cname-"+www, "TXT", 300, owned("me", res))},
 		},
 		{
+			// --registry=crd: the applier renders apex ownership with its types.
+			name:    "crd: the apex ownership the applier renders, with its types, is left as it is",
+			reg:     txtRegistry{Settings: registry.Settings{Registry: registry.RegistryCRD}, names: registry.CRDNames()},
+			desired: []events.Endpoint{rr(zone, "A", 0, "192.0.2.1")},
+			observed: []events.Endpoint{rr(zone, "A", 300, "192.0.2.1"),
+				rr(zone, "TXT", 300, registry.Labels{Owner: "me", Resource: res, Types: []string{"A"}}.Format())},
+		},
+		{
+			name:    "crd: a second type at the apex joins the types of its ownership",
+			reg:     txtRegistry{Settings: registry.Settings{Registry: registry.RegistryCRD}, names: registry.CRDNames()},
+			desired: []events.Endpoint{rr(zone, "A", 0, "192.0.2.1"), rr(zone, "AAAA", 0, "2001:db8::1")},
+			observed: []events.Endpoint{rr(zone, "A", 300, "192.0.2.1"),
+				rr(zone, "TXT", 300, registry.Labels{Owner: "me", Resource: res, Types: []string{"A"}}.Format())},
+			want: "update TXT " + zone + " " + registry.Labels{Owner: "me", Resource: res, Types: []string{"A", "AAAA"}}.Format() +
+				"\ncreate AAAA " + zone + " 2001:db8::1",
+		},
+		{
 			name:    "one type of two goes: no old-format record appears at the name",
 			desired: []events.Endpoint{rr(www, "A", 0, "192.0.2.1")},
 			observed: []events.Endpoint{rr(www, "A", 300, "192.0.2.1"), rr(www, "AAAA", 300, "2001:db8::1"),

@@ -13,7 +13,7 @@ func Stage() stage.Definition {
 	var cfg Config
 	return stage.Definition{
 		Name:          Name,
-		Shared:        stage.OwnershipFlags | stage.DomainFlags,
+		Shared:        stage.OwnershipFlags | stage.RegistryFlags | stage.DomainFlags,
 		RegisterFlags: cfg.RegisterFlags,
 		New: func(shared *stage.Shared, logger *slog.Logger) (stage.Runner, error) {
 			cfg.Ownership, cfg.Domains = shared.Ownership, shared.Domains

@@ -168,7 +168,7 @@ stage's name). Each value goes to the stages that take its flag. */}}
 - --managed-record-types={{ . }}
 {{- end }}
 {{- end }}
-{{- if or $collector $planner $portal }}
+{{- if or $collector $planner $portal (and $applier (eq $v.registry "crd")) }}
 {{- with $v.txtOwnerId }}
 - --txt-owner-id={{ . }}
 {{- end }}
@@ -210,6 +210,9 @@ stage's name). Each value goes to the stages that take its flag. */}}
 {{- end }}
 {{- end }}
 {{- if $applier }}
+{{- if and (eq $v.registry "crd") (not $planner) }}
+- --registry=crd
+{{- end }}
 - --provider={{ $provider }}
 - --interval={{ $v.interval }}
 {{- range $flag, $value := index ($p.args | default dict) $provider }}
@@ -233,7 +236,8 @@ stage's name). Each value goes to the stages that take its flag. */}}
 {{- $provider := include "zonestream.provider" $root -}}
 {{- $p := include "zonestream.providerValues" $root | fromJson -}}
 {{- $talksToProvider := has $s (list "allinone" "applier") -}}
-{{- $kube := has $s (list "allinone" "collector") -}}
+{{- /* With registry crd the applier keeps ownership in DNSRecords. */ -}}
+{{- $kube := or (has $s (list "allinone" "collector")) (and (eq $s "applier") (eq $v.registry "crd")) -}}
 {{- $nats := and (ne $s "allinone") (ne $v.nats.credentials.type "none") -}}
 metadata:
   labels:
@@ -254,7 +258,7 @@ metadata:
   {{- end }}
 spec:
   {{- if $kube }}
-  serviceAccountName: {{ include "zonestream.serviceAccount" $root }}
+  serviceAccountName: {{ include "zonestream.crdRegistryAccount" (dict "root" $root "stage" $s) }}
   automountServiceAccountToken: {{ $v.automountServiceAccountToken }}
   {{- else }}
   {{- if eq $s "applier" }}
@@ -445,4 +449,15 @@ spec:
   topologySpreadConstraints:
     {{- toYaml . | nindent 4 }}
   {{- end }}
+{{- end -}}
+
+{{/* The service account of a stage that talks to Kubernetes: the
+applier's own (its cloud identity) when it has one. root, stage. */}}
+{{- define "zonestream.crdRegistryAccount" -}}
+{{- $main := include "zonestream.serviceAccount" .root -}}
+{{- if eq .stage "applier" -}}
+{{- .root.Values.applier.serviceAccountName | default $main -}}
+{{- else -}}
+{{- $main -}}
+{{- end -}}
 {{- end -}}
