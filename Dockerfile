@@ -10,6 +10,9 @@
 # (CI builds the same image from a binary built on the host:
 # hack/containers/zonestream.Dockerfile.)
 FROM golang:1.26 AS build
+# ExternalDNS v0.23 (its providers are linked) needs Go 1.27: the go command
+# fetches this toolchain from the Go module proxy (hack/go-env.sh).
+ENV GOTOOLCHAIN=go1.27.3
 WORKDIR /src
 # What zonestream --version prints; empty: what the Go toolchain recorded.
 ARG VERSION=

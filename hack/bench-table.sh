@@ -11,6 +11,7 @@
 #   hack/bench-table.sh --from FILE...       the table of saved output, nothing run
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/go-env.sh
 
 table() { go run ./testenv/cmd/benchtable "$@"; }
 rows=idle,work,latency,scale,throughput,providers,externaldns

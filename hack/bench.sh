@@ -3,6 +3,7 @@
 # status patch -> record in BIND (20 samples), and N Services -> BIND.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/go-env.sh
 KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
 export KUBEBUILDER_ASSETS
 go test -run '^$' -bench 'BenchmarkStatusToRecord' -benchtime=20x ./systemtest/

@@ -11,6 +11,7 @@
 # long run's tombstones, for a few trials to restart on).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/go-env.sh
 
 KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
 export KUBEBUILDER_ASSETS

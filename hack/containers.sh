@@ -10,6 +10,7 @@
 #   hack/containers.sh images     only build the images
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/go-env.sh
 CACHE=${ZS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zonestream}
 log() { echo "containers: $*" >&2; }
 step_start=$(date +%s)

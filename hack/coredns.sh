@@ -7,6 +7,9 @@
 #   hack/coredns.sh            -> prints the binary path
 #   COREDNS_VERSION=1.14.7 ZS_CACHE=~/.cache/zonestream hack/coredns.sh
 set -euo pipefail
+# Built outside the workspace, with the machine's own Go (go.work's
+# toolchain, hack/go-env.sh, is for zonestream's modules).
+export GOTOOLCHAIN=local
 
 COREDNS_VERSION=${COREDNS_VERSION:-1.14.7}
 CACHE=${ZS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zonestream}

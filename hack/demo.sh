@@ -5,6 +5,7 @@
 # Arguments go to `zonestream demo` (e.g. --keep-running=false).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/go-env.sh
 KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
 export KUBEBUILDER_ASSETS
 # The demo is built in with -tags demo: the harness it uses stays out of

@@ -6,6 +6,7 @@
 # `go test` replays it from then on; commit it with the fix.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/go-env.sh
 
 fuzztime=${1:-${FUZZTIME:-20s}}
 # Extra `go test` flags, e.g. FUZZFLAGS=-parallel=1 on a shared machine.

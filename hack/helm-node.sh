@@ -16,6 +16,7 @@
 #   hack/helm-node.sh        (root; ~2 min with the binaries cached, ~10 the first time)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/go-env.sh
 ROOT=$PWD
 CACHE=${ZS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zonestream}
 KUBE_VERSION=${KUBE_VERSION:-1.32.13}

@@ -6,6 +6,9 @@
 #   hack/kube-assets.sh            -> prints the assets directory
 #   KUBE_VERSION=1.32.13 ZS_CACHE=~/.cache/zonestream hack/kube-assets.sh
 set -euo pipefail
+# Built outside the workspace, with the machine's own Go (go.work's
+# toolchain, hack/go-env.sh, is for zonestream's modules).
+export GOTOOLCHAIN=local
 
 KUBE_VERSION=${KUBE_VERSION:-1.32.13}
 ETCD_VERSION=${ETCD_VERSION:-3.5.21}

@@ -4,6 +4,7 @@
 # (e.g. hack/test.sh -run TestEndToEnd).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. hack/go-env.sh
 
 KUBEBUILDER_ASSETS=$(hack/deps.sh | tail -n 1)
 export KUBEBUILDER_ASSETS
@@ -35,8 +36,9 @@ fi
 go test -count=1 -timeout 25m "$@" "${pkgs[@]}"
 # The all-in-one with ExternalDNS' providers, end to end into Route53 (moto),
 # and as ExternalDNS' own Helm chart runs it for aws and cloudflare; and its
-# command line: help in every command, a misspelled flag, the version.
-if [ $# -eq 0 ]; then go test -count=1 -timeout 10m -tags externaldns -run 'TestRoute53|TestExternalDNSChartCloud|TestHelp|TestMisspelled|TestVersionNames' ./systemtest; fi
+# command line: help in every command, a misspelled flag, the version; and
+# the lists of the linked ExternalDNS (flags, sources, providers) against ours.
+if [ $# -eq 0 ]; then go test -count=1 -timeout 10m -tags externaldns -run 'TestRoute53|TestExternalDNSChartCloud|TestHelp|TestMisspelled|TestVersionNames|TestLinkedExternalDNS' ./systemtest ./cmd/zonestream/cli; fi
 # The whole run also runs the images, the system tests in containers and
 # the docker-compose stack (Docker engine started here if none runs).
 if [ $# -eq 0 ]; then hack/containers.sh; fi

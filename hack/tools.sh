@@ -6,6 +6,9 @@
 # nats-server for the NATS image (hack/containers.sh). Prints the tools
 # directory on its last line.
 set -euo pipefail
+# Built outside the workspace, with the machine's own Go (go.work's
+# toolchain, hack/go-env.sh, is for zonestream's modules).
+export GOTOOLCHAIN=local
 cd "$(dirname "$0")/.."
 CACHE=${ZS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/zonestream}
 TOOLS=$CACHE/tools

@@ -1,7 +1,7 @@
 // Package cloudflare is a fake of the part of Cloudflare's HTTP API v4
-// that ExternalDNS' cloudflare provider (v0.21.0, through cloudflare-go
-// v5) calls: list zones, get a zone, list DNS records, create, update and
-// delete one, and the batch of deletes, puts and posts the provider sends
+// that ExternalDNS' cloudflare provider (v0.21.0 through cloudflare-go v5,
+// v0.23.0 through v7) calls: list zones, get a zone, list DNS records,
+// create, update and delete one, and the batch of deletes, puts and posts the provider sends
 // first. It is written from Cloudflare's API documentation and
 // cloudflare-go's request and response types. It is not Cloudflare, and
 // agreeing with it proves only that a client speaks the API as documented:

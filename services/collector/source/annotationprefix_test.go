@@ -29,7 +29,7 @@ func TestAnnotationPrefix(t *testing.T) {
 		{AnnotationPrefix, false, "ga.example.org", "[{aws/weight 2}]", []string{AnnotationPrefix + "hostname"}},
 		{AnnotationPrefixAlpha, false, "alpha.example.org", "[{aws/weight 1}]", []string{AnnotationPrefixAlpha + "hostname"}},
 		{"internal.example.com/", false, "custom.example.org",
-			"[{aws/weight 3} {external-dns.alpha.kubernetes.io/cloudflare-proxied true}]", []string{"internal.example.com/ttl"}},
+			"[{aws/weight 3} {cloudflare/proxied true}]", []string{"internal.example.com/ttl"}},
 		// v0.23: the prefix given wins, the alpha one is read too.
 		{AnnotationPrefix, true, "ga.example.org", "[{aws/weight 2}]", []string{AnnotationPrefix + "hostname", AnnotationPrefixAlpha + "hostname"}},
 	} {

@@ -8,18 +8,53 @@ import (
 )
 
 // Provider-specific annotations become properties under the names
-// ExternalDNS' providers read: aws-weight is aws/weight, scw-, coredns-
-// and webhook- likewise; azure-tags is azure/tags; alias=true is alias;
-// the Cloudflare ones keep their whole alpha-prefixed key, as ExternalDNS'
-// Cloudflare provider looks them up that way.
+// ExternalDNS' providers read (v0.23): aws-weight is aws/weight, scw-,
+// coredns- and webhook- likewise; azure-tags is azure/tags; alias=true is
+// alias; the five Cloudflare ones are cloudflare/<attribute>
+// (cloudflare-proxied is cloudflare/proxied), whatever the prefix.
 var (
 	// propertyPrefixes maps an annotation key prefix (after the
 	// annotation prefix) to its property name prefix.
 	propertyPrefixes = map[string]string{"aws-": "aws/", "scw-": "scw/", "coredns-": "coredns/", "webhook-": "webhook/"}
-	// cloudflareKeys are the Cloudflare annotations ExternalDNS passes on.
-	cloudflareKeys = []string{"cloudflare-proxied", "cloudflare-custom-hostname", "cloudflare-region-key",
-		"cloudflare-record-comment", "cloudflare-tags"}
+	// cloudflareAttributes are the Cloudflare annotations' attributes
+	// (cloudflare-<attribute>) ExternalDNS passes on.
+	cloudflareAttributes = []string{"proxied", "custom-hostname", "region-key", "record-comment", "tags"}
 )
+
+// cloudflareProperty is the property the Cloudflare annotation key
+// cloudflare-<attribute> becomes.
+func cloudflareProperty(key string) (string, bool) {
+	attr, ok := strings.CutPrefix(key, "cloudflare-")
+	if !ok || !slices.Contains(cloudflareAttributes, attr) {
+		return "", false
+	}
+	return "cloudflare/" + attr, true
+}
+
+// CanonicalProperties rewrites the Cloudflare property names ExternalDNS
+// read before v0.23 (the annotation's whole key under any prefix,
+// "external-dns.alpha.kubernetes.io/cloudflare-proxied", or the bare
+// "cloudflare-proxied") to v0.23's ("cloudflare/proxied"), as ExternalDNS
+// v0.23 rewrites a DNSEndpoint's; a canonical one given too wins.
+func CanonicalProperties(props []events.ProviderSpecificProperty) []events.ProviderSpecificProperty {
+	legacyName := func(name string) (string, bool) {
+		return cloudflareProperty(name[strings.LastIndex(name, "/")+1:])
+	}
+	var out []events.ProviderSpecificProperty
+	for _, p := range props {
+		canonical, legacy := legacyName(p.Name)
+		if !legacy {
+			out = append(out, p)
+			continue
+		}
+		if slices.ContainsFunc(props, func(q events.ProviderSpecificProperty) bool { return q.Name == canonical }) {
+			continue
+		}
+		p.Name = canonical
+		out = append(out, p)
+	}
+	return out
+}
 
 // ProviderSpecific are the object's provider-specific annotations as
 // endpoint properties, sorted by name, read under AnnotationPrefixes; when
@@ -62,8 +97,9 @@ func propertyName(key string) (string, bool) {
 		return "azure/tags", true
 	case key == AnnotationRecordType:
 		return PropertyRecordType, true // taken off by the collector (PTR)
-	case slices.Contains(cloudflareKeys, key):
-		return AnnotationPrefixAlpha + key, true
+	}
+	if name, ok := cloudflareProperty(key); ok {
+		return name, true
 	}
 	for prefix, name := range propertyPrefixes {
 		if attr, ok := strings.CutPrefix(key, prefix); ok && attr != "" {

@@ -38,9 +38,8 @@ func TestProviderSpecificAnnotations(t *testing.T) {
 	want := "[{alias true} {aws/evaluate-target-health false} {aws/failover PRIMARY} " +
 		"{aws/geolocation-country-code DE} {aws/geoproximity-bias 5} {aws/health-check-id hc-1} " +
 		"{aws/multi-value-answer true} {aws/region us-east-1} {aws/weight 10} {azure/tags team=dns} " +
-		"{coredns/group g} " +
-		"{external-dns.alpha.kubernetes.io/cloudflare-proxied true} {external-dns.alpha.kubernetes.io/cloudflare-record-comment c} " +
-		"{external-dns.alpha.kubernetes.io/cloudflare-region-key eu} {scw/something x} {webhook/custom w}]"
+		"{cloudflare/proxied true} {cloudflare/record-comment c} {cloudflare/region-key eu} " +
+		"{coredns/group g} {scw/something x} {webhook/custom w}]"
 	if got := fmt.Sprint(in.ProviderSpecific()); got != want {
 		t.Fatalf("properties\n%s\nwant\n%s", got, want)
 	}
@@ -59,5 +58,24 @@ func TestProviderSpecificAnnotations(t *testing.T) {
 	in = &Inputs{Annotations: map[string]string{AnnotationPrefixAlpha + "alias": "false"}}
 	if got := in.ProviderSpecific(); len(got) != 0 {
 		t.Fatalf("alias=false gave %v", got)
+	}
+}
+
+// Cloudflare properties under the names ExternalDNS read before v0.23
+// (a DNSEndpoint's providerSpecific) become v0.23's; a canonical one
+// given too wins; others are left alone.
+func TestCanonicalProperties(t *testing.T) {
+	got := CanonicalProperties([]events.ProviderSpecificProperty{
+		{Name: AnnotationPrefixAlpha + "cloudflare-proxied", Value: "true"},
+		{Name: "cloudflare-tags", Value: "a,b"},
+		{Name: "example.com/cloudflare-region-key", Value: "legacy"},
+		{Name: "cloudflare/region-key", Value: "eu"},
+		{Name: AnnotationPrefixAlpha + "cloudflare-unknown", Value: "kept"},
+		{Name: "aws/weight", Value: "1"},
+	})
+	want := "[{cloudflare/proxied true} {cloudflare/tags a,b} {cloudflare/region-key eu} " +
+		"{external-dns.alpha.kubernetes.io/cloudflare-unknown kept} {aws/weight 1}]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("got\n%v\nwant\n%s", got, want)
 	}
 }

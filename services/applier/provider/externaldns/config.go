@@ -2,14 +2,15 @@
 // Cloudflare, Google, Azure and every other provider of
 // sigs.k8s.io/external-dns) behind the applier's provider.Provider.
 //
-// ExternalDNS' own Config parses ExternalDNS' command line and its own
-// factory builds the provider; the provider is served in process over
+// ExternalDNS' own Config parses ExternalDNS' command line and its
+// provider table (providers.go) builds the provider; the provider is served in process over
 // ExternalDNS' webhook protocol (handler.go) to the applier's webhook
 // provider, which supplies what ExternalDNS providers lack: zones,
 // preconditions, RRsets. See README.md.
 package externaldns
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -25,6 +26,9 @@ import (
 // ExternalDNS requires --source; the applier reads no source, so a command
 // line without one gets --source=service, which nothing here uses.
 func Parse(args []string) (*edns.Config, error) {
+	if why, ok := removed[providerOf(args)]; ok {
+		return nil, configError(fmt.Errorf("--provider=%s: %s", providerOf(args), why))
+	}
 	if !given(args, "source") {
 		args = append(slices.Clone(args), "--source=service")
 	}
@@ -56,6 +60,20 @@ func given(args []string, flag string) bool {
 	return slices.ContainsFunc(args, func(a string) bool { return a == "--"+flag || strings.HasPrefix(a, "--"+flag+"=") })
 }
 
+// providerOf is the --provider value of args, or of $EXTERNAL_DNS_PROVIDER.
+func providerOf(args []string) string {
+	p := os.Getenv("EXTERNAL_DNS_PROVIDER")
+	for i, a := range args {
+		switch {
+		case a == "--provider" && i+1 < len(args):
+			p = args[i+1]
+		case strings.HasPrefix(a, "--provider="):
+			p = strings.TrimPrefix(a, "--provider=")
+		}
+	}
+	return p
+}
+
 // domainFilter is the filter ExternalDNS' controller builds from the
 // command line and hands to the provider's constructor.
 func domainFilter(cfg *edns.Config) *endpoint.DomainFilter {
@@ -68,5 +86,6 @@ func domainFilter(cfg *edns.Config) *endpoint.DomainFilter {
 }
 
 // Providers are the --provider values of ExternalDNS this adapter offers:
-// every in-tree provider of the ExternalDNS version it is built with.
-var Providers = edns.ProviderNames
+// every in-tree provider of the ExternalDNS version it is built with, but
+// those it cannot link (unlinked).
+var Providers = slices.DeleteFunc(slices.Clone(edns.ProviderNames), func(p string) bool { _, ok := unlinked[p]; return ok })

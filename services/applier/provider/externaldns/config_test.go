@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,13 +46,30 @@ func TestParseTakesExternalDNSFlags(t *testing.T) {
 // ExternalDNS users give it.
 func TestEveryProviderIsOffered(t *testing.T) {
 	for _, name := range []string{"aws", "aws-sd", "azure", "azure-dns", "azure-private-dns", "google", "cloudflare",
-		"akamai", "alibabacloud", "civo", "dnsimple", "exoscale", "gandi", "godaddy", "linode", "ns1", "oci", "ovh",
-		"pihole", "plural", "scaleway", "transip", "rfc2136", "pdns", "coredns"} {
+		"alibabacloud", "dnsimple", "godaddy", "linode", "ns1", "oci", "ovh",
+		"pihole", "scaleway", "rfc2136", "pdns", "coredns", "skydns", "inmemory", "webhook"} {
 		if !slices.Contains(externaldns.Providers, name) {
 			t.Errorf("%s is not offered", name)
 		}
 		if cfg, err := externaldns.Parse([]string{"--provider=" + name}); err != nil || cfg.Provider != name {
 			t.Errorf("--provider=%s: %v", name, err)
+		}
+	}
+}
+
+// A provider ExternalDNS removed since v0.21, or one this build cannot
+// link, is refused with why and what to run instead.
+func TestRemovedAndUnlinkedProvidersSayWhy(t *testing.T) {
+	for name, want := range map[string]string{
+		"akamai": "removed its in-tree akamai provider in v0.22", "gandi": "removed its in-tree gandi provider in v0.23",
+		"civo": "github.com/civo/civogo v0.7.3", "exoscale": "github.com/exoscale/egoscale/v3 v3.1.50",
+	} {
+		_, err := externaldns.New(context.Background(), []string{"--provider=" + name}, provider.Options{})
+		if !errors.Is(err, externaldns.ErrConfig) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "webhook") {
+			t.Errorf("--provider=%s: %v, want a configuration error saying %q and naming the webhook", name, err, want)
+		}
+		if slices.Contains(externaldns.Providers, name) {
+			t.Errorf("%s is offered", name)
 		}
 	}
 }

@@ -19,6 +19,9 @@ import (
 // back as GetDomainFilter's empty filter does, unless ctx has ended.
 func (h *handler) domainFilter(ctx context.Context) (endpoint.DomainFilterInterface, error) {
 	p := h.p
+	if a, ok := p.(aliasNormalizing); ok {
+		p = a.Provider
+	}
 	if c, ok := p.(*edprovider.CachedProvider); ok { // --provider-cache-time
 		p = c.Provider
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	edns "sigs.k8s.io/external-dns/pkg/apis/externaldns"
-	"sigs.k8s.io/external-dns/provider/factory"
 
 	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/webhook"
@@ -29,7 +28,7 @@ const (
 
 // New builds the ExternalDNS provider that args (an ExternalDNS command
 // line: --provider=aws --aws-zone-type=public ...) select, with
-// ExternalDNS' own Config and factory, and returns it as a zonestream
+// ExternalDNS' own Config and constructors, and returns it as a zonestream
 // provider. Its zones are those of the provider's domain filter (AWS,
 // Google, Azure list their hosted zones), else --domain-filter's.
 func New(ctx context.Context, args []string, opts provider.Options, with ...Option) (*webhook.Provider, error) {
@@ -59,9 +58,15 @@ type Option func(*webhook.Config)
 
 // WithRetry sets how often, and after how long, a failed call to the
 // provider is tried again (default 3 times, from 250ms), on top of the
-// retries of the provider's own SDK.
+// retries of the provider's own SDK; and, when r.Timeout is set, how long
+// one call may take (default: listTimeout, applyTimeout).
 func WithRetry(r provider.RetryConfig) Option {
-	return func(c *webhook.Config) { c.Retries, c.RetryBackoff = r.Retries, r.RetryBackoff }
+	return func(c *webhook.Config) {
+		c.Retries, c.RetryBackoff = r.Retries, r.RetryBackoff
+		if r.Timeout > 0 {
+			c.ReadTimeout, c.WriteTimeout = r.Timeout, r.Timeout
+		}
+	}
 }
 
 // build builds the provider cfg selects, with the domain filter
@@ -70,7 +75,7 @@ func WithRetry(r provider.RetryConfig) Option {
 func build(ctx context.Context, cfg *edns.Config, log *slog.Logger) (http.Handler, error) {
 	logThroughSlog(log)
 	df := domainFilter(cfg)
-	p, err := factory.Select(ctx, cfg, df)
+	p, err := selectProvider(ctx, cfg, df)
 	if err != nil {
 		return nil, configError(err)
 	}

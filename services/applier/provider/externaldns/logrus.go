@@ -12,7 +12,7 @@ import (
 	"github.com/zonestream/zonestream/services/applier/provider"
 )
 
-// logThroughSlog makes ExternalDNS' code (its providers, factory and
+// logThroughSlog makes ExternalDNS' code (its providers, constructors and
 // SDK glue log with logrus' standard logger) log through log's handler,
 // as zonestream's own lines do: one format (JSON with --log-format=json),
 // one level (--log-level), and redacted (provider.RedactingHandler), as

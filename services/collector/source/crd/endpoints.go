@@ -71,6 +71,7 @@ func parseEndpoints(u *unstructured.Unstructured, noTargetsOK bool) ([]events.En
 			problem(i, err)
 			continue
 		}
+		ep.ProviderSpecific = source.CanonicalProperties(ep.ProviderSpecific)
 		ep.Normalize()
 		eps = append(eps, ep)
 	}
