@@ -15,19 +15,10 @@ import (
 // collector does not have yet, each with why. A source ExternalDNS adds is
 // in neither: the test below fails until it is one or the other.
 var sourcesNotYet = map[string]string{
-	"ambassador-host":    "not yet written (issue: every source)",
-	"connector":          "not yet written (issue: every source)",
-	"contour-httpproxy":  "not yet written (issue: every source)",
-	"empty":              "not yet written (issue: every source): ExternalDNS' source of no endpoints",
-	"f5-transportserver": "not yet written (issue: every source)",
-	"f5-virtualserver":   "not yet written (issue: every source)",
-	"fake":               "not yet written (issue: every source)",
-	"gloo-proxy":         "not yet written (issue: every source)",
-	"kong-tcpingress":    "not yet written (issue: every source)",
-	"openshift-route":    "not yet written (issue: every source)",
-	"skipper-routegroup": "not yet written (issue: every source)",
-	"traefik-proxy":      "not yet written (issue: every source)",
-	"unstructured":       "not yet written (issue: every source)",
+	"connector":    "not yet written (issue: every source)",
+	"empty":        "not yet written (issue: every source): ExternalDNS' source of no endpoints",
+	"fake":         "not yet written (issue: every source)",
+	"unstructured": "not yet written (issue: every source)",
 }
 
 // TestLinkedExternalDNSFlagsAreListed reads the flags of the ExternalDNS
