@@ -113,7 +113,7 @@ func TestAmbassadorHostExternalDNSCases(t *testing.T) {
 			want: []events.Endpoint{events.NewEndpoint("www.example.org", "A", 180, "1.1.1.1")}},
 		{name: "Host with provider specific annotation", svc: lb1111, annotations: withAnn("cloudflare-proxied", "true"),
 			want:     []events.Endpoint{a1111},
-			provider: &events.ProviderSpecificProperty{Name: "external-dns.alpha.kubernetes.io/cloudflare-proxied", Value: "true"}},
+			provider: &events.ProviderSpecificProperty{Name: "cloudflare/proxied", Value: "true"}},
 		{name: "Host with missing Ambassador annotation", svc: lb1111},
 		{name: "valid matching annotation filter expression", svc: lb1111, cfg: filter(ingress+" in (external-ingress)", ""),
 			annotations: withAnn(ingress, "external-ingress"), want: []events.Endpoint{a1111}},

@@ -107,7 +107,7 @@ func TestRouteGroupExternalDNSEndpointsFromRouteGroups(t *testing.T) {
 		{name: "Routegroup with provider-specific annotation creates endpoint with provider-specific property",
 			groups:   rg(collectortest.Ann("cloudflare-proxied", "true"), hosts, lbHost),
 			want:     one(cname("rg1.k8s.example", "lb.example.org")),
-			provider: &events.ProviderSpecificProperty{Name: "external-dns.alpha.kubernetes.io/cloudflare-proxied", Value: "true"}},
+			provider: &events.ProviderSpecificProperty{Name: "cloudflare/proxied", Value: "true"}},
 	})
 }
 
