@@ -8,12 +8,9 @@
 package contour
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/zonestream/zonestream/services/collector/source"
 )
@@ -43,15 +40,4 @@ type Options struct {
 	source.APIOptions
 	// Namespace limits the source to one namespace; empty: all.
 	Namespace string
-}
-
-func newDynamic(opts Options) (dynamic.Interface, error) {
-	if opts.RESTConfig == nil || opts.Client == nil {
-		return nil, errors.New("contour-httpproxy source: no API server client")
-	}
-	dyn, err := dynamic.NewForConfig(opts.RESTConfig)
-	if err != nil {
-		return nil, fmt.Errorf("contour-httpproxy source: dynamic client: %w", err)
-	}
-	return dyn, nil
 }

@@ -1,26 +1,16 @@
 package contour
 
 import (
-	"context"
-	"fmt"
-
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
-
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector/source"
-	"github.com/zonestream/zonestream/services/collector/source/lazyinformer"
+	"github.com/zonestream/zonestream/services/collector/source/onekind"
 )
 
-// Source is the contour-httpproxy source: one state per HTTPProxy.
+// Source is the contour-httpproxy source: one state per HTTPProxy, read
+// through onekind (a lazy informer, started once HTTPProxies are served).
 type Source struct {
-	opts    Options
-	dynamic dynamic.Interface
-	proxies *lazyinformer.Informer
-	// resync is the collector's Runtime.Resync, set by Run before the
-	// informer starts.
-	resync func()
+	*onekind.Source[*HTTPProxy]
+	opts Options
 }
 
 var (
@@ -28,70 +18,15 @@ var (
 	_ source.Runner = (*Source)(nil)
 )
 
-// New validates the options and returns the source; it does no I/O.
+// New returns the source; it does no I/O.
 func New(opts Options) (*Source, error) {
-	dyn, err := newDynamic(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Source{opts: opts, dynamic: dyn, resync: func() {}}, nil
-}
-
-// Name implements source.Source.
-func (s *Source) Name() string { return Name }
-
-// Register implements source.Source: an HTTPProxy's change enqueues it;
-// nothing else feeds its endpoints (its status carries the load balancer).
-func (s *Source) Register(_ informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
-	handle := source.EnqueueObject(enqueue)
+	s := &Source{opts: opts}
 	var err error
-	s.proxies, err = lazyinformer.New(lazyinformer.Options{
-		Discovery: s.opts.Client.Discovery(), Dynamic: s.dynamic, GroupVersion: GroupVersion, Kind: "HTTPProxy",
-		Namespace: s.opts.Namespace, PollInterval: s.opts.PollInterval,
-		Transform: transformHTTPProxy(s.opts.Filters.AnnotationKeys()),
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc: handle,
-			UpdateFunc: func(old, cur any) {
-				o, _ := old.(*HTTPProxy)
-				c, _ := cur.(*HTTPProxy)
-				if o != nil && c != nil && sameHTTPProxy(o, c) {
-					return
-				}
-				handle(cur)
-			},
-			DeleteFunc: handle,
-		},
-		OnSynced: func(context.Context) {
-			s.proxies.EnqueueAll(func(ns, name string) { enqueue(source.Key{Namespace: ns, Name: name}) })
-			s.resync()
-		},
-		Logger: s.opts.Logger,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
-	}
-	return s.proxies.HasSynced, nil
-}
-
-// Run implements source.Runner: it runs the HTTPProxy informer once
-// HTTPProxies are served.
-func (s *Source) Run(ctx context.Context, rt source.Runtime) {
-	s.resync = rt.Resync
-	s.proxies.Run(ctx)
-}
-
-// Endpoints implements source.Source; source.ErrUnknown until HTTPProxies
-// are served and synced.
-func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	p, exists, err := source.Lookup[*HTTPProxy](s.proxies, key)
-	if err != nil {
-		return nil, false, []error{err}
-	}
-	if !exists {
-		return nil, false, nil
-	}
-	eps, problems := s.HTTPProxyEndpoints(p)
-	return eps, true, problems
+	s.Source, err = onekind.New(onekind.Kind[*HTTPProxy]{
+		Name: Name, GroupVersion: GroupVersion, Kind: "HTTPProxy",
+		Transform: transformHTTPProxy(opts.Filters.AnnotationKeys()), Same: sameHTTPProxy, Endpoints: s.HTTPProxyEndpoints,
+	}, onekind.Options{APIOptions: opts.APIOptions, Namespace: opts.Namespace, PollInterval: opts.PollInterval})
+	return s, err
 }
 
 // HTTPProxyEndpoints computes the endpoints of one HTTPProxy: its

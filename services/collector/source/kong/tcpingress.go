@@ -1,27 +1,18 @@
 package kong
 
 import (
-	"context"
-	"fmt"
 	"strings"
-
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector/source"
-	"github.com/zonestream/zonestream/services/collector/source/lazyinformer"
+	"github.com/zonestream/zonestream/services/collector/source/onekind"
 )
 
-// Source is the kong-tcpingress source: one state per TCPIngress.
+// Source is the kong-tcpingress source: one state per TCPIngress, read
+// through onekind (a lazy informer, started once TCPIngresses are served).
 type Source struct {
-	opts      Options
-	dynamic   dynamic.Interface
-	ingresses *lazyinformer.Informer
-	// resync is the collector's Runtime.Resync, set by Run before the
-	// informer starts.
-	resync func()
+	*onekind.Source[*TCPIngress]
+	opts Options
 }
 
 var (
@@ -29,71 +20,15 @@ var (
 	_ source.Runner = (*Source)(nil)
 )
 
-// New validates the options and returns the source; it does no I/O.
+// New returns the source; it does no I/O.
 func New(opts Options) (*Source, error) {
-	dyn, err := newDynamic(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Source{opts: opts, dynamic: dyn, resync: func() {}}, nil
-}
-
-// Name implements source.Source.
-func (s *Source) Name() string { return Name }
-
-// Register implements source.Source: a TCPIngress's change enqueues it;
-// nothing else feeds its endpoints (its status carries the load
-// balancer).
-func (s *Source) Register(_ informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
-	handle := source.EnqueueObject(enqueue)
+	s := &Source{opts: opts}
 	var err error
-	s.ingresses, err = lazyinformer.New(lazyinformer.Options{
-		Discovery: s.opts.Client.Discovery(), Dynamic: s.dynamic, GroupVersion: GroupVersion, Kind: "TCPIngress",
-		Namespace: s.opts.Namespace, PollInterval: s.opts.PollInterval,
-		Transform: transformTCPIngress(s.opts.Filters.AnnotationKeys()),
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc: handle,
-			UpdateFunc: func(old, cur any) {
-				o, _ := old.(*TCPIngress)
-				c, _ := cur.(*TCPIngress)
-				if o != nil && c != nil && sameTCPIngress(o, c) {
-					return
-				}
-				handle(cur)
-			},
-			DeleteFunc: handle,
-		},
-		OnSynced: func(context.Context) {
-			s.ingresses.EnqueueAll(func(ns, name string) { enqueue(source.Key{Namespace: ns, Name: name}) })
-			s.resync()
-		},
-		Logger: s.opts.Logger,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
-	}
-	return s.ingresses.HasSynced, nil
-}
-
-// Run implements source.Runner: it runs the TCPIngress informer once
-// TCPIngresses are served.
-func (s *Source) Run(ctx context.Context, rt source.Runtime) {
-	s.resync = rt.Resync
-	s.ingresses.Run(ctx)
-}
-
-// Endpoints implements source.Source; source.ErrUnknown until
-// TCPIngresses are served and synced.
-func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	t, exists, err := source.Lookup[*TCPIngress](s.ingresses, key)
-	if err != nil {
-		return nil, false, []error{err}
-	}
-	if !exists {
-		return nil, false, nil
-	}
-	eps, problems := s.TCPIngressEndpoints(t)
-	return eps, true, problems
+	s.Source, err = onekind.New(onekind.Kind[*TCPIngress]{
+		Name: Name, GroupVersion: GroupVersion, Kind: "TCPIngress",
+		Transform: transformTCPIngress(opts.Filters.AnnotationKeys()), Same: sameTCPIngress, Endpoints: s.TCPIngressEndpoints,
+	}, onekind.Options{APIOptions: opts.APIOptions, Namespace: opts.Namespace, PollInterval: opts.PollInterval})
+	return s, err
 }
 
 // TCPIngressEndpoints computes the endpoints of one TCPIngress: the

@@ -1,30 +1,20 @@
 package openshift
 
 import (
-	"context"
-	"fmt"
-
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
-
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector/source"
-	"github.com/zonestream/zonestream/services/collector/source/lazyinformer"
+	"github.com/zonestream/zonestream/services/collector/source/onekind"
 )
 
 // admitted is the condition a router sets on its status.ingress entry
 // once it serves the Route.
 const admitted = "Admitted"
 
-// Source is the openshift-route source: one state per Route.
+// Source is the openshift-route source: one state per Route, read
+// through onekind (a lazy informer, started once Routes are served).
 type Source struct {
-	opts    Options
-	dynamic dynamic.Interface
-	routes  *lazyinformer.Informer
-	// resync is the collector's Runtime.Resync, set by Run before the
-	// informer starts.
-	resync func()
+	*onekind.Source[*Route]
+	opts Options
 }
 
 var (
@@ -32,70 +22,15 @@ var (
 	_ source.Runner = (*Source)(nil)
 )
 
-// New validates the options and returns the source; it does no I/O.
+// New returns the source; it does no I/O.
 func New(opts Options) (*Source, error) {
-	dyn, err := newDynamic(opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Source{opts: opts, dynamic: dyn, resync: func() {}}, nil
-}
-
-// Name implements source.Source.
-func (s *Source) Name() string { return Name }
-
-// Register implements source.Source: a Route's change enqueues it; nothing
-// else feeds its endpoints.
-func (s *Source) Register(_ informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
-	handle := source.EnqueueObject(enqueue)
+	s := &Source{opts: opts}
 	var err error
-	s.routes, err = lazyinformer.New(lazyinformer.Options{
-		Discovery: s.opts.Client.Discovery(), Dynamic: s.dynamic, GroupVersion: GroupVersion, Kind: "Route",
-		Namespace: s.opts.Namespace, PollInterval: s.opts.PollInterval,
-		Transform: transformRoute(s.opts.Filters.AnnotationKeys()),
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc: handle,
-			UpdateFunc: func(old, cur any) {
-				o, _ := old.(*Route)
-				c, _ := cur.(*Route)
-				if o != nil && c != nil && sameRoute(o, c) {
-					return
-				}
-				handle(cur)
-			},
-			DeleteFunc: handle,
-		},
-		OnSynced: func(context.Context) {
-			s.routes.EnqueueAll(func(ns, name string) { enqueue(source.Key{Namespace: ns, Name: name}) })
-			s.resync()
-		},
-		Logger: s.opts.Logger,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
-	}
-	return s.routes.HasSynced, nil
-}
-
-// Run implements source.Runner: it runs the Route informer once Routes are
-// served.
-func (s *Source) Run(ctx context.Context, rt source.Runtime) {
-	s.resync = rt.Resync
-	s.routes.Run(ctx)
-}
-
-// Endpoints implements source.Source; source.ErrUnknown until Routes are
-// served and synced.
-func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	r, exists, err := source.Lookup[*Route](s.routes, key)
-	if err != nil {
-		return nil, false, []error{err}
-	}
-	if !exists {
-		return nil, false, nil
-	}
-	eps, problems := s.RouteEndpoints(r)
-	return eps, true, problems
+	s.Source, err = onekind.New(onekind.Kind[*Route]{
+		Name: Name, GroupVersion: GroupVersion, Kind: "Route",
+		Transform: transformRoute(opts.Filters.AnnotationKeys()), Same: sameRoute, Endpoints: s.RouteEndpoints,
+	}, onekind.Options{APIOptions: opts.APIOptions, Namespace: opts.Namespace, PollInterval: opts.PollInterval})
+	return s, err
 }
 
 // RouteEndpoints computes the endpoints of one Route: the host of the

@@ -9,21 +9,15 @@
 package skipper
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/tools/cache"
 
-	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/services/collector/source"
-	"github.com/zonestream/zonestream/services/collector/source/lazyinformer"
+	"github.com/zonestream/zonestream/services/collector/source/onekind"
 )
 
 // Name is the --source name.
@@ -63,15 +57,12 @@ type Options struct {
 	Namespace string
 }
 
-// Source is the skipper-routegroup source: one state per RouteGroup.
+// Source is the skipper-routegroup source: one state per RouteGroup,
+// read through onekind (a lazy informer, started once RouteGroups are
+// served, under the group and version the flag names).
 type Source struct {
-	opts        Options
-	gv          schema.GroupVersion
-	dynamic     dynamic.Interface
-	routeGroups *lazyinformer.Informer
-	// resync is the collector's Runtime.Resync, set by Run before the
-	// lazy informer starts.
-	resync func()
+	*onekind.Source[*RouteGroup]
+	opts Options
 }
 
 var (
@@ -81,18 +72,16 @@ var (
 
 // New validates the options and returns the source; it does no I/O.
 func New(opts Options) (*Source, error) {
-	if opts.RESTConfig == nil || opts.Client == nil {
-		return nil, errors.New("skipper-routegroup source: no API server client")
-	}
 	gv, err := parseGroupVersion(opts.GroupVersion)
 	if err != nil {
 		return nil, err
 	}
-	dyn, err := dynamic.NewForConfig(opts.RESTConfig)
-	if err != nil {
-		return nil, fmt.Errorf("skipper-routegroup source: dynamic client: %w", err)
-	}
-	return &Source{opts: opts, gv: gv, dynamic: dyn, resync: func() {}}, nil
+	s := &Source{opts: opts}
+	s.Source, err = onekind.New(onekind.Kind[*RouteGroup]{
+		Name: Name, GroupVersion: gv, Kind: "RouteGroup",
+		Transform: transformRouteGroup(opts.Filters.AnnotationKeys()), Same: sameRouteGroup, Endpoints: s.RouteGroupEndpoints,
+	}, onekind.Options{APIOptions: opts.APIOptions, Namespace: opts.Namespace, PollInterval: opts.PollInterval})
+	return s, err
 }
 
 // parseGroupVersion reads --skipper-routegroup-groupversion; empty is the
@@ -106,61 +95,4 @@ func parseGroupVersion(s string) (schema.GroupVersion, error) {
 		return schema.GroupVersion{}, fmt.Errorf("--skipper-routegroup-groupversion=%q: want group/version, like %s", s, DefaultGroupVersion)
 	}
 	return schema.GroupVersion{Group: group, Version: version}, nil
-}
-
-// Name implements source.Source.
-func (s *Source) Name() string { return Name }
-
-// Register implements source.Source: a RouteGroup's change enqueues it;
-// nothing else is watched.
-func (s *Source) Register(_ informers.SharedInformerFactory, enqueue func(source.Key)) (cache.InformerSynced, error) {
-	handle := source.EnqueueObject(enqueue)
-	var err error
-	s.routeGroups, err = lazyinformer.New(lazyinformer.Options{
-		Discovery: s.opts.Client.Discovery(), Dynamic: s.dynamic, GroupVersion: s.gv, Kind: "RouteGroup",
-		Namespace: s.opts.Namespace, PollInterval: s.opts.PollInterval,
-		Transform: transformRouteGroup(s.opts.Filters.AnnotationKeys()),
-		Handler: cache.ResourceEventHandlerFuncs{
-			AddFunc: handle,
-			UpdateFunc: func(old, cur any) {
-				o, _ := old.(*RouteGroup)
-				c, _ := cur.(*RouteGroup)
-				if o != nil && c != nil && sameRouteGroup(o, c) {
-					return
-				}
-				handle(cur)
-			},
-			DeleteFunc: handle,
-		},
-		OnSynced: func(context.Context) {
-			s.routeGroups.EnqueueAll(func(ns, name string) { enqueue(source.Key{Namespace: ns, Name: name}) })
-			s.resync()
-		},
-		Logger: s.opts.Logger,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", Name, err)
-	}
-	return s.routeGroups.HasSynced, nil
-}
-
-// Run implements source.Runner: it runs the informer once RouteGroups are
-// served.
-func (s *Source) Run(ctx context.Context, rt source.Runtime) {
-	s.resync = rt.Resync
-	s.routeGroups.Run(ctx)
-}
-
-// Endpoints implements source.Source; source.ErrUnknown until RouteGroups
-// are served and synced.
-func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
-	rg, exists, err := source.Lookup[*RouteGroup](s.routeGroups, key)
-	if err != nil {
-		return nil, false, []error{err}
-	}
-	if !exists {
-		return nil, false, nil
-	}
-	eps, problems := s.RouteGroupEndpoints(rg)
-	return eps, true, problems
 }
