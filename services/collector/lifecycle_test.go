@@ -3,6 +3,7 @@ package collector_test
 import (
 	"context"
 	"flag"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -247,7 +248,7 @@ func TestFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cfg.Sources) != 1 || cfg.ClusterName != "eu1" ||
-		cfg.Namespace != "web" || cfg.LabelFilter != "a=b" || cfg.AnnotationFilter != "c=d" || cfg.FQDNTemplate == "" ||
+		!slices.Equal(cfg.Namespaces, []string{"web"}) || cfg.LabelFilter != "a=b" || cfg.AnnotationFilter != "c=d" || cfg.FQDNTemplate == "" ||
 		!cfg.CombineFQDNAnnotation || !cfg.IgnoreHostnameAnnotation || !cfg.Service.PublishInternal ||
 		strings.Join(cfg.Service.ServiceTypeFilter, ",") != "LoadBalancer,ClusterIP,NodePort" ||
 		!cfg.Service.PublishHostIP || !cfg.Service.AlwaysPublishNotReadyAddresses ||
