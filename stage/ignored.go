@@ -33,8 +33,6 @@ var ignoredFlags = []struct {
 	{reason: "not supported by zonestream's sources",
 		flags: "gateway-name= gateway-listener-sets " +
 			"target-template= fqdn-target-template="},
-	{reason: "an object asks for an ALIAS record with the alias annotation",
-		flags: "prefer-alias"},
 	{reason: "there is no DynamoDB registry (--registry is txt, noop or crd)",
 		flags: "dynamodb-region= dynamodb-table="},
 	{reason: "zonestream's rfc2136 provider has no GSS-TSIG; several --rfc2136-host are asked in turn, as with ExternalDNS' default strategy (disabled), never spread",
