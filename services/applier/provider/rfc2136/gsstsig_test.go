@@ -3,8 +3,11 @@ package rfc2136_test
 import (
 	"context"
 	"errors"
+	"flag"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/providertest"
 	"github.com/zonestream/zonestream/services/applier/provider/rfc2136"
+	"github.com/zonestream/zonestream/stage"
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kdc"
 )
@@ -248,5 +252,34 @@ func TestGSSConfig(t *testing.T) {
 		if _, err := rfc2136.New(base(g), provider.Options{}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// ExternalDNS' command line, the password from a file as a Deployment
+// mounts it: the flags reach the provider, which writes with GSS-TSIG.
+func TestGSSTSIGFlags(t *testing.T) {
+	k, gss := startRealm(t)
+	s := bind.StartGSST(t, gss, "example.org")
+	passwordFile := filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(passwordFile, []byte(gssPassword+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var cfg rfc2136.Config
+	fs := flag.NewFlagSet("applier", flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	if err := stage.Parse(fs, []string{"--rfc2136-host=" + s.Host, "--rfc2136-port=" + strconv.Itoa(s.Port), "--rfc2136-zone=example.org",
+		"--rfc2136-gss-tsig", "--rfc2136-kerberos-username=" + gssUser, "--rfc2136-kerberos-password-file=" + passwordFile,
+		"--rfc2136-kerberos-realm=" + strings.ToLower(k.Realm), "--rfc2136-tsig-axfr"}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := rfc2136.New(cfg, provider.Options{DefaultTTL: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Apply(context.Background(), "example.org", []events.Change{{New: ep("flags.example.org", "A", 60, "192.0.2.5")}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := providertest.Answers(t, s, "flags.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.5"}) {
+		t.Fatalf("A: %v", got)
 	}
 }
