@@ -14,6 +14,10 @@ command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 command -v pdns_server >/dev/null 2>&1 || [ -x /usr/sbin/pdns_server ] || need+=(pdns-server)
 compgen -G '/usr/lib/*/pdns/libgsqlite3backend.so' >/dev/null || need+=(pdns-backend-sqlite3)
 command -v sqlite3 >/dev/null 2>&1 || need+=(sqlite3)
+# MIT Kerberos for the rfc2136 provider's GSS-TSIG tests (testenv/kdc): the
+# KDC with kdb5_util, and kadmin.local, which adds the test's principals.
+[ -x /usr/sbin/krb5kdc ] || need+=(krb5-kdc)
+[ -x /usr/sbin/kadmin.local ] || need+=(krb5-admin-server)
 if [ ${#need[@]} -gt 0 ]; then
   sudo=""
   [ "$(id -u)" = 0 ] || sudo=sudo
@@ -26,6 +30,11 @@ if [ ${#need[@]} -gt 0 ]; then
   if [[ " ${need[*]} " == *" pdns-server "* ]] && [ -d /run/systemd/system ]; then
     echo "deps: stopping and disabling the packaged pdns service (the tests run their own)" >&2
     $sudo systemctl disable --now pdns.service >/dev/null 2>&1 || true
+  fi
+  # The packaged KDC services have no realm until one is configured, and
+  # the tests run their own krb5kdc on loopback: keep them off.
+  if [[ " ${need[*]} " == *" krb5-"* ]] && [ -d /run/systemd/system ]; then
+    $sudo systemctl disable --now krb5-kdc.service krb5-admin-server.service >/dev/null 2>&1 || true
   fi
 fi
 # moto_server (Python moto 5.2.1) emulates Route53 for ExternalDNS' aws

@@ -33,13 +33,10 @@ var ignoredFlags = []struct {
 	{reason: "not supported by zonestream's sources",
 		flags: "gateway-name= gateway-listener-sets " +
 			"target-template= fqdn-target-template="},
-	{reason: "an object asks for an ALIAS record with the alias annotation",
-		flags: "prefer-alias"},
 	{reason: "there is no DynamoDB registry (--registry is txt, noop or crd)",
 		flags: "dynamodb-region= dynamodb-table="},
-	{reason: "zonestream's rfc2136 provider has no GSS-TSIG; several --rfc2136-host are asked in turn, as with ExternalDNS' default strategy (disabled), never spread",
-		flags: "rfc2136-gss-tsig rfc2136-kerberos-username= rfc2136-kerberos-password= rfc2136-kerberos-realm= " +
-			"rfc2136-load-balancing-strategy="},
+	{reason: "several --rfc2136-host are asked in turn, as with ExternalDNS' default strategy (disabled), never spread",
+		flags: "rfc2136-load-balancing-strategy="},
 	{reason: "zonestream's coredns provider keeps ownership in the TXT registry only",
 		flags: "coredns-strictly-owned"},
 	{reason: "to serve a provider over the webhook protocol, run zonestream webhook-server",

@@ -103,6 +103,10 @@ type Config struct {
 	// (--create-ptr; PTR must be in --managed-record-types, which alone
 	// lets objects ask for them with the record-type annotation).
 	CreatePTR bool
+	// PreferAlias sets alias=true on every CNAME endpoint that does not
+	// say otherwise, asking providers with ALIAS records for one
+	// (--prefer-alias, ExternalDNS v0.23).
+	PreferAlias bool
 
 	// AnnotationPrefix, when set, is the only prefix annotations are read
 	// under (--annotation-prefix); empty: both of ExternalDNS' prefixes,
@@ -190,6 +194,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	fs.Var(&c.DefaultTargets, "default-targets", "targets (IP addresses or host names, repeatable) of DNSEndpoint entries that have none; the record type follows each target")
 	fs.BoolVar(&c.ForceDefaultTargets, "force-default-targets", false, "give every endpoint of every source the --default-targets instead of its own (ExternalDNS' legacy behaviour)")
 	fs.BoolVar(&c.CreatePTR, "create-ptr", false, "publish the PTR records of every A and AAAA record (needs PTR in --managed-record-types); an object's record-type annotation overrides it: \"ptr\" or \"\"")
+	fs.BoolVar(&c.PreferAlias, "prefer-alias", false, "set the alias property on every CNAME endpoint that has none, asking providers with ALIAS records (aws without --aws-prefer-cname, in a build with -tags externaldns; a webhook provider that reads it) for an ALIAS instead of a CNAME")
 	fs.StringVar(&c.AnnotationFilter, "annotation-filter", "", "only use objects whose annotations match this selector (label-selector syntax)")
 	fs.StringVar(&c.AnnotationPrefix, "annotation-prefix", "", "the only prefix external-dns annotations are read under (ending in '/'); empty: "+
 		source.AnnotationPrefixAlpha+" and "+source.AnnotationPrefix+", the first winning when both set a key")

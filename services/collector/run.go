@@ -365,8 +365,8 @@ func (r *run) process(ctx context.Context, it item) error {
 	src := r.sources[it.source]
 	eps, exists, problems := src.Endpoints(it.key)
 	// In ExternalDNS' order: default targets, NAT64, the target filter,
-	// then PTR records.
-	eps = r.c.ptr.Apply(r.c.targets.Filter(r.c.nat64.Add(r.c.defaults.Apply(eps))))
+	// PTR records, then --prefer-alias.
+	eps = source.PreferAlias(r.c.cfg.PreferAlias).Apply(r.c.ptr.Apply(r.c.targets.Filter(r.c.nat64.Add(r.c.defaults.Apply(eps)))))
 	ref := r.ref(it)
 	subject := ref.Subject()
 	if r.unknown(it, problems) {

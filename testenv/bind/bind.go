@@ -49,6 +49,8 @@ type Options struct {
 	StartTimeout time.Duration
 	// TLS, when set, adds a DNS over TLS listener (tls.go).
 	TLS *TLS
+	// GSSAPI, when set, makes the zones take GSS-TSIG updates (gssapi.go).
+	GSSAPI *GSSAPI
 }
 
 // Server is a running named.
@@ -151,6 +153,9 @@ func (s *Server) start(ctx context.Context, opts Options) (err error) {
 func (s *Server) run(ctx context.Context) error {
 	cmd := exec.Command(s.opts.Named, "-g", "-c", filepath.Join(s.dir, "named.conf"))
 	cmd.Dir = s.dir
+	if env := s.gssEnv(); env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var err error
 	if s.proc, err = daemon.Start("named", cmd); err != nil {
 		return fmt.Errorf("bind: %w", err)
@@ -201,7 +206,7 @@ func (s *Server) writeConfig() error {
 	transfers-out 200;
 	allow-query { any; };
 	allow-transfer { none; };
-};
+%s};
 
 controls { };
 
@@ -217,7 +222,7 @@ key %s {
 };
 `, q(s.dir), q(filepath.Join(s.dir, "named.pid")), q(filepath.Join(s.dir, "named.lock")),
 		q(filepath.Join(s.dir, "session.key")), q(s.dir), q(filepath.Join(s.dir, "named_dump.db")),
-		q(filepath.Join(s.dir, "named.stats")), s.Port, s.tlsListen(), q(s.KeyName), s.Algorithm, q(s.Secret))
+		q(filepath.Join(s.dir, "named.stats")), s.Port, s.tlsListen(), s.gssOption(), q(s.KeyName), s.Algorithm, q(s.Secret))
 	b.WriteString(s.tlsBlock())
 	for _, z := range s.Zones {
 		file := filepath.Join(s.dir, z+".zone")
@@ -226,10 +231,8 @@ zone %s {
 	type primary;
 	file %s;
 	journal %s;
-	allow-update { key %s; };
-	allow-transfer { key %s; };
-};
-`, q(z), q(file), q(file+".jnl"), q(s.KeyName), q(s.KeyName))
+%s};
+`, q(z), q(file), q(file+".jnl"), s.zoneAccess())
 		zone := fmt.Sprintf(`$TTL 300
 @	IN SOA	ns.%[1]s. hostmaster.%[1]s. 1 3600 600 86400 300
 @	IN NS	ns.%[1]s.

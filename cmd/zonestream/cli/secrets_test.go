@@ -16,7 +16,7 @@ import (
 // secretFlags are the flags that carry a secret. The NATS password has no
 // flag at all (--nats-password-file or $ZS_NATS_PASSWORD, tested in
 // the stage package).
-var secretFlags = []string{"rfc2136-tsig-secret", "pdns-api-key", "txt-encrypt-aes-key", "coredns-etcd-password"}
+var secretFlags = []string{"rfc2136-tsig-secret", "rfc2136-kerberos-password", "pdns-api-key", "txt-encrypt-aes-key", "coredns-etcd-password"}
 
 // TestEverySecretFromEnvOrFile parses the all-in-one's flags, which are
 // every stage's, and has each secret come from $EXTERNAL_DNS_<FLAG>, from

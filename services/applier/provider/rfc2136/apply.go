@@ -116,19 +116,58 @@ func (p *Provider) send(ctx context.Context, zone string, m *dns.Msg) error {
 }
 
 func (p *Provider) exchange(ctx context.Context, s server, zone string, m *dns.Msg) error {
+	if p.cfg.gss() {
+		return p.exchangeGSS(ctx, s, zone, m)
+	}
 	c := &dns.Client{Net: p.net, TLSConfig: s.tls, Timeout: p.cfg.Timeout}
 	if !p.cfg.Insecure {
 		p.sign(m)
 		c.TsigProvider = tsig{p.keyName, p.cfg.TSIGSecret}
 	}
 	r, err := p.conns.exchange(ctx, c, m, s.addr)
+	return answer(s, zone, r, err, "--rfc2136-tsig-keyname, --rfc2136-tsig-secret, --rfc2136-tsig-secret-alg")
+}
+
+// exchangeGSS sends m signed with s's GSS-TSIG context. A kept context
+// the server refuses (it restarted, or let the TKEY expire) is dropped and
+// m sent once more with one negotiated anew.
+func (p *Provider) exchangeGSS(ctx context.Context, s server, zone string, m *dns.Msg) error {
+	for attempt := 0; ; attempt++ {
+		k, fresh, err := p.gss.key(ctx, p.cfg.GSS, s, p.net, p.cfg.Timeout)
+		if err != nil {
+			return err
+		}
+		c := &dns.Client{Net: p.net, TLSConfig: s.tls, Timeout: p.cfg.Timeout}
+		signed := m.Copy() // signing takes the TSIG record out: m stays for another try
+		signGSS(c, signed, k)
+		k.inUse.Lock()
+		r, err := p.conns.exchange(ctx, c, signed, s.addr)
+		k.inUse.Unlock()
+		if !fresh && attempt == 0 && ctx.Err() == nil && (err != nil || r.Rcode == dns.RcodeNotAuth) {
+			p.log.Info("rfc2136: GSS-TSIG context refused or failed; negotiating a new one", "server", s.addr, "err", err)
+			p.gss.drop(s.addr, k)
+			continue
+		}
+		if err == nil && r.Rcode == dns.RcodeNotAuth {
+			// A context just agreed on, refused: the principal may not
+			// update the zone (update-policy).
+			p.gss.drop(s.addr, k)
+		}
+		return answer(s, zone, r, err, "--rfc2136-kerberos-username, --rfc2136-kerberos-realm, the server's update policy")
+	}
+}
+
+// answer turns the server's answer to an UPDATE (or the failure to get
+// one) into the provider's error; check names what to look at when the
+// server rejects the signature.
+func answer(s server, zone string, r *dns.Msg, err error, check string) error {
 	if err != nil {
 		err = fmt.Errorf("rfc2136: update %s at %s: %w", zone, s.addr, err)
 		for _, tsigErr := range []error{dns.ErrAuth, dns.ErrSig, dns.ErrSecret, dns.ErrKeyAlg, dns.ErrTime, dns.ErrNoSig} {
 			if errors.Is(err, tsigErr) {
 				// The server rejected the key (BADSIG, BADKEY, BADTIME):
 				// a configuration error that retrying does not heal.
-				return provider.Permanentf("%w (check --rfc2136-tsig-keyname, --rfc2136-tsig-secret, --rfc2136-tsig-secret-alg and the clock)", err)
+				return provider.Permanentf("%w (check %s and the clock)", err, check)
 			}
 		}
 		return unverified(err)

@@ -41,6 +41,8 @@ type Config struct {
 	FullTransferEvery int
 	// TLS is DNS over TLS to the server (tlsconfig.go).
 	TLS TLSConfig
+	// GSS is GSS-TSIG (RFC 3645) negotiated by Kerberos (gsstsig.go).
+	GSS GSSConfig
 
 	// Its Timeout bounds one DNS exchange.
 	provider.RetryConfig
@@ -61,6 +63,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		"the others ask for what changed since the serial last seen (IXFR), which is one SOA when nothing did (0 or 1: always AXFR)")
 	fs.IntVar(&c.BatchChangeSize, "rfc2136-batch-change-size", 50, "when using the RFC2136 provider, the most changes sent in one UPDATE message")
 	c.TLS.registerFlags(fs)
+	c.GSS.registerFlags(fs)
 }
 
 var algorithms = map[string]string{
@@ -98,18 +101,27 @@ func (c *Config) Validate() error {
 	if alg == "hmac-md5.sig-alg.reg.int" {
 		alg = "hmac-md5"
 	}
-	if _, ok := algorithms[alg]; !ok {
+	if _, ok := algorithms[alg]; !ok && !c.gss() {
 		return fmt.Errorf("rfc2136: --rfc2136-tsig-secret-alg %q: want one of hmac-md5, hmac-sha1, hmac-sha224, hmac-sha256, hmac-sha384, hmac-sha512", c.TSIGSecretAlg)
 	}
 	c.TSIGSecretAlg = alg
-	if !c.Insecure {
+	if err := c.GSS.validate(); err != nil {
+		return err
+	}
+	switch {
+	case c.gss():
+		// GSS-TSIG signs the UPDATEs and no key is needed; transfers go
+		// unsigned, as ExternalDNS sends them with --rfc2136-gss-tsig,
+		// whose users set --rfc2136-tsig-axfr to have zones listed at
+		// all (New logs that it signs nothing then).
+	case !c.Insecure:
 		if c.TSIGKeyName == "" || c.TSIGSecret == "" {
-			return errors.New("rfc2136: --rfc2136-tsig-keyname and --rfc2136-tsig-secret are required unless --rfc2136-insecure")
+			return errors.New("rfc2136: --rfc2136-tsig-keyname and --rfc2136-tsig-secret are required unless --rfc2136-insecure or --rfc2136-gss-tsig")
 		}
 		if _, err := base64.StdEncoding.DecodeString(c.TSIGSecret); err != nil {
 			return fmt.Errorf("rfc2136: --rfc2136-tsig-secret is not base64: %w", err)
 		}
-	} else if c.TSIGAXFR {
+	case c.TSIGAXFR:
 		return errors.New("rfc2136: --rfc2136-tsig-axfr needs TSIG, but --rfc2136-insecure is set")
 	}
 	if c.MinTTL < 0 {
@@ -135,3 +147,7 @@ func (c *Config) hosts() []string {
 	}
 	return out
 }
+
+// gss says whether UPDATEs are signed with GSS-TSIG: --rfc2136-gss-tsig
+// without --rfc2136-insecure, which ExternalDNS lets win.
+func (c *Config) gss() bool { return c.GSS.Enabled && !c.Insecure }

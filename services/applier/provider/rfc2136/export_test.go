@@ -24,3 +24,6 @@ func (p *Provider) AXFRs() int64 { return p.axfrs.Load() }
 
 // IXFRsInFull is how many IXFR answers came in AXFR form.
 func (p *Provider) IXFRsInFull() int64 { return p.ixfrsInFull.Load() }
+
+// GSSNegotiations is how many GSS-TSIG contexts p agreed on with servers.
+func (p *Provider) GSSNegotiations() int64 { return p.gss.negotiated.Load() }

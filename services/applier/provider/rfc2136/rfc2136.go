@@ -22,8 +22,9 @@ import (
 type Provider struct {
 	cfg        Config
 	servers    *servers
-	conns      conns  // the UPDATEs' connections, kept between messages
-	net        string // "tcp", or "tcp-tls" with --rfc2136-use-tls
+	conns      conns   // the UPDATEs' connections, kept between messages
+	gss        gssKeys // the GSS-TSIG contexts, with --rfc2136-gss-tsig
+	net        string  // "tcp", or "tcp-tls" with --rfc2136-use-tls
 	zones      []string
 	keyName    string
 	alg        string
@@ -66,9 +67,15 @@ func New(cfg Config, opts provider.Options) (*Provider, error) {
 	}
 	slices.Sort(p.zones)
 	p.zones = slices.Compact(p.zones)
-	if !cfg.Insecure {
+	if !cfg.Insecure && !cfg.gss() {
 		p.keyName = dns.CanonicalName(cfg.TSIGKeyName)
 		p.alg = algorithms[cfg.TSIGSecretAlg]
+	}
+	if cfg.GSS.Enabled && cfg.Insecure {
+		p.log.Warn("rfc2136: --rfc2136-insecure set: updates go unsigned, --rfc2136-gss-tsig is not used (as in ExternalDNS)")
+	}
+	if cfg.gss() && cfg.TSIGAXFR {
+		p.log.Info("rfc2136: with --rfc2136-gss-tsig, zone transfers go unsigned (as in ExternalDNS): --rfc2136-tsig-axfr signs nothing")
 	}
 	return p, nil
 }
@@ -128,7 +135,7 @@ func (p *Provider) transfer(ctx context.Context, m *dns.Msg) ([]dns.RR, error) {
 // transferFrom runs the zone transfer m with server s.
 func (p *Provider) transferFrom(ctx context.Context, s server, m *dns.Msg) ([]dns.RR, error) {
 	tr := &dns.Transfer{DialTimeout: p.cfg.Timeout, ReadTimeout: p.cfg.Timeout, WriteTimeout: p.cfg.Timeout, TLS: s.tls}
-	if p.cfg.TSIGAXFR {
+	if p.cfg.TSIGAXFR && !p.cfg.gss() {
 		p.sign(m)
 		tr.TsigProvider = tsig{p.keyName, p.cfg.TSIGSecret}
 	}
