@@ -141,7 +141,7 @@ func (s *Source) gatewayTargets(gw *gwv1.Gateway, problems *[]error) []string {
 // counts: a Gateway parentRef that the route's spec.parentRefs still names
 // (a status outlives a parentRef removed from the spec until the Gateway's
 // controller catches up; ExternalDNS reads none then), an existing Gateway
-// (only those of --gateway-namespace are read) passing
+// (only those of --gateway-namespace are read) passing --gateway-name and
 // --gateway-label-filter, that accepted the route.
 func (s *Source) parentGateway(r route, parent gwv1.RouteParentStatus, problems *[]error) (*gwv1.Gateway, bool) {
 	key, ok := gatewayKey(parent.ParentRef, r.GetNamespace())

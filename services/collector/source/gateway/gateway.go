@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,6 +38,9 @@ import (
 
 // Flags are the flags the gateway-* sources share.
 type Flags struct {
+	// Name limits the Gateways routes may attach to to those of this name,
+	// in any namespace; empty: all (--gateway-name).
+	Name string
 	// Namespace limits the Gateways routes may attach to to one
 	// namespace; empty: all (--gateway-namespace).
 	Namespace string
@@ -50,6 +54,7 @@ type Flags struct {
 
 // RegisterFlags adds the gateway sources' flags.
 func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&f.Name, "gateway-name", "", "Gateway sources: only use Gateways of this name (in any namespace); empty: all")
 	fs.StringVar(&f.Namespace, "gateway-namespace", "", "Gateway sources: only use Gateways of this namespace; empty: all")
 	fs.StringVar(&f.LabelFilter, "gateway-label-filter", "", "Gateway sources: only use Gateways whose labels match this label selector")
 }
@@ -221,8 +226,12 @@ func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
 }
 
 // gateway returns the Gateway namespace/name if it exists and passes
-// --gateway-label-filter (--gateway-namespace limits the informer).
+// --gateway-name and --gateway-label-filter (--gateway-namespace limits
+// the informer).
 func (s *Source) gateway(key string) (*gwv1.Gateway, error) {
+	if !s.namedGateway(key) {
+		return nil, nil
+	}
 	obj, exists, err := s.gateways.Indexer().GetByKey(key)
 	if err != nil || !exists {
 		return nil, err
@@ -235,6 +244,16 @@ func (s *Source) gateway(key string) (*gwv1.Gateway, error) {
 		return nil, nil
 	}
 	return gw, nil
+}
+
+// namedGateway reports whether the Gateway key (namespace/name) passes
+// --gateway-name, which names a Gateway in any namespace, as ExternalDNS'.
+func (s *Source) namedGateway(key string) bool {
+	if s.opts.Flags.Name == "" {
+		return true
+	}
+	_, name, _ := strings.Cut(key, "/")
+	return name == s.opts.Flags.Name
 }
 
 // namespaceLabels returns the labels of a namespace, false if unknown.
