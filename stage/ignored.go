@@ -30,8 +30,6 @@ var ignoredFlags = []struct {
 		flags: "compatibility="},
 	{reason: "zonestream has no such source (connector, unstructured)",
 		flags: "connector-source-server= unstructured-resource="},
-	{reason: "not supported by zonestream's sources",
-		flags: "gateway-listener-sets"},
 	{reason: "an object asks for an ALIAS record with the alias annotation",
 		flags: "prefer-alias"},
 	{reason: "there is no DynamoDB registry (--registry is txt, noop or crd)",

@@ -47,6 +47,9 @@ type Flags struct {
 	// LabelFilter selects the Gateways routes may attach to
 	// (--gateway-label-filter).
 	LabelFilter string
+	// ListenerSets reads ListenerSets: routes attached to one get its
+	// listeners on its parent Gateway (--gateway-listener-sets).
+	ListenerSets bool
 	// PollInterval is how often discovery is polled while the Gateway API
 	// is not served (default 10s; no flag).
 	PollInterval time.Duration
@@ -56,6 +59,7 @@ type Flags struct {
 func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
 	fs.StringVar(&f.Name, "gateway-name", "", "Gateway sources: only use Gateways of this name (in any namespace); empty: all")
 	fs.StringVar(&f.Namespace, "gateway-namespace", "", "Gateway sources: only use Gateways of this namespace; empty: all")
+	fs.BoolVar(&f.ListenerSets, "gateway-listener-sets", false, "Gateway sources: read ListenerSets (gateway.networking.k8s.io/v1, Gateway API v1.5+): a route attached to one gets its listeners on its parent Gateway")
 	fs.StringVar(&f.LabelFilter, "gateway-label-filter", "", "Gateway sources: only use Gateways whose labels match this label selector")
 }
 
@@ -79,8 +83,10 @@ type Source struct {
 	gateways *lazyinformer.Informer
 	routes   *lazyinformer.Informer
 	nsLister corelisters.NamespaceLister
+	// listenerSets is nil without --gateway-listener-sets.
+	listenerSets *lazyinformer.Informer
 	// Closed by the informers' OnSynced.
-	gatewaysSynced, routesSynced chan struct{}
+	gatewaysSynced, routesSynced, listenerSetsSynced chan struct{}
 }
 
 var _ source.Source = (*Source)(nil)
@@ -140,6 +146,13 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 		return nil, err
 	}
 
+	if s.opts.Flags.ListenerSets {
+		s.listenerSetsSynced = make(chan struct{})
+		if s.listenerSets, err = s.newListenerSetInformer(common, keep); err != nil {
+			return nil, err
+		}
+	}
+
 	rt := common
 	rt.Kind, rt.Namespace, rt.FallbackVersions = s.kind.Kind, s.opts.Namespace, s.kind.FallbackVersions
 	rt.OnSynced = func(context.Context) { close(s.routesSynced) }
@@ -177,7 +190,8 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 		return nil, fmt.Errorf("namespace informer: %w", err)
 	}
 	return func() bool {
-		return reg.HasSynced() && s.gateways.HasSynced() && s.routes.HasSynced()
+		return reg.HasSynced() && s.gateways.HasSynced() && s.routes.HasSynced() &&
+			(s.listenerSets == nil || s.listenerSets.HasSynced())
 	}, nil
 }
 
@@ -190,6 +204,19 @@ func (s *Source) Run(ctx context.Context, rt source.Runtime) {
 	defer wg.Wait()
 	wg.Go(func() { s.gateways.Run(ctx) })
 	wg.Go(func() { s.routes.Run(ctx) })
+	if s.listenerSets != nil {
+		wg.Go(func() { s.listenerSets.Run(ctx) })
+		// Routes attached to ListenerSets were unknown until then: compute
+		// every route again once ListenerSets are served and synced
+		// (whenever their CRD appears).
+		wg.Go(func() {
+			select {
+			case <-ctx.Done():
+			case <-s.listenerSetsSynced:
+				s.routes.EnqueueAll(func(ns, name string) { rt.Enqueue(source.Key{Namespace: ns, Name: name}) })
+			}
+		})
+	}
 	for _, synced := range []chan struct{}{s.gatewaysSynced, s.routesSynced} {
 		select {
 		case <-ctx.Done():
@@ -220,6 +247,11 @@ func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
 	if !ok || isUnstructured(obj) {
 		return nil, true, []error{&source.Problem{Object: runtimeObject(obj), Reason: ReasonInvalidRoute,
 			Err: fmt.Errorf("%s %s does not decode as %s", s.kind.Kind, key, GroupVersion.WithKind(s.kind.Kind))}}
+	}
+	// A ListenerSet parent's listeners are unknown until ListenerSets
+	// are served and synced.
+	if s.listenerSets != nil && !s.listenerSets.Served() && hasListenerSetParent(r) {
+		return nil, false, []error{source.ErrUnknown}
 	}
 	eps, problems := s.RouteEndpoints(r)
 	return eps, true, problems

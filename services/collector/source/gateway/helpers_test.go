@@ -116,6 +116,8 @@ type gwDef struct {
 	addrs     []string
 	// version is the API version it is created at (default v1).
 	version string
+	// allowedListeners is spec.allowedListeners (allowListeners).
+	allowedListeners gmap
 }
 
 func newGW(name string, addrs []string, listeners ...gmap) gwDef {
@@ -153,6 +155,9 @@ func createGateway(t testing.TB, dc dynamic.Interface, ns string, g gwDef) {
 		"apiVersion": "gateway.networking.k8s.io/" + g.version, "kind": "Gateway", "metadata": meta,
 		"spec": gmap{"gatewayClassName": "zs", "listeners": gwList(g.listeners...)},
 	}}
+	if g.allowedListeners != nil {
+		u.Object["spec"].(gmap)["allowedListeners"] = g.allowedListeners
+	}
 	got, err := dc.Resource(routeGVR("gateways", g.version)).Namespace(ns).Create(t.Context(), u, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("create Gateway %s/%s: %v", ns, g.name, err)
@@ -359,7 +364,9 @@ type gwCase struct {
 	cfg      func(c *collector.Config, ns, ns2 string)
 	nsLabels map[string]string
 	gateways []gwDef
-	route    gwRouteDef
+	// listenerSets are created after the Gateways.
+	listenerSets []lsDef
+	route        gwRouteDef
 	// want: nil means nothing is published. Labels and set identifiers
 	// are compared too.
 	want []events.Endpoint
@@ -402,6 +409,9 @@ func runGatewayRules(t *testing.T, cases []gwCase) {
 					gns = ns2
 				}
 				createGateway(t, dc, gns, g)
+			}
+			for _, l := range tc.listenerSets {
+				createListenerSet(t, dc, ns, ns2, l)
 			}
 			// Started after the Gateways exist: they are in its cache
 			// before the route arrives.
