@@ -30,9 +30,6 @@ var ignoredFlags = []struct {
 		flags: "compatibility="},
 	{reason: "zonestream has no such source (connector, unstructured)",
 		flags: "connector-source-server= unstructured-resource="},
-	{reason: "not supported by zonestream's sources",
-		flags: "gateway-name= gateway-listener-sets " +
-			"target-template= fqdn-target-template="},
 	{reason: "there is no DynamoDB registry (--registry is txt, noop or crd)",
 		flags: "dynamodb-region= dynamodb-table="},
 	{reason: "several --rfc2136-host are asked in turn, as with ExternalDNS' default strategy (disabled), never spread",

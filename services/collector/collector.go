@@ -121,6 +121,12 @@ type Config struct {
 	FQDNTemplate             string
 	CombineFQDNAnnotation    bool
 	IgnoreHostnameAnnotation bool
+	// TargetTemplate (--target-template) gives the targets of the
+	// --fqdn-template names, and FQDNTargetTemplate
+	// (--fqdn-target-template) name:target pairs, in the sources that
+	// read them as ExternalDNS v0.23 does (source.SharedOptions).
+	TargetTemplate     string
+	FQDNTargetTemplate string
 
 	// Service, Ingress and CRD hold the sources' own flags.
 	Service servicesource.Flags
@@ -202,6 +208,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		source.AnnotationPrefixAlpha+", the given prefix winning (ExternalDNS v0.23)")
 	// Repeated, the templates are joined with commas, as ExternalDNS v0.22 does.
 	fs.Var(stage.JoinedString{P: &c.FQDNTemplate, Sep: ","}, "fqdn-template", "Go template over the object making comma-separated hostnames, for objects without hostname annotation; repeatable, each adding its names")
+	fs.Var(stage.JoinedString{P: &c.TargetTemplate, Sep: ","}, "target-template", "Go template over the object making comma-separated targets for the --fqdn-template hostnames (traefik-proxy); repeatable")
+	fs.Var(stage.JoinedString{P: &c.FQDNTargetTemplate, Sep: ","}, "fqdn-target-template", "Go template over the object making comma-separated name:target pairs, for objects without records of their own (pod, service, node, traefik-proxy); repeatable")
 	fs.BoolVar(&c.CombineFQDNAnnotation, "combine-fqdn-annotation", false, "use the --fqdn-template hostnames in addition to the annotated ones")
 	fs.BoolVar(&c.IgnoreHostnameAnnotation, "ignore-hostname-annotation", false, "ignore the hostname and internal-hostname annotations")
 	c.Service.RegisterFlags(fs)
@@ -292,7 +300,7 @@ func (c *Collector) istioOptions() istiosource.Options {
 // sharedOptions are the source.SharedOptions of c's configuration.
 func (c *Collector) sharedOptions() source.SharedOptions {
 	return source.SharedOptions{
-		Filters: c.filters, FQDNTemplate: c.tmpl,
+		Filters: c.filters, FQDNTemplate: c.tmpl, TargetTemplate: c.targetTmpl, FQDNTargetTemplate: c.fqdnTargetTmpl,
 		CombineFQDNAnnotation: c.cfg.CombineFQDNAnnotation, IgnoreHostnameAnnotation: c.cfg.IgnoreHostnameAnnotation,
 	}
 }
@@ -326,6 +334,9 @@ type Collector struct {
 	defaults   source.DefaultTargets
 	ptr        source.PTR
 	tmpl       *template.Template
+	// targetTmpl and fqdnTargetTmpl are --target-template and
+	// --fqdn-target-template.
+	targetTmpl, fqdnTargetTmpl *template.Template
 
 	runMu   sync.Mutex // held while Run runs: one Run at a time
 	readyMu sync.Mutex
@@ -393,6 +404,12 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 		return nil, err
 	}
 	if c.tmpl, err = source.ParseFQDNTemplate(cfg.FQDNTemplate); err != nil {
+		return nil, err
+	}
+	if c.targetTmpl, err = source.ParseTemplate(source.FlagTargetTemplate, cfg.TargetTemplate); err != nil {
+		return nil, err
+	}
+	if c.fqdnTargetTmpl, err = source.ParseTemplate(source.FlagFQDNTargetTemplate, cfg.FQDNTargetTemplate); err != nil {
 		return nil, err
 	}
 	if c.restConfig, err = restConfig(cfg); err != nil {

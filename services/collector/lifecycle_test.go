@@ -211,6 +211,8 @@ func TestNewValidates(t *testing.T) {
 		{"bad label filter", func(c *collector.Config) { c.LabelFilter = "a=(" }, "--label-filter"},
 		{"bad annotation filter", func(c *collector.Config) { c.AnnotationFilter = "!!" }, "--annotation-filter"},
 		{"bad template", func(c *collector.Config) { c.FQDNTemplate = "{{.Name" }, "--fqdn-template"},
+		{"bad target template", func(c *collector.Config) { c.TargetTemplate = "{{.Name" }, "--target-template"},
+		{"bad fqdn-target template", func(c *collector.Config) { c.FQDNTargetTemplate = "{{.Name}}:{{.Status" }, "--fqdn-target-template"},
 		{"bad service type", func(c *collector.Config) { c.Service.ServiceTypeFilter = []string{"Headless"} }, "--service-type-filter"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

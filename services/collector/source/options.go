@@ -17,6 +17,13 @@ type SharedOptions struct {
 	// FQDNTemplate makes hostnames from the object (--fqdn-template); nil:
 	// none (the Node source then uses the Node's name).
 	FQDNTemplate *template.Template
+	// TargetTemplate gives the targets of the FQDNTemplate names in the
+	// sources whose objects carry none for them (--target-template); nil:
+	// none.
+	TargetTemplate *template.Template
+	// FQDNTargetTemplate gives name:target pairs (--fqdn-target-template;
+	// Inputs.AddTemplatePairs); nil: none.
+	FQDNTargetTemplate *template.Template
 	// CombineFQDNAnnotation adds the template's hostnames to the annotated
 	// ones instead of using them only as a fallback
 	// (--combine-fqdn-annotation).

@@ -44,15 +44,20 @@ func (s *Source) RouteEndpoints(r route) ([]events.Endpoint, []error) {
 	hostTargets := map[string][]string{}
 	_, st := routeParts(r)
 	for _, parent := range st.Parents {
-		gw, ok := s.parentGateway(r, parent, problems)
+		att, ok := s.parentAttachment(r, parent, problems)
 		if !ok {
 			continue
 		}
+		// The route's target annotation, else a ListenerSet's, else the
+		// Gateway's targets.
 		targets := routeTargets
 		if len(targets) == 0 {
-			targets = s.gatewayTargets(gw, problems)
+			targets = att.targets
 		}
-		for _, l := range s.listeners(r, gw, parent.ParentRef) {
+		if len(targets) == 0 {
+			targets = s.gatewayTargets(att.gw, problems)
+		}
+		for _, l := range s.listeners(r, att, parent.ParentRef) {
 			lh := ""
 			if l.Hostname != nil {
 				lh = string(*l.Hostname)
@@ -137,37 +142,58 @@ func (s *Source) gatewayTargets(gw *gwv1.Gateway, problems *[]error) []string {
 	return out
 }
 
-// parentGateway returns the Gateway of a status.parents entry if it
-// counts: a Gateway parentRef that the route's spec.parentRefs still names
+// attachment is what one status.parents entry attaches a route to: the
+// listeners of a Gateway, or those of a ListenerSet on its Gateway.
+type attachment struct {
+	gw *gwv1.Gateway
+	// owner is the namespace of the listeners' object: allowedRoutes
+	// From=Same compares the route's with it.
+	owner     string
+	listeners []gwv1.Listener
+	// targets are a ListenerSet's target annotation's, which replace its
+	// Gateway's (none for a Gateway).
+	targets []string
+}
+
+// parentAttachment returns what a status.parents entry attaches the route to,
+// if it counts: a parentRef that the route's spec.parentRefs still names
 // (a status outlives a parentRef removed from the spec until the Gateway's
-// controller catches up; ExternalDNS reads none then), an existing Gateway
-// (only those of --gateway-namespace are read) passing
-// --gateway-label-filter, that accepted the route.
-func (s *Source) parentGateway(r route, parent gwv1.RouteParentStatus, problems *[]error) (*gwv1.Gateway, bool) {
-	key, ok := gatewayKey(parent.ParentRef, r.GetNamespace())
+// controller catches up; ExternalDNS reads none then), accepted, naming an
+// existing Gateway (only those of --gateway-namespace are read) that passes
+// --gateway-name and --gateway-label-filter, or, with
+// --gateway-listener-sets, a ListenerSet on such a Gateway
+// (listenerSetAttachment).
+func (s *Source) parentAttachment(r route, parent gwv1.RouteParentStatus, problems *[]error) (attachment, bool) {
+	kind, key, ok := parentKey(parent.ParentRef, r.GetNamespace())
 	if !ok || !slices.ContainsFunc(parentRefs(r), func(ref gwv1.ParentReference) bool {
-		k, ok := gatewayKey(ref, r.GetNamespace())
-		return ok && k == key
+		k, rk, ok := parentKey(ref, r.GetNamespace())
+		return ok && k == kind && rk == key
 	}) {
-		return nil, false
+		return attachment{}, false
 	}
 	if !accepted(parent.Conditions) {
-		return nil, false
+		return attachment{}, false
+	}
+	if kind == ListenerSetKind {
+		return s.listenerSetAttachment(r, key, problems)
 	}
 	gw, err := s.gateway(key)
 	if err != nil {
 		*problems = append(*problems, &source.Problem{Object: r, Reason: ReasonInvalidGateway, Field: "status.parents", Err: fmt.Errorf("Gateway %s: %w", key, err)})
-		return nil, false
+		return attachment{}, false
 	}
-	return gw, gw != nil
+	if gw == nil {
+		return attachment{}, false
+	}
+	return attachment{gw: gw, owner: gw.Namespace, listeners: gw.Spec.Listeners}, true
 }
 
-// listeners returns the listeners of gw the route attaches to through
+// listeners returns the listeners of att the route attaches to through
 // ref: the one named by sectionName (all without), on ref's port if set,
 // of a protocol the route kind uses, whose allowedRoutes admit the route.
-func (s *Source) listeners(r route, gw *gwv1.Gateway, ref gwv1.ParentReference) []gwv1.Listener {
+func (s *Source) listeners(r route, att attachment, ref gwv1.ParentReference) []gwv1.Listener {
 	var out []gwv1.Listener
-	for _, l := range gw.Spec.Listeners {
+	for _, l := range att.listeners {
 		if ref.SectionName != nil && *ref.SectionName != "" && *ref.SectionName != l.Name {
 			continue
 		}
@@ -177,7 +203,7 @@ func (s *Source) listeners(r route, gw *gwv1.Gateway, ref gwv1.ParentReference) 
 		if !slices.Contains(s.kind.Protocols, l.Protocol) {
 			continue
 		}
-		if !s.allowed(r, gw, l.AllowedRoutes) {
+		if !s.allowed(r, att.owner, l.AllowedRoutes) {
 			continue
 		}
 		out = append(out, l)
@@ -186,9 +212,10 @@ func (s *Source) listeners(r route, gw *gwv1.Gateway, ref gwv1.ParentReference) 
 }
 
 // allowed applies a listener's allowedRoutes: the route's namespace (Same
-// by default, All, or Selector over the namespace's labels) and, when
+// by default: owner's, the namespace of the listener's Gateway or
+// ListenerSet; All; or Selector over the namespace's labels) and, when
 // kinds are listed, the route's kind.
-func (s *Source) allowed(r route, gw *gwv1.Gateway, allow *gwv1.AllowedRoutes) bool {
+func (s *Source) allowed(r route, owner string, allow *gwv1.AllowedRoutes) bool {
 	from := gwv1.NamespacesFromSame
 	if allow != nil && allow.Namespaces != nil && allow.Namespaces.From != nil {
 		from = *allow.Namespaces.From
@@ -196,7 +223,7 @@ func (s *Source) allowed(r route, gw *gwv1.Gateway, allow *gwv1.AllowedRoutes) b
 	switch from {
 	case gwv1.NamespacesFromAll:
 	case gwv1.NamespacesFromSame:
-		if gw.Namespace != r.GetNamespace() {
+		if owner != r.GetNamespace() {
 			return false
 		}
 	case gwv1.NamespacesFromSelector:

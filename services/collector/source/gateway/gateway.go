@@ -17,6 +17,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,12 +38,18 @@ import (
 
 // Flags are the flags the gateway-* sources share.
 type Flags struct {
+	// Name limits the Gateways routes may attach to to those of this name,
+	// in any namespace; empty: all (--gateway-name).
+	Name string
 	// Namespace limits the Gateways routes may attach to to one
 	// namespace; empty: all (--gateway-namespace).
 	Namespace string
 	// LabelFilter selects the Gateways routes may attach to
 	// (--gateway-label-filter).
 	LabelFilter string
+	// ListenerSets reads ListenerSets: routes attached to one get its
+	// listeners on its parent Gateway (--gateway-listener-sets).
+	ListenerSets bool
 	// PollInterval is how often discovery is polled while the Gateway API
 	// is not served (default 10s; no flag).
 	PollInterval time.Duration
@@ -50,7 +57,9 @@ type Flags struct {
 
 // RegisterFlags adds the gateway sources' flags.
 func (f *Flags) RegisterFlags(fs *flag.FlagSet) {
+	fs.StringVar(&f.Name, "gateway-name", "", "Gateway sources: only use Gateways of this name (in any namespace); empty: all")
 	fs.StringVar(&f.Namespace, "gateway-namespace", "", "Gateway sources: only use Gateways of this namespace; empty: all")
+	fs.BoolVar(&f.ListenerSets, "gateway-listener-sets", false, "Gateway sources: read ListenerSets (gateway.networking.k8s.io/v1, Gateway API v1.5+): a route attached to one gets its listeners on its parent Gateway")
 	fs.StringVar(&f.LabelFilter, "gateway-label-filter", "", "Gateway sources: only use Gateways whose labels match this label selector")
 }
 
@@ -74,8 +83,10 @@ type Source struct {
 	gateways *lazyinformer.Informer
 	routes   *lazyinformer.Informer
 	nsLister corelisters.NamespaceLister
+	// listenerSets is nil without --gateway-listener-sets.
+	listenerSets *lazyinformer.Informer
 	// Closed by the informers' OnSynced.
-	gatewaysSynced, routesSynced chan struct{}
+	gatewaysSynced, routesSynced, listenerSetsSynced chan struct{}
 }
 
 var _ source.Source = (*Source)(nil)
@@ -135,6 +146,13 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 		return nil, err
 	}
 
+	if s.opts.Flags.ListenerSets {
+		s.listenerSetsSynced = make(chan struct{})
+		if s.listenerSets, err = s.newListenerSetInformer(common, keep); err != nil {
+			return nil, err
+		}
+	}
+
 	rt := common
 	rt.Kind, rt.Namespace, rt.FallbackVersions = s.kind.Kind, s.opts.Namespace, s.kind.FallbackVersions
 	rt.OnSynced = func(context.Context) { close(s.routesSynced) }
@@ -172,7 +190,8 @@ func (s *Source) Register(factory informers.SharedInformerFactory, enqueue func(
 		return nil, fmt.Errorf("namespace informer: %w", err)
 	}
 	return func() bool {
-		return reg.HasSynced() && s.gateways.HasSynced() && s.routes.HasSynced()
+		return reg.HasSynced() && s.gateways.HasSynced() && s.routes.HasSynced() &&
+			(s.listenerSets == nil || s.listenerSets.HasSynced())
 	}, nil
 }
 
@@ -185,6 +204,19 @@ func (s *Source) Run(ctx context.Context, rt source.Runtime) {
 	defer wg.Wait()
 	wg.Go(func() { s.gateways.Run(ctx) })
 	wg.Go(func() { s.routes.Run(ctx) })
+	if s.listenerSets != nil {
+		wg.Go(func() { s.listenerSets.Run(ctx) })
+		// Routes attached to ListenerSets were unknown until then: compute
+		// every route again once ListenerSets are served and synced
+		// (whenever their CRD appears).
+		wg.Go(func() {
+			select {
+			case <-ctx.Done():
+			case <-s.listenerSetsSynced:
+				s.routes.EnqueueAll(func(ns, name string) { rt.Enqueue(source.Key{Namespace: ns, Name: name}) })
+			}
+		})
+	}
 	for _, synced := range []chan struct{}{s.gatewaysSynced, s.routesSynced} {
 		select {
 		case <-ctx.Done():
@@ -216,13 +248,22 @@ func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
 		return nil, true, []error{&source.Problem{Object: runtimeObject(obj), Reason: ReasonInvalidRoute,
 			Err: fmt.Errorf("%s %s does not decode as %s", s.kind.Kind, key, GroupVersion.WithKind(s.kind.Kind))}}
 	}
+	// A ListenerSet parent's listeners are unknown until ListenerSets
+	// are served and synced.
+	if s.listenerSets != nil && !s.listenerSets.Served() && hasListenerSetParent(r) {
+		return nil, false, []error{source.ErrUnknown}
+	}
 	eps, problems := s.RouteEndpoints(r)
 	return eps, true, problems
 }
 
 // gateway returns the Gateway namespace/name if it exists and passes
-// --gateway-label-filter (--gateway-namespace limits the informer).
+// --gateway-name and --gateway-label-filter (--gateway-namespace limits
+// the informer).
 func (s *Source) gateway(key string) (*gwv1.Gateway, error) {
+	if !s.namedGateway(key) {
+		return nil, nil
+	}
 	obj, exists, err := s.gateways.Indexer().GetByKey(key)
 	if err != nil || !exists {
 		return nil, err
@@ -235,6 +276,16 @@ func (s *Source) gateway(key string) (*gwv1.Gateway, error) {
 		return nil, nil
 	}
 	return gw, nil
+}
+
+// namedGateway reports whether the Gateway key (namespace/name) passes
+// --gateway-name, which names a Gateway in any namespace, as ExternalDNS'.
+func (s *Source) namedGateway(key string) bool {
+	if s.opts.Flags.Name == "" {
+		return true
+	}
+	_, name, _ := strings.Cut(key, "/")
+	return name == s.opts.Flags.Name
 }
 
 // namespaceLabels returns the labels of a namespace, false if unknown.

@@ -116,6 +116,8 @@ type gwDef struct {
 	addrs     []string
 	// version is the API version it is created at (default v1).
 	version string
+	// allowedListeners is spec.allowedListeners (allowListeners).
+	allowedListeners gmap
 }
 
 func newGW(name string, addrs []string, listeners ...gmap) gwDef {
@@ -153,6 +155,9 @@ func createGateway(t testing.TB, dc dynamic.Interface, ns string, g gwDef) {
 		"apiVersion": "gateway.networking.k8s.io/" + g.version, "kind": "Gateway", "metadata": meta,
 		"spec": gmap{"gatewayClassName": "zs", "listeners": gwList(g.listeners...)},
 	}}
+	if g.allowedListeners != nil {
+		u.Object["spec"].(gmap)["allowedListeners"] = g.allowedListeners
+	}
 	got, err := dc.Resource(routeGVR("gateways", g.version)).Namespace(ns).Create(t.Context(), u, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatalf("create Gateway %s/%s: %v", ns, g.name, err)
@@ -322,19 +327,24 @@ func gatewayConfig(ns string, sources ...string) collector.Config {
 	return cfg
 }
 
-// barrierGateway accepts every route kind from every namespace.
-func barrierGateway() gwDef {
-	return newGW("zz-barrier", []string{"192.0.2.254"},
+// barrierName names the barrier Gateway.
+const barrierName = "zz-barrier"
+
+// barrierGateway accepts every route kind from every namespace; named
+// name (barrierName unless a case's --gateway-name says otherwise).
+func barrierGateway(name string) gwDef {
+	return newGW(name, []string{"192.0.2.254"},
 		gwLis("http", "HTTP", 80, gwAll), gwLis("tls", "TLS", 443, gwAll), gwLis("tcp", "TCP", 9000, gwAll), gwLis("udp", "UDP", 9001, gwAll),
 	).withLabels(map[string]string{"dns": "yes"})
 }
 
-// gatewayBarrier creates a route on the barrier Gateway (in gwNS) and waits
-// for it: with one worker, every route event before it has been processed.
-func gatewayBarrier(t *testing.T, dc dynamic.Interface, src, ns, gwNS string) {
+// gatewayBarrier creates a route on the barrier Gateway gwNS/gwName and
+// waits for it: with one worker, every route event before it has been
+// processed.
+func gatewayBarrier(t *testing.T, dc dynamic.Interface, src, ns, gwNS, gwName string) {
 	t.Helper()
 	host := "barrier." + ns + ".test"
-	p := attach("zz-barrier")
+	p := attach(gwName)
 	p.ref["namespace"] = gwNS
 	r := gwRouteDef{name: "zz-barrier", ann: map[string]string{collectortest.Alpha + "hostname": host, "dns": "yes"},
 		labels: map[string]string{"dns": "yes"}, parents: []gwParent{p}}
@@ -354,7 +364,9 @@ type gwCase struct {
 	cfg      func(c *collector.Config, ns, ns2 string)
 	nsLabels map[string]string
 	gateways []gwDef
-	route    gwRouteDef
+	// listenerSets are created after the Gateways.
+	listenerSets []lsDef
+	route        gwRouteDef
 	// want: nil means nothing is published. Labels and set identifiers
 	// are compared too.
 	want []events.Endpoint
@@ -384,13 +396,22 @@ func runGatewayRules(t *testing.T, cases []gwCase) {
 			if cfg.Gateway.Namespace == ns2 {
 				barrierNS = ns2
 			}
-			createGateway(t, dc, barrierNS, barrierGateway())
+			// With --gateway-name only a Gateway of that name counts:
+			// the barrier takes it (the case's own are in ns2).
+			barrier := barrierName
+			if cfg.Gateway.Name != "" {
+				barrier = cfg.Gateway.Name
+			}
+			createGateway(t, dc, barrierNS, barrierGateway(barrier))
 			for _, g := range tc.gateways {
 				gns := ns
 				if g.other {
 					gns = ns2
 				}
 				createGateway(t, dc, gns, g)
+			}
+			for _, l := range tc.listenerSets {
+				createListenerSet(t, dc, ns, ns2, l)
 			}
 			// Started after the Gateways exist: they are in its cache
 			// before the route arrives.
@@ -399,7 +420,7 @@ func runGatewayRules(t *testing.T, cases []gwCase) {
 			createRoute(t, dc, src, ns, ns2, r)
 			subj := events.SourceSubject(ns, src, ns, r.name)
 			if tc.want == nil {
-				gatewayBarrier(t, dc, src, ns, barrierNS)
+				gatewayBarrier(t, dc, src, ns, barrierNS, barrier)
 				if s, ok := collectortest.LastState(t, subj); ok {
 					t.Fatalf("published %v, want nothing", collectortest.Render(s.Endpoints))
 				}

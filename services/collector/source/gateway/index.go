@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"slices"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -12,8 +13,9 @@ import (
 	"github.com/zonestream/zonestream/services/collector/source"
 )
 
-// indexParent indexes routes by the namespace/name of every Gateway in
-// their status.parents: what a Gateway change looks up.
+// indexParent indexes routes by every parent in their status.parents: a
+// Gateway's namespace/name, a ListenerSet's listenerSetIndexKey. What a
+// Gateway or ListenerSet change looks up.
 const indexParent = "zonestream/parent-gateway"
 
 func parentKeys(obj any) ([]string, error) {
@@ -24,16 +26,23 @@ func parentKeys(obj any) ([]string, error) {
 	_, st := routeParts(r)
 	var keys []string
 	for _, p := range st.Parents {
-		if k, ok := gatewayKey(p.ParentRef, r.GetNamespace()); ok && !slices.Contains(keys, k) {
+		kind, k, ok := parentKey(p.ParentRef, r.GetNamespace())
+		if !ok {
+			continue
+		}
+		if kind == ListenerSetKind {
+			k = listenerSetIndexKey(k)
+		}
+		if !slices.Contains(keys, k) {
 			keys = append(keys, k)
 		}
 	}
 	return keys, nil
 }
 
-// gatewayKey is the namespace/name of the Gateway a parentRef names, false
-// when it names something else than a Gateway.
-func gatewayKey(ref gwv1.ParentReference, routeNamespace string) (string, bool) {
+// parentKey is the kind (Gateway or ListenerSet) and namespace/name of
+// the parent a parentRef names, false when it names another kind.
+func parentKey(ref gwv1.ParentReference, routeNamespace string) (kind, key string, ok bool) {
 	group, kind := Group, "Gateway"
 	if ref.Group != nil {
 		group = string(*ref.Group)
@@ -41,27 +50,35 @@ func gatewayKey(ref gwv1.ParentReference, routeNamespace string) (string, bool) 
 	if ref.Kind != nil {
 		kind = string(*ref.Kind)
 	}
-	if group != Group || kind != "Gateway" {
-		return "", false
+	if group != Group || (kind != "Gateway" && kind != ListenerSetKind) {
+		return "", "", false
 	}
 	ns := routeNamespace
 	if ref.Namespace != nil && *ref.Namespace != "" {
 		ns = string(*ref.Namespace)
 	}
-	return ns + "/" + string(ref.Name), true
+	return kind, ns + "/" + string(ref.Name), true
 }
 
-// gatewayChanged enqueues the routes attached to a Gateway.
+// gatewayChanged enqueues the routes attached to a Gateway, and to its
+// ListenerSets.
 func (s *Source) gatewayChanged(obj any) {
 	k, err := source.KeyOf(obj)
 	if err != nil {
 		return
 	}
+	s.enqueueRoutesOf(k.String())
+	s.listenerSetsOf(indexListenerSetGateway, k.String(), func(ls string) { s.enqueueRoutesOf(listenerSetIndexKey(ls)) })
+}
+
+// enqueueRoutesOf enqueues the routes whose parents hold the indexParent
+// key.
+func (s *Source) enqueueRoutesOf(key string) {
 	idx := s.routes.Indexer()
 	if idx == nil {
 		return
 	}
-	objs, err := idx.ByIndex(indexParent, k.String())
+	objs, err := idx.ByIndex(indexParent, key)
 	if err != nil {
 		return
 	}
@@ -86,14 +103,17 @@ func gatewayDiffers(old, obj any) bool {
 		!equality.Semantic.DeepEqual(a.Status.Addresses, b.Status.Addresses)
 }
 
-// namespaceChanged enqueues the routes of a namespace whose labels may
-// decide whether they are allowed: those attached to a Gateway with a
-// listener that selects namespaces by label.
+// namespaceChanged enqueues the routes whose namespace's labels may
+// decide whether they are allowed: the namespace's routes attached to a
+// Gateway or ListenerSet with a listener that selects namespaces by label,
+// and the routes of the namespace's ListenerSets (a Gateway may select
+// those by their namespace's labels).
 func (s *Source) namespaceChanged(obj any) {
 	k, err := source.KeyOf(obj)
 	if err != nil {
 		return
 	}
+	s.listenerSetsOf(cache.NamespaceIndex, k.Name, func(ls string) { s.enqueueRoutesOf(listenerSetIndexKey(ls)) })
 	idx, gws := s.routes.Indexer(), s.gateways.Indexer()
 	if idx == nil || gws == nil {
 		return
@@ -104,7 +124,7 @@ func (s *Source) namespaceChanged(obj any) {
 	}
 	for _, o := range objs {
 		keys, _ := parentKeys(o)
-		if slices.ContainsFunc(keys, func(gk string) bool { return selectsNamespaces(gws, gk) }) {
+		if slices.ContainsFunc(keys, s.selectsNamespaces(gws)) {
 			if rk, err := source.KeyOf(o); err == nil {
 				s.enqueue(rk)
 			}
@@ -112,18 +132,40 @@ func (s *Source) namespaceChanged(obj any) {
 	}
 }
 
-// selectsNamespaces reports whether the Gateway key has a listener whose
-// allowedRoutes selects namespaces by label.
-func selectsNamespaces(gws cache.Indexer, key string) bool {
-	obj, exists, err := gws.GetByKey(key)
-	if err != nil || !exists {
-		return false
+// selectsNamespaces returns whether the parent of an indexParent key (a
+// Gateway's in gws, or a ListenerSet's) has a listener whose allowedRoutes
+// selects namespaces by label.
+func (s *Source) selectsNamespaces(gws cache.Indexer) func(key string) bool {
+	return func(key string) bool {
+		var listeners []gwv1.Listener
+		if ls, ok := strings.CutPrefix(key, listenerSetIndexKey("")); ok {
+			if s.listenerSets == nil || s.listenerSets.Indexer() == nil {
+				return false
+			}
+			obj, exists, err := s.listenerSets.Indexer().GetByKey(ls)
+			l, ok := obj.(*gwv1.ListenerSet)
+			if err != nil || !exists || !ok {
+				return false
+			}
+			for _, e := range l.Spec.Listeners {
+				listeners = append(listeners, gwv1.Listener(e))
+			}
+		} else {
+			obj, exists, err := gws.GetByKey(key)
+			gw, ok := obj.(*gwv1.Gateway)
+			if err != nil || !exists || !ok {
+				return false
+			}
+			listeners = gw.Spec.Listeners
+		}
+		return selectorListener(listeners)
 	}
-	gw, ok := obj.(*gwv1.Gateway)
-	if !ok {
-		return false
-	}
-	for _, l := range gw.Spec.Listeners {
+}
+
+// selectorListener reports whether a listener's allowedRoutes selects
+// namespaces by label.
+func selectorListener(listeners []gwv1.Listener) bool {
+	for _, l := range listeners {
 		if a := l.AllowedRoutes; a != nil && a.Namespaces != nil && a.Namespaces.From != nil &&
 			*a.Namespaces.From == gwv1.NamespacesFromSelector {
 			return true

@@ -158,7 +158,7 @@ func TestGatewayIncremental(t *testing.T) {
 	barrier := func() {
 		t.Helper()
 		createGateway(t, dc, ns, newGW("zz-barrier", []string{"192.0.2.254"}, gwWeb))
-		gatewayBarrier(t, dc, src, ns, ns)
+		gatewayBarrier(t, dc, src, ns, ns, barrierName)
 	}
 	barrier()
 	collectortest.ExpectCounts(t, routeSubjects(ns, src), before, "g1", "g2")

@@ -82,6 +82,30 @@ func TestGatewayRuleGatewayFilters(t *testing.T) {
 	})
 }
 
+// --gateway-name: only parents that are a Gateway of that name, in any
+// namespace (ExternalDNS' GatewayName and GatewayNameNoneAccepted). The
+// case's Gateways are in the second namespace: the barrier Gateway takes
+// the name in the first.
+func TestGatewayRuleGatewayName(t *testing.T) {
+	named := func(c *collector.Config, _, _ string) { c.Gateway.Name = "gateway-name" }
+	gws := []gwDef{
+		newGW("gateway-name", []string{gwIP}, gwLis("web", "HTTP", 80, gwAll)).inOther(),
+		newGW("not-gateway-name", []string{gwIP2}, gwLis("web", "HTTP", 80, gwAll)).inOther(),
+	}
+	runGatewayRules(t, []gwCase{
+		{name: "of two parents, the named one", cfg: named, gateways: gws,
+			route: gwRoute(gwHosts(gwHost), nil, attach("gateway-name", inOtherNS), attach("not-gateway-name", inOtherNS)),
+			want:  []events.Endpoint{collectortest.EP(gwHost, "A", gwIP)}},
+		{name: "without the flag, both", gateways: gws,
+			route: gwRoute(gwHosts(gwHost), nil, attach("gateway-name", inOtherNS), attach("not-gateway-name", inOtherNS)),
+			want:  []events.Endpoint{collectortest.EP(gwHost, "A", gwIP, gwIP2)}},
+		{name: "only another Gateway: nothing", cfg: named, gateways: gws,
+			route: gwRoute(gwHosts(gwHost), nil, attach("not-gateway-name", inOtherNS))},
+		{name: "the named Gateway has not accepted the route", cfg: named, gateways: gws,
+			route: gwRoute(gwHosts(gwHost), nil, attach("gateway-name", inOtherNS, notAccepted))},
+	})
+}
+
 // Matching listeners: sectionName, port.
 func TestGatewayRuleListeners(t *testing.T) {
 	two := newGW("g", []string{gwIP}, gwLis("a", "HTTP", 80, lisHost("a.example.org")), gwLis("b", "HTTP", 8080, lisHost("b.example.org")))

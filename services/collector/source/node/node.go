@@ -122,14 +122,21 @@ func (s *Source) NodeEndpoints(n *corev1.Node) ([]events.Endpoint, []error) {
 	if !s.opts.IgnoreHostnameAnnotation {
 		names = in.Hostnames(source.AnnotationHostname)
 	}
+	// --fqdn-target-template's pairs when the Node named nothing (or
+	// combine); they take the place of the Node's name, as the
+	// --fqdn-template names do, unless combined with it.
+	var set source.EndpointSet
+	pairs := 0
 	if len(names) == 0 || s.opts.CombineFQDNAnnotation {
+		pairs = in.AddTemplatePairs(s.opts.SharedOptions, &set)
+	}
+	if (len(names) == 0 && pairs == 0) || s.opts.CombineFQDNAnnotation {
 		if s.opts.FQDNTemplate != nil {
 			names = append(names, in.TemplateNames(s.opts.FQDNTemplate)...)
-		} else if len(names) == 0 {
+		} else if len(names) == 0 && (s.opts.FQDNTargetTemplate == nil || s.opts.CombineFQDNAnnotation) {
 			names = in.ValidHostnames([]string{n.Name}, "metadata.name", source.ReasonInvalidHostname)
 		}
 	}
-	var set source.EndpointSet
 	for _, h := range names {
 		set.Add(h, targets...)
 	}

@@ -200,7 +200,10 @@ func (s *Source) PodEndpoints(p *corev1.Pod) ([]events.Endpoint, []error) {
 			}
 		}
 	}
-	// The template, for every Pod, with all its Pod IPs.
+	// --fqdn-target-template's name:target pairs, when the Pod named
+	// nothing or with --combine-fqdn-annotation; then the template, for
+	// every Pod, with all its Pod IPs.
+	in.AddTemplatePairs(s.opts.SharedOptions, &set)
 	if s.opts.FQDNTemplate != nil && (set.Len() == 0 || s.opts.CombineFQDNAnnotation) {
 		var ips []string
 		for _, ip := range p.Status.PodIPs {

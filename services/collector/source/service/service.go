@@ -180,6 +180,9 @@ func (s *Source) ServiceEndpoints(svc *corev1.Service) ([]events.Endpoint, []err
 	if !s.opts.IgnoreHostnameAnnotation {
 		n.addAnnotated()
 	}
+	// --fqdn-target-template's pairs come before --fqdn-template's names,
+	// which then only fill a Service that still has none (or combine).
+	n.AddTemplatePairs(s.opts.SharedOptions, &n.set)
 	if s.opts.FQDNTemplate != nil && (n.set.Len() == 0 || s.opts.CombineFQDNAnnotation) {
 		n.addTemplated()
 	}

@@ -126,8 +126,10 @@ func (s *Source) Endpoints(key source.Key) ([]events.Endpoint, bool, []error) {
 
 // RouteEndpoints computes the endpoints of one object of kind k: the
 // hostname annotation's names and (but for UDP) the hosts of its routes'
-// match rules, or the template's when there are none (or with
-// --combine-fqdn-annotation), all at the target annotation's targets.
+// match rules at the target annotation's targets; or, when they give no
+// record (or with --combine-fqdn-annotation), the name:target pairs of
+// --fqdn-target-template and the --fqdn-template names (at
+// --target-template's targets when given).
 // Without a target annotation there is nothing to point at: no endpoints,
 // as in ExternalDNS.
 func (s *Source) RouteEndpoints(k Kind, r *Route) ([]events.Endpoint, []error) {
@@ -151,12 +153,24 @@ func (s *Source) RouteEndpoints(k Kind, r *Route) ([]events.Endpoint, []error) {
 			}
 		}
 	}
-	if s.opts.FQDNTemplate != nil && (len(names) == 0 || s.opts.CombineFQDNAnnotation) {
-		names = append(names, in.TemplateNames(s.opts.FQDNTemplate)...)
-	}
 	var set source.EndpointSet
 	for _, n := range names {
 		set.Add(n, targets...)
+	}
+	// As ExternalDNS v0.23's ApplyTemplates: --fqdn-target-template's
+	// pairs, then the --fqdn-template names, each only while the object
+	// has no record yet (or combine). The template names take
+	// --target-template's targets when it is given, else the target
+	// annotation's.
+	in.AddTemplatePairs(s.opts.SharedOptions, &set)
+	if s.opts.FQDNTemplate != nil && (set.Len() == 0 || s.opts.CombineFQDNAnnotation) {
+		tt := targets
+		if s.opts.TargetTemplate != nil {
+			tt = in.TemplateTargets(s.opts.TargetTemplate)
+		}
+		for _, n := range in.TemplateNames(s.opts.FQDNTemplate) {
+			set.Add(n, tt...)
+		}
 	}
 	return in.Routed(set.Endpoints(ttl)), in.Problems
 }
