@@ -31,6 +31,7 @@ import (
 	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/collector/source"
 	ambassadorsource "github.com/zonestream/zonestream/services/collector/source/ambassador"
+	connectorsource "github.com/zonestream/zonestream/services/collector/source/connector"
 	contoursource "github.com/zonestream/zonestream/services/collector/source/contour"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	f5source "github.com/zonestream/zonestream/services/collector/source/f5"
@@ -45,6 +46,7 @@ import (
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
 	skippersource "github.com/zonestream/zonestream/services/collector/source/skipper"
 	traefiksource "github.com/zonestream/zonestream/services/collector/source/traefik"
+	unstructuredsource "github.com/zonestream/zonestream/services/collector/source/unstructured"
 	"github.com/zonestream/zonestream/stage"
 )
 
@@ -147,6 +149,12 @@ type Config struct {
 	Contour contoursource.Flags
 	// Kong holds the kong-tcpingress source's settings (no flags).
 	Kong kongsource.Flags
+	// Unstructured holds the unstructured source's flags
+	// (--unstructured-resource, --target-template, --fqdn-target-template).
+	Unstructured unstructuredsource.Flags
+	// Connector holds the connector source's flags
+	// (--connector-source-server).
+	Connector connectorsource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -209,6 +217,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Gloo.RegisterFlags(fs)
 	c.OpenShift.RegisterFlags(fs)
 	c.Traefik.RegisterFlags(fs)
+	c.Unstructured.RegisterFlags(fs)
+	c.Connector.RegisterFlags(fs)
 	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: a Ready condition on DNSEndpoints, and the Events of --events-emit")
 	fs.Var(&c.EmitEvents, "events-emit", "Events to write on the objects, by reason (repeatable or comma-separated: "+
 		strings.Join(kubestatus.EventReasons, ", ")+"); default none, as ExternalDNS")
