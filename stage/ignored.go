@@ -28,11 +28,8 @@ var ignoredFlags = []struct {
 		flags: "request-timeout= kube-api-request-timeout="},
 	{reason: "the legacy annotations of mate, molecule and kops-dns-controller are not read",
 		flags: "compatibility="},
-	{reason: "zonestream has no such source (connector, unstructured)",
-		flags: "connector-source-server= unstructured-resource="},
 	{reason: "not supported by zonestream's sources",
-		flags: "gateway-name= gateway-listener-sets " +
-			"target-template= fqdn-target-template="},
+		flags: "gateway-name= gateway-listener-sets"},
 	{reason: "an object asks for an ALIAS record with the alias annotation",
 		flags: "prefer-alias"},
 	{reason: "there is no DynamoDB registry (--registry is txt, noop or crd)",
