@@ -25,6 +25,10 @@ func init() {
 	clusterScoped = append(clusterScoped, connectorsource.Name, emptysource.Name)
 }
 
+// objectless are the sources whose states are no Kubernetes object: the
+// pipeline's outcome has nowhere to go back to (no Event, no condition).
+var objectless = []string{connectorsource.Name, emptysource.Name}
+
 // referencer is a source that names its objects for Events itself (the
 // unstructured source, whose objects' kinds discovery tells).
 type referencer interface {
