@@ -247,7 +247,7 @@ func TestFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(cfg.Sources) != 1 || cfg.ClusterName != "eu1" ||
-		cfg.Namespace != "web" || cfg.LabelFilter != "a=b" || cfg.AnnotationFilter != "c=d" || cfg.FQDNTemplate == "" ||
+		strings.Join(cfg.Namespaces, ",") != "web" || cfg.LabelFilter != "a=b" || cfg.AnnotationFilter != "c=d" || cfg.FQDNTemplate == "" ||
 		!cfg.CombineFQDNAnnotation || !cfg.IgnoreHostnameAnnotation || !cfg.Service.PublishInternal ||
 		strings.Join(cfg.Service.ServiceTypeFilter, ",") != "LoadBalancer,ClusterIP,NodePort" ||
 		!cfg.Service.PublishHostIP || !cfg.Service.AlwaysPublishNotReadyAddresses ||
