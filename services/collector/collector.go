@@ -403,6 +403,11 @@ func New(cfg Config, logger *slog.Logger) (*Collector, error) {
 	if c.restConfig, err = restConfig(cfg); err != nil {
 		return nil, err
 	}
+	if (cfg.Unstructured.TargetTemplate != "" || cfg.Unstructured.FQDNTargetTemplate != "") && !slices.Contains(cfg.Sources, unstructuredsource.Name) {
+		// ExternalDNS v0.23 applies them to more sources; here only the
+		// unstructured source reads them: say so rather than drop them unseen.
+		logger.Warn("--target-template and --fqdn-target-template are read by the unstructured source only, which is not running")
+	}
 	c.watch = newWatchHealth(cfg.ClusterName)
 	c.restConfig.Wrap(c.watch.wrap)
 	if c.client, err = kubernetes.NewForConfig(c.restConfig); err != nil {
