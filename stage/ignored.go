@@ -28,8 +28,6 @@ var ignoredFlags = []struct {
 		flags: "request-timeout= kube-api-request-timeout="},
 	{reason: "the legacy annotations of mate, molecule and kops-dns-controller are not read",
 		flags: "compatibility="},
-	{reason: "zonestream has no such source (connector, unstructured)",
-		flags: "connector-source-server= unstructured-resource="},
 	{reason: "there is no DynamoDB registry (--registry is txt, noop or crd)",
 		flags: "dynamodb-region= dynamodb-table="},
 	{reason: "several --rfc2136-host are asked in turn, as with ExternalDNS' default strategy (disabled), never spread",

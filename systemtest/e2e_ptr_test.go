@@ -71,6 +71,8 @@ func waitForRecords(t *testing.T, s *bind.Server, name string, qtype uint16, wan
 				got = append(got, fmt.Sprint(r.Txt[0]))
 			case *dns.CNAME:
 				got = append(got, r.Target)
+			case *dns.AAAA:
+				got = append(got, r.AAAA.String())
 			}
 		}
 		slices.Sort(got)

@@ -40,7 +40,7 @@ type crdObject struct {
 
 // TestSourcesEndToEnd runs the all-in-one binary with the sources of
 // other projects' resources (OpenShift Routes, Traefik IngressRoutes, Contour HTTPProxies, Kong
-// TCPIngresses) against a real
+// TCPIngresses, and any resource through the unstructured source) against a real
 // kube-apiserver holding those projects' CRDs, and real BIND: each object
 // becomes its record in BIND, its RecordReady Event lands on it, and the
 // record goes with the object.
@@ -76,9 +76,16 @@ func TestSourcesEndToEnd(t *testing.T) {
 					"backend": map[string]any{"serviceName": "db", "servicePort": int64(5432)}}}}}},
 			status: map[string]any{"loadBalancer": map[string]any{"ingress": []any{map[string]any{"hostname": "kong-proxy.elb.example.net"}}}},
 			name:   "db." + zone, qtype: dns.TypeCNAME, want: "kong-proxy.elb.example.net."},
+		// Any resource, here KubeVirt's (a test CRD), by its annotations.
+		{source: "unstructured", gvr: schema.GroupVersionResource{Group: "kubevirt.io", Version: "v1", Resource: "virtualmachineinstances"},
+			obj: &unstructured.Unstructured{Object: map[string]any{
+				"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachineInstance",
+				"metadata": map[string]any{"name": "vm", "annotations": map[string]any{
+					"external-dns.alpha.kubernetes.io/hostname": "vm." + zone, "external-dns.alpha.kubernetes.io/target": "192.0.2.30"}}}},
+			key: "virtualmachineinstances.kubevirt.io/vm", name: "vm." + zone, qtype: dns.TypeA, want: "192.0.2.30"},
 	}
 	cluster := kube.StartT(t, sourceCRDs+"openshift/testdata", sourceCRDs+"traefik/testdata", sourceCRDs+"contour/testdata",
-		sourceCRDs+"kong/testdata")
+		sourceCRDs+"kong/testdata", sourceCRDs+"unstructured/testdata")
 	ns := bind.StartT(t, zone)
 	args := []string{"--kubeconfig=" + cluster.Kubeconfig,
 		"--nats-listen=127.0.0.1:0", "--data-dir=" + t.TempDir(), "--metrics-address=127.0.0.1:0", "--interval=2s",
@@ -87,6 +94,7 @@ func TestSourcesEndToEnd(t *testing.T) {
 	for _, o := range objects {
 		args = append(args, "--source="+o.source)
 	}
+	args = append(args, "--unstructured-resource=virtualmachineinstances.v1.kubevirt.io")
 	startProcess(t, "zonestream", append(args, rfc2136Flags(ns, zone, "srcs")...)...)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

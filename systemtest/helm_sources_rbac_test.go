@@ -42,6 +42,31 @@ func TestHelmSourceRBAC(t *testing.T) {
 	}
 }
 
+// TestHelmUnstructuredRBAC: with the unstructured source, the chart
+// passes each of unstructuredResources as --unstructured-resource and
+// lets the collector read it (core group included); without the source,
+// neither.
+func TestHelmUnstructuredRBAC(t *testing.T) {
+	helm := goTool(t, "ZS_HELM", "helm")
+	set := []string{"--set", "unstructuredResources={virtualmachineinstances.v1.kubevirt.io,configmaps.v1}"}
+	with := command(t, helm, append([]string{"template", "zs", chart, "--set", "sources={service,unstructured}"}, set...)...)
+	rules := collectorRules(t, with)
+	for _, gr := range [][2]string{{"kubevirt.io", "virtualmachineinstances"}, {"", "configmaps"}} {
+		if !grants(rules, gr[0], gr[1]) {
+			t.Errorf("the collector's ClusterRole does not grant get, list, watch on %s.%s:\n%v", gr[1], gr[0], rules)
+		}
+	}
+	for _, arg := range []string{"--unstructured-resource=virtualmachineinstances.v1.kubevirt.io", "--unstructured-resource=configmaps.v1"} {
+		if !strings.Contains(with, arg) {
+			t.Errorf("the release lacks %s", arg)
+		}
+	}
+	without := command(t, helm, append([]string{"template", "zs", chart}, set...)...)
+	if grants(collectorRules(t, without), "kubevirt.io", "virtualmachineinstances") || strings.Contains(without, "--unstructured-resource") {
+		t.Error("sources lacks unstructured: the release still reads its resources")
+	}
+}
+
 // collectorRules are the rules of the collector's ClusterRole in a
 // rendered release.
 func collectorRules(t *testing.T, rendered string) []rbacv1.PolicyRule {

@@ -31,6 +31,7 @@ import (
 	"github.com/zonestream/zonestream/services/collector/kubestatus"
 	"github.com/zonestream/zonestream/services/collector/source"
 	ambassadorsource "github.com/zonestream/zonestream/services/collector/source/ambassador"
+	connectorsource "github.com/zonestream/zonestream/services/collector/source/connector"
 	contoursource "github.com/zonestream/zonestream/services/collector/source/contour"
 	crdsource "github.com/zonestream/zonestream/services/collector/source/crd"
 	f5source "github.com/zonestream/zonestream/services/collector/source/f5"
@@ -45,6 +46,7 @@ import (
 	servicesource "github.com/zonestream/zonestream/services/collector/source/service"
 	skippersource "github.com/zonestream/zonestream/services/collector/source/skipper"
 	traefiksource "github.com/zonestream/zonestream/services/collector/source/traefik"
+	unstructuredsource "github.com/zonestream/zonestream/services/collector/source/unstructured"
 	"github.com/zonestream/zonestream/stage"
 )
 
@@ -157,6 +159,12 @@ type Config struct {
 	Contour contoursource.Flags
 	// Kong holds the kong-tcpingress source's settings (no flags).
 	Kong kongsource.Flags
+	// Unstructured holds the unstructured source's flags
+	// (--unstructured-resource, --target-template, --fqdn-target-template).
+	Unstructured unstructuredsource.Flags
+	// Connector holds the connector source's flags
+	// (--connector-source-server).
+	Connector connectorsource.Flags
 
 	// ManagedRecordTypes are the record types the pipeline manages
 	// (--managed-record-types; empty: A, AAAA, CNAME). The collector only
@@ -208,8 +216,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 		source.AnnotationPrefixAlpha+", the given prefix winning (ExternalDNS v0.23)")
 	// Repeated, the templates are joined with commas, as ExternalDNS v0.22 does.
 	fs.Var(stage.JoinedString{P: &c.FQDNTemplate, Sep: ","}, "fqdn-template", "Go template over the object making comma-separated hostnames, for objects without hostname annotation; repeatable, each adding its names")
-	fs.Var(stage.JoinedString{P: &c.TargetTemplate, Sep: ","}, "target-template", "Go template over the object making comma-separated targets for the --fqdn-template hostnames (traefik-proxy); repeatable")
-	fs.Var(stage.JoinedString{P: &c.FQDNTargetTemplate, Sep: ","}, "fqdn-target-template", "Go template over the object making comma-separated name:target pairs, for objects without records of their own (pod, service, node, traefik-proxy); repeatable")
+	fs.Var(stage.JoinedString{P: &c.TargetTemplate, Sep: ","}, "target-template", "Go template over the object making comma-separated targets for the --fqdn-template hostnames (traefik-proxy, unstructured); repeatable")
+	fs.Var(stage.JoinedString{P: &c.FQDNTargetTemplate, Sep: ","}, "fqdn-target-template", "Go template over the object making comma-separated name:target pairs, for objects without records of their own (pod, service, node, traefik-proxy, unstructured); repeatable")
 	fs.BoolVar(&c.CombineFQDNAnnotation, "combine-fqdn-annotation", false, "use the --fqdn-template hostnames in addition to the annotated ones")
 	fs.BoolVar(&c.IgnoreHostnameAnnotation, "ignore-hostname-annotation", false, "ignore the hostname and internal-hostname annotations")
 	c.Service.RegisterFlags(fs)
@@ -222,6 +230,8 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	c.Gloo.RegisterFlags(fs)
 	c.OpenShift.RegisterFlags(fs)
 	c.Traefik.RegisterFlags(fs)
+	c.Unstructured.RegisterFlags(fs)
+	c.Connector.RegisterFlags(fs)
 	fs.BoolVar(&c.KubeStatus, "kube-status", true, "write the pipeline's outcome back to the objects: a Ready condition on DNSEndpoints, and the Events of --events-emit")
 	fs.Var(&c.EmitEvents, "events-emit", "Events to write on the objects, by reason (repeatable or comma-separated: "+
 		strings.Join(kubestatus.EventReasons, ", ")+"); default none, as ExternalDNS")

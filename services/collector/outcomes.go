@@ -2,6 +2,7 @@ package collector
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -65,7 +66,7 @@ func (r *run) owns(o events.ObjectRef) bool {
 	if o.Cluster != r.c.cfg.ClusterName {
 		return false
 	}
-	if _, ok := r.sources[o.Source]; !ok {
+	if _, ok := r.sources[o.Source]; !ok || slices.Contains(objectless, o.Source) {
 		return false
 	}
 	ns := r.c.cfg.Namespace

@@ -51,6 +51,11 @@ func (r *run) reference(it item) *corev1.ObjectReference {
 			name = it.key.Name[strings.IndexByte(it.key.Name, '/')+1:]
 		}
 	default:
+		if ref, ok := r.sources[it.source].(referencer); ok {
+			if v, k, n, ok := ref.Reference(it.key); ok {
+				apiVersion, kind, name = v, k, n
+			}
+		}
 		if v, k, ok := r.c.controllerKind(it.source); ok {
 			apiVersion, kind = v, k
 		}

@@ -141,6 +141,11 @@ stage's name). Each value goes to the stages that take its flag. */}}
 {{- range $v.sources }}
 - --source={{ . }}
 {{- end }}
+{{- if has "unstructured" $v.sources }}
+{{- range $v.unstructuredResources }}
+- --unstructured-resource={{ . }}
+{{- end }}
+{{- end }}
 {{- if $v.namespaced }}
 - --namespace={{ $root.Release.Namespace }}
 {{- end }}

@@ -55,11 +55,16 @@ type Options struct {
 	GroupVersion schema.GroupVersion
 	// Kind is the resource's kind; its plural name comes from discovery.
 	Kind string
+	// Resource, instead of Kind, names the resource by its plural name
+	// (the unstructured source's --unstructured-resource); its kind then
+	// comes from discovery.
+	Resource string
 	// FallbackVersions are other versions of the group tried in order
 	// when GroupVersion does not serve Kind (an older CRD serving only a
 	// previous version); the transform sees objects of the one found.
 	FallbackVersions []string
-	// Namespace limits the informer to one namespace; empty: all.
+	// Namespace limits the informer to one namespace; empty: all. A
+	// cluster-scoped resource is read whole whatever it says.
 	Namespace string
 	// PollInterval is how often discovery is polled while the resource is
 	// not served (default DefaultPollInterval).
@@ -89,6 +94,7 @@ type Informer struct {
 	synced   bool // informer has synced
 	informer cache.SharedIndexInformer
 	resource schema.GroupVersionResource
+	kind     string // as discovery named it
 }
 
 // New returns an Informer; it does no I/O until Run.
@@ -96,8 +102,9 @@ func New(opts Options) (*Informer, error) {
 	if opts.Discovery == nil || opts.Dynamic == nil {
 		return nil, errors.New("lazyinformer: no API server client")
 	}
-	if opts.GroupVersion.Version == "" || opts.Kind == "" {
-		return nil, fmt.Errorf("lazyinformer: incomplete resource %q, kind %q", opts.GroupVersion, opts.Kind)
+	if opts.GroupVersion.Version == "" || (opts.Kind == "") == (opts.Resource == "") {
+		return nil, fmt.Errorf("lazyinformer: incomplete resource %q, kind %q, resource %q (one of kind and resource)",
+			opts.GroupVersion, opts.Kind, opts.Resource)
 	}
 	if opts.PollInterval <= 0 {
 		opts.PollInterval = DefaultPollInterval
@@ -144,15 +151,27 @@ func (i *Informer) Resource() schema.GroupVersionResource {
 	return i.resource
 }
 
+// Kind is the resource's kind found by discovery (empty until served).
+func (i *Informer) Kind() string {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.kind
+}
+
 // Run polls discovery until the resource is served, then runs the
 // informer until ctx ends. Call it once.
 func (i *Informer) Run(ctx context.Context) {
 	log := i.opts.Logger.With("group", i.opts.GroupVersion.Group, "kind", i.opts.Kind)
+	if i.opts.Resource != "" {
+		log = i.opts.Logger.With("group", i.opts.GroupVersion.Group, "resource", i.opts.Resource)
+	}
 	var gvr schema.GroupVersionResource
+	var kind string
+	var namespaced bool
 	announced := false
 	for {
 		var err error
-		if gvr, err = i.discover(); err == nil {
+		if gvr, kind, namespaced, err = i.discover(); err == nil {
 			break
 		}
 		if !errors.Is(err, errNotServed) {
@@ -173,7 +192,11 @@ func (i *Informer) Run(ctx context.Context) {
 		}
 	}
 
-	inf := dynamicinformer.NewFilteredDynamicInformer(i.opts.Dynamic, gvr, i.opts.Namespace, 0,
+	ns := i.opts.Namespace
+	if !namespaced {
+		ns = "" // a cluster-scoped resource has no namespaced path
+	}
+	inf := dynamicinformer.NewFilteredDynamicInformer(i.opts.Dynamic, gvr, ns, 0,
 		cache.Indexers{}, nil).Informer()
 	if i.opts.Transform != nil {
 		if err := inf.SetTransform(i.opts.Transform); err != nil {
@@ -194,7 +217,7 @@ func (i *Informer) Run(ctx context.Context) {
 		}
 	}
 	i.mu.Lock()
-	i.informer, i.resource, i.served, i.checked = inf, gvr, true, true
+	i.informer, i.resource, i.kind, i.served, i.checked = inf, gvr, kind, true, true
 	i.mu.Unlock()
 	log.Info("resource served; starting informer", "resource", gvr.String())
 
@@ -215,9 +238,10 @@ func (i *Informer) Run(ctx context.Context) {
 
 var errNotServed = errors.New("resource not served")
 
-// discover returns the resource of the kind in the first version serving
-// it, or errNotServed.
-func (i *Informer) discover() (schema.GroupVersionResource, error) {
+// discover returns the resource (its kind, whether it is namespaced) of
+// the kind or resource name in the first version serving it, or
+// errNotServed.
+func (i *Informer) discover() (gvr schema.GroupVersionResource, kind string, namespaced bool, err error) {
 	versions := append([]string{i.opts.GroupVersion.Version}, i.opts.FallbackVersions...)
 	for _, v := range versions {
 		gv := schema.GroupVersion{Group: i.opts.GroupVersion.Group, Version: v}
@@ -226,15 +250,18 @@ func (i *Informer) discover() (schema.GroupVersionResource, error) {
 			continue
 		}
 		if err != nil {
-			return schema.GroupVersionResource{}, err
+			return schema.GroupVersionResource{}, "", false, err
 		}
 		for _, r := range list.APIResources {
-			if r.Kind == i.opts.Kind && !strings.Contains(r.Name, "/") {
-				return gv.WithResource(r.Name), nil
+			if strings.Contains(r.Name, "/") {
+				continue // a subresource
+			}
+			if (i.opts.Kind != "" && r.Kind == i.opts.Kind) || (i.opts.Resource != "" && r.Name == i.opts.Resource) {
+				return gv.WithResource(r.Name), r.Kind, r.Namespaced, nil
 			}
 		}
 	}
-	return schema.GroupVersionResource{}, errNotServed
+	return schema.GroupVersionResource{}, "", false, errNotServed
 }
 
 // EnqueueAll calls enqueue with the namespace and name of every object in
