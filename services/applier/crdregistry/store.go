@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -25,6 +26,12 @@ type Store struct {
 	log       *slog.Logger
 }
 
+// requestTimeout bounds each call to the API server: an API server that
+// takes a connection and never answers must not hold the applier's
+// listing or a plan for ever (the provider's own calls have
+// --provider-timeout; these are beside them).
+var requestTimeout = 30 * time.Second
+
 // NewStore is the store of owner's DNSRecords in namespace.
 func NewStore(cfg *rest.Config, namespace, owner string, logger *slog.Logger) (*Store, error) {
 	if owner == "" {
@@ -35,6 +42,10 @@ func NewStore(cfg *rest.Config, namespace, owner string, logger *slog.Logger) (*
 	}
 	if logger == nil {
 		logger = slog.Default()
+	}
+	cfg = rest.CopyConfig(cfg)
+	if cfg.Timeout <= 0 || cfg.Timeout > requestTimeout {
+		cfg.Timeout = requestTimeout
 	}
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
