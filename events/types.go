@@ -156,6 +156,9 @@ type ZoneList struct {
 	// Adjusts says the provider adjusts desired records before they are
 	// planned: the planner asks its applier (adjust.go).
 	Adjusts bool `msgpack:"adjusts,omitempty" json:"adjusts,omitempty"`
+	// Scope is set for a provider declared by a DNSProvider object: what
+	// it may serve, and for whom (scope.go). Nil: declared by flags.
+	Scope *ProviderScope `msgpack:"scope,omitempty" json:"scope,omitempty"`
 }
 
 func (*ZoneList) Schema() Schema    { return Schema{"zones", 1} }
@@ -165,6 +168,9 @@ func (z *ZoneList) canonicalize() {
 		z.Zones[i] = NormalizeName(z.Zones[i])
 	}
 	z.Zones = sortedSet(z.Zones)
+	if z.Scope != nil {
+		z.Scope.canonicalize()
+	}
 }
 
 // Plan is a batch of RRset changes for one zone, applied as one unit where
