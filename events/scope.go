@@ -31,6 +31,10 @@ type ProviderScope struct {
 	// name the provider holds for us is planned to go (through the
 	// mass-delete guard), and nothing new is planned into it.
 	Retiring bool `msgpack:"retiring,omitempty" json:"retiring,omitempty"`
+	// Problem is why the provider's zones could not be listed last time,
+	// redacted ("" when they were): its zone list keeps the zones listed
+	// before, so that its names wait for it instead of going elsewhere.
+	Problem string `msgpack:"problem,omitempty" json:"problem,omitempty"`
 }
 
 // Allows reports whether an object of namespace may use the provider.

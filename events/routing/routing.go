@@ -75,7 +75,9 @@ const (
 type Decision struct {
 	// Providers are those it is planned into, sorted; empty when refused.
 	Providers []string
-	// Zone is, per provider of Providers, the zone the name lies in.
+	// Zone is, per provider of Providers, the zone the name lies in; ""
+	// while the provider has listed no zone yet (nothing can be planned
+	// into it until it has).
 	Zone map[string]string
 	// Reason and Detail say why Providers is empty.
 	Reason Reason
@@ -157,19 +159,19 @@ func serves(z *events.ZoneList, name string) (holder, bool) {
 			h.zone = zone
 		}
 	}
-	if h.zone == "" {
-		return h, false
-	}
 	h.weight = len(h.zone)
 	s := z.Scope
-	if s == nil {
-		return h, true
+	if s == nil || (h.zone == "" && len(z.Zones) > 0) {
+		return h, h.zone != ""
 	}
+	// A declared provider whose zones are not listed yet (starting, or
+	// its credentials failing from the start) still claims its domains:
+	// their names wait for it (Decision.Zone "") rather than go elsewhere.
 	if s.Retiring || slices.ContainsFunc(s.Exclude, func(d string) bool { return domains.Within(name, d) }) {
 		return h, false
 	}
 	if len(s.Domains) == 0 {
-		return h, true
+		return h, h.zone != ""
 	}
 	in := false
 	for _, d := range s.Domains {

@@ -99,3 +99,20 @@ func TestKind(t *testing.T) {
 		t.Fatal(Kind("/public"), Kind("a/dns"))
 	}
 }
+
+func TestUnlistedProviderClaimsItsDomains(t *testing.T) {
+	tab := New()
+	tab.Set(list("public", []string{"example.com"}, nil))
+	tab.Set(list("a/dns", nil, team("a", "a.example.com")))
+	d := tab.Route("www.a.example.com", []string{"a"})
+	if !slices.Equal(d.Providers, []string{"a/dns"}) || d.Zone["a/dns"] != "" {
+		t.Fatalf("a declared provider not listed yet must hold its domains' names: %+v", d)
+	}
+	if d := tab.Route("www.example.com", []string{"a"}); !slices.Equal(d.Providers, []string{"public"}) {
+		t.Fatalf("outside its domains: %+v", d)
+	}
+	tab.Set(list("b/dns", nil, team("b")))
+	if d := tab.Route("www.example.com", []string{"b"}); !slices.Equal(d.Providers, []string{"public"}) {
+		t.Fatalf("a declared provider with neither zones nor domains claims nothing: %+v", d)
+	}
+}
