@@ -21,18 +21,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/zonestream/zonestream/testenv/bind"
 	"github.com/zonestream/zonestream/testenv/kube"
 	"github.com/zonestream/zonestream/testenv/moto"
 	"github.com/zonestream/zonestream/testenv/natsenv"
-)
-
-var (
-	dnsProviders        = schema.GroupVersionResource{Group: "zonestream.io", Version: "v1alpha1", Resource: "dnsproviders"}
-	clusterDNSProviders = schema.GroupVersionResource{Group: "zonestream.io", Version: "v1alpha1", Resource: "clusterdnsproviders"}
 )
 
 // teams is one zonestream serving two teams and the platform: team-a and
