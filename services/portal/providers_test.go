@@ -114,6 +114,28 @@ func TestNamesWaitForADeclaredProviderNotListedYet(t *testing.T) {
 	}
 }
 
+// TestOverQuotaIsShown: a name new to a DNSProvider that holds its quota
+// of names for us is refused by the planner; the portal says so, and
+// says it no longer once a name is freed.
+func TestOverQuotaIsShown(t *testing.T) {
+	js := bus(t)
+	p := start(t, js, portal.Config{Listen: "127.0.0.1:0", Grace: time.Minute, Ownership: registry.Settings{OwnerID: "me"}})
+	teamA := events.DeclaredProvider("team-a", "dns")
+	sub := "a." + zone
+	publish(t, js, events.ZonesSubject(teamA), &events.ZoneList{Provider: teamA, Zones: []string{sub},
+		Scope: &events.ProviderScope{Declared: teamA, Namespaces: []string{"team-a"}, Quota: 1}}, "")
+	publish(t, js, events.ObservedSubject(teamA, "a-old."+sub), observed(teamA, sub, "a-old."+sub, ownership("old."+sub, "me")), "")
+	app := events.ObjectRef{Cluster: "prod", Source: "service", Namespace: "team-a", Name: "app"}
+	name := "app." + sub
+	publish(t, js, events.DesiredSubject(name), desired(name, app, a(name, "192.0.2.2")), "")
+	v := waitStatus(t, p, name, projection.NotManaged)
+	if v.Reason != "OverQuota: provider team-a/dns holds 1 names, its quota (DNSProvider team-a/dns)" {
+		t.Errorf("%s: %q, want the quota named", name, v.Reason)
+	}
+	publish(t, js, events.ObservedSubject(teamA, "a-old."+sub), observed(teamA, sub, "a-old."+sub), "")
+	waitStatus(t, p, name, projection.Pending)
+}
+
 func get(t *testing.T, u string) string {
 	t.Helper()
 	resp, err := http.Get(u)

@@ -75,6 +75,13 @@ func (p *Projection) ApplyObserved(r events.Received) error {
 	} else {
 		delete(p.held, o.DNSName)
 	}
+	if p.countHeld(o.Provider, o.DNSName, state) {
+		for _, v := range p.views {
+			if v.goesTo(o.Provider) {
+				p.touched(v) // its quota filled or freed
+			}
+		}
+	}
 	cause := r.Causation()
 	if cause != "" {
 		caused, _ := p.observedBy.get(cause)

@@ -41,6 +41,9 @@ func (p *Projection) status(v *View) (Status, string) {
 	if reason := p.unlisted(v); reason != "" {
 		return Pending, reason
 	}
+	if reason := p.overQuota(v); reason != "" {
+		return NotManaged, "OverQuota: " + reason
+	}
 	if reason := p.foreign(v); reason != "" {
 		return NotManaged, reason
 	}

@@ -48,6 +48,7 @@ type Projection struct {
 	// routes are the providers' zone lists: where each name goes
 	// (events/routing), as the planner decides it.
 	routes *routing.Table
+	quota  quotaCounts
 	// planNames maps a plan's event id to the names its changes touch;
 	// results maps a plan's event id to its result. Both are bounded.
 	planNames *recent[[]string]
@@ -66,7 +67,7 @@ type Projection struct {
 // New returns an empty projection.
 func New(opts Options) *Projection {
 	return &Projection{opts: opts, names: opts.Ownership.Names(), now: time.Now,
-		views: map[string]*View{}, held: map[string]holders{}, routes: routing.New(),
+		views: map[string]*View{}, held: map[string]holders{}, routes: routing.New(), quota: quotaCounts{},
 		planNames: newRecent[[]string](recentLimit), results: newRecent[events.Result](recentLimit),
 		observedBy: newRecent[[]string](recentLimit),
 		early:      newRecent[*PlanRef](recentLimit),

@@ -2,7 +2,6 @@ package projection
 
 import (
 	"slices"
-	"unique"
 
 	"github.com/zonestream/zonestream/events/routing"
 )
@@ -66,17 +65,10 @@ func (p *Projection) Providers() []ProviderView {
 // names its ownership records naming our owner speak for. Callers hold
 // p.mu.
 func (p *Projection) heldForUs() map[string]map[string]bool {
-	me := p.opts.Ownership.OwnerID
 	out := map[string]map[string]bool{}
-	if me == "" {
-		return out
-	}
 	for txt, hs := range p.held {
 		for _, h := range hs {
-			if h.state == nil || !slices.ContainsFunc(h.state.owners, func(o unique.Handle[string]) bool { return o.Value() == me }) {
-				continue
-			}
-			name, _ := p.names.EndpointName(txt)
+			name := p.ours(txt, h.state)
 			if name == "" {
 				continue
 			}
