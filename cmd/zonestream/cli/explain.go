@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/routing"
 	"github.com/zonestream/zonestream/services/portal/history"
 )
 
@@ -24,6 +25,8 @@ type Explanation struct {
 	Desired  *stored[events.DesiredState]   `json:"desired,omitempty"`
 	Sources  []stored[events.SourceState]   `json:"sources,omitempty"`
 	Observed []stored[events.ObservedState] `json:"observed,omitempty"`
+	// Route is where the name goes by the providers' zone lists, and why.
+	Route *Route `json:"route,omitempty"`
 	// History is every event about the name the streams keep, newest
 	// first, each with the event that caused it.
 	History []history.Entry `json:"history,omitempty"`
@@ -98,11 +101,17 @@ func ExplainName(ctx context.Context, js jetstream.JetStream, name string) (*Exp
 	if err != nil {
 		return nil, err
 	}
+	table := routing.New()
 	for _, zs := range providers {
 		provider, err := events.UnescapeToken(strings.TrimPrefix(zs, events.SubjectZones+"."))
 		if err != nil {
 			continue
 		}
+		var zl events.ZoneList
+		if _, err := lastEvent(ctx, js, events.StreamObserved, zs, &zl); err != nil {
+			return nil, err
+		}
+		table.Set(&zl)
 		// The name itself, and where ExternalDNS-style ownership lives.
 		names := []string{name}
 		for _, t := range []string{"a", "aaaa", "cname", "txt", "srv"} {
@@ -120,6 +129,11 @@ func ExplainName(ctx context.Context, js jetstream.JetStream, name string) (*Exp
 			}
 		}
 	}
+	var namespaces []string
+	if ex.Desired != nil {
+		namespaces = routing.Namespaces(ex.Desired.Event.Contributors)
+	}
+	ex.Route = routeOf(table, name, namespaces)
 	if ex.History, err = history.Read(ctx, js, name); err != nil {
 		return nil, err
 	}
@@ -201,11 +215,18 @@ func (ex *Explanation) print(w io.Writer) {
 			}
 		}
 	}
+	if r := ex.Route; r != nil {
+		fmt.Fprintf(w, "  goes to: %s\n", r.Why)
+	}
 	if len(ex.Observed) == 0 {
 		fmt.Fprintf(w, "  held: no provider holds anything at this name or its ownership records\n")
 	}
 	for _, o := range ex.Observed {
-		fmt.Fprintf(w, "  held by %s in zone %s (seq %d, %s):\n", o.Event.Provider, o.Event.Zone, o.Seq, o.Time.Format(time.RFC3339))
+		elsewhere := ""
+		if r := ex.Route; r != nil && r.Providers != nil && !slices.Contains(r.Providers, o.Event.Provider) {
+			elsewhere = ", not a provider the name goes to"
+		}
+		fmt.Fprintf(w, "  held by %s in zone %s (seq %d, %s%s):\n", o.Event.Provider, o.Event.Zone, o.Seq, o.Time.Format(time.RFC3339), elsewhere)
 		for _, ep := range o.Event.Records {
 			fmt.Fprintf(w, "    %s %-6s %s%s\n", ep.DNSName, ep.RecordType, strings.Join(ep.Targets, " "), ttl(ep.RecordTTL))
 		}

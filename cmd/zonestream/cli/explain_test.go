@@ -56,6 +56,7 @@ func TestExplain(t *testing.T) {
 		`outranked: service/shop/legacy in cluster eu: source "ingress" outranks "service"`,
 		"owned by: A www.example.org ← eu/ingress/shop/web\n",
 		"owned by: A www.example.org [blue] ← eu/ingress/shop/web, us/ingress/shop/web\n",
+		"goes to: routed to rfc2136 (flags): its zone example.org holds it\n",
 		"held by rfc2136 in zone example.org",
 		"a-www.example.org TXT    heritage=external-dns,external-dns/owner=eu",
 		"history (newest first):",
@@ -76,5 +77,80 @@ func TestExplain(t *testing.T) {
 	none.print(&out)
 	if !strings.Contains(out.String(), "nothing on the bus has ever wanted it") {
 		t.Errorf("unknown name explained as:\n%s", out.String())
+	}
+}
+
+// TestExplainRoutes: explain says which provider a name goes to and why,
+// by the zone lists on the bus, as events/routing decides: the object
+// that declares it, the zone or domain that makes it the most specific,
+// the namespaces it serves; or the refusal with its detail.
+func TestExplainRoutes(t *testing.T) {
+	s := natsenv.StartT(t)
+	_, js := natsenv.Connect(t, s.ClientURL())
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := events.EnsureStreams(ctx, js); err != nil {
+		t.Fatal(err)
+	}
+	publish := func(subject string, ev events.Event) {
+		t.Helper()
+		if _, _, err := events.Publish(ctx, js, subject, ev, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	teamA, fresh := events.DeclaredProvider("team-a", "dns"), events.DeclaredProvider("", "fresh")
+	publish(events.ZonesSubject("public"), &events.ZoneList{Provider: "public", Zones: []string{"example.com"}})
+	publish(events.ZonesSubject(teamA), &events.ZoneList{Provider: teamA, Zones: []string{"a.example.com"},
+		Scope: &events.ProviderScope{Declared: teamA, Namespaces: []string{"team-a"}}})
+	publish(events.ZonesSubject(fresh), &events.ZoneList{Provider: fresh, Scope: &events.ProviderScope{Declared: fresh,
+		Domains: []string{"new.example.com"}, Namespaces: []string{events.AllNamespaces}, Problem: "REFUSED"}})
+	want := func(name, namespace string, held bool) {
+		t.Helper()
+		obj := events.ObjectRef{Cluster: "eu", Source: "service", Namespace: namespace, Name: "web"}
+		a := events.NewEndpoint(name, "A", 60, "192.0.2.7")
+		publish(events.DesiredSubject(name), &events.DesiredState{DNSName: name, Endpoints: []events.Endpoint{a},
+			Contributors: []events.ObjectRef{obj}, Holders: []events.RRsetHolder{{RecordType: "A", Objects: []events.ObjectRef{obj}}}})
+		if held {
+			publish(events.ObservedSubject("public", name), &events.ObservedState{Provider: "public", Zone: "example.com",
+				DNSName: name, Records: []events.Endpoint{a}})
+		}
+	}
+	want("www.a.example.com", "team-a", true)
+	want("shop.a.example.com", "shop", false)
+	want("x.new.example.com", "team-b", false)
+	cases := []struct {
+		name   string
+		reason string
+		lines  []string
+	}{
+		{"www.a.example.com", "", []string{
+			"goes to: routed to DNSProvider team-a/dns: the most specific zone holding it, a.example.com, and it serves namespace team-a\n",
+			"held by public in zone example.com (seq",
+			", not a provider the name goes to):",
+		}},
+		{"shop.a.example.com", "NamespaceNotAllowed", []string{
+			"goes to: refused (NamespaceNotAllowed): provider team-a/dns (DNSProvider team-a/dns, zone a.example.com) serves this name and does not serve namespace shop\n",
+		}},
+		{"x.new.example.com", "", []string{
+			"goes to: routed to ClusterDNSProvider fresh: it claims its domain new.example.com, but has not listed its zones yet: " +
+				"nothing is planned for the name until it has (REFUSED), and it serves every namespace\n",
+		}},
+		{"www.example.org", "NoZone", []string{"goes to: refused (NoZone): no provider manages a zone holding this name\n"}},
+	}
+	for _, c := range cases {
+		ex, err := ExplainName(ctx, js, c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.Route == nil || ex.Route.Reason != c.reason {
+			t.Errorf("%s: route %+v, want reason %q", c.name, ex.Route, c.reason)
+		}
+		var out bytes.Buffer
+		ex.print(&out)
+		for _, l := range c.lines {
+			if !strings.Contains(out.String(), l) {
+				t.Errorf("%s: explain output lacks %q:\n%s", c.name, l, out.String())
+			}
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/registry"
+	"github.com/zonestream/zonestream/events/routing"
 )
 
 // rrsetKey names an RRset at a name.
@@ -31,6 +32,9 @@ type wanted struct {
 	losers []events.Loser
 	// keys are every RRset wanted at the name, whoever wants it.
 	keys []rrsetKey
+	// namespaces are those of every object wanting the name, of any
+	// cluster: the planner routes the name by them (routing.Namespaces).
+	namespaces []string
 }
 
 type wantedRRset struct {
@@ -75,7 +79,10 @@ type book struct {
 
 	desired  map[string]*wanted
 	observed map[string]held
-	zones    map[string][]string // provider -> zones
+	// routes is every provider's zone list: where a name goes, and why
+	// nowhere, decided as the planner decides it.
+	routes   *routing.Table
+	quota    quotaBook
 	failures map[string]failure
 	// registry maps an ownership TXT name to the wanted names it covers.
 	registry map[string][]string
@@ -93,7 +100,7 @@ type objectAt struct {
 
 func newBook(owns func(events.ObjectRef) bool, o registry.Settings) *book {
 	return &book{owns: owns, ownership: o, names: o.Names(), desired: map[string]*wanted{}, observed: map[string]held{},
-		zones: map[string][]string{}, failures: map[string]failure{}, registry: map[string][]string{},
+		routes: routing.New(), quota: quotaBook{}, failures: map[string]failure{}, registry: map[string][]string{},
 		byName: map[string][]objectAt{}, objects: map[events.ObjectRef][]string{}}
 }
 
@@ -142,6 +149,7 @@ func (b *book) setDesired(d *events.DesiredState) []Transition {
 	for _, ep := range d.Endpoints {
 		w.keys = append(w.keys, rrsetKey{ep.RecordType, ep.SetIdentifier})
 	}
+	w.namespaces = routing.Namespaces(d.Contributors)
 	b.desired[name] = w
 	b.index(name, w)
 	out := b.judgeName(name)
@@ -199,6 +207,9 @@ func (b *book) setObserved(o *events.ObservedState) []Transition {
 	} else {
 		b.observed[name] = slices.Clip(h)
 	}
+	if b.countHeld(o.Provider, name, by) {
+		return b.judgeAll() // a quota filled or freed: every name routed there may change
+	}
 	out := b.judgeName(name)
 	for _, covered := range b.registry[name] {
 		out = append(out, b.judgeName(covered)...)
@@ -217,12 +228,15 @@ func ownerOf(r events.Endpoint) (owner string, ok bool) {
 	return "", false
 }
 
-// setZones records the zones a provider manages.
+// setZones records the zones a provider manages, and its scope when an
+// object declares it.
 func (b *book) setZones(z *events.ZoneList) []Transition {
-	b.zones[z.Provider] = slices.Clone(z.Zones)
-	if len(z.Zones) == 0 {
-		delete(b.zones, z.Provider)
-	}
+	b.routes.Set(z)
+	return b.judgeAll()
+}
+
+// judgeAll judges every wanted name again: where names go has changed.
+func (b *book) judgeAll() []Transition {
 	var out []Transition
 	for name := range b.desired {
 		out = append(out, b.judgeName(name)...)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/registry"
+	"github.com/zonestream/zonestream/events/routing"
 )
 
 // judgeName works out the outcome at name of every object of this
@@ -121,11 +122,18 @@ func (b *book) judge(o events.ObjectRef, name string, prev tracked) (Outcome, []
 	for i, d := range mine {
 		keys[i] = d.key
 	}
-	switch {
-	case !b.inZone(name):
-		return Outcome{State: Rejected, Reason: ReasonNoZone, Detail: "no provider manages a zone holding this name"}, keys, false
-	case b.holdsAll(name, mine):
+	d, routed := b.route(name, w)
+	if d.Refused() {
+		return Outcome{State: Rejected, Reason: string(d.Reason), Detail: d.Detail}, keys, false
+	}
+	if detail := b.unlisted(d); detail != "" {
+		return Outcome{State: Pending, Reason: ReasonPending, Detail: detail}, keys, false
+	}
+	if b.holdsAll(name, mine, d, routed) {
 		return Outcome{State: Published, Reason: ReasonProgrammed}, keys, false
+	}
+	if detail := b.overQuota(name, d); detail != "" {
+		return Outcome{State: Rejected, Reason: ReasonOverQuota, Detail: detail}, keys, false
 	}
 	if f := b.failures[name]; f.count > 0 {
 		return Outcome{State: Failed, Reason: ReasonFailed, Detail: f.err, Failures: f.count}, keys, false
@@ -133,27 +141,72 @@ func (b *book) judge(o events.ObjectRef, name string, prev tracked) (Outcome, []
 	if detail := b.notOwned(name, mine); detail != "" {
 		return Outcome{State: Rejected, Reason: ReasonNotOwned, Detail: detail}, keys, false
 	}
-	return Outcome{State: Pending, Reason: ReasonPending}, keys, false
+	return Outcome{State: Pending, Reason: ReasonPending, Detail: b.problems(d)}, keys, false
 }
 
-// inZone: some provider manages a zone holding name; true while no zone
-// list has been seen, when nothing is known.
-func (b *book) inZone(name string) bool {
-	if len(b.zones) == 0 {
-		return true
+// route decides where name goes, as the planner does; routed is false
+// while no zone list has been seen, when nothing is known and the name
+// is judged by what any provider holds.
+func (b *book) route(name string, w *wanted) (d routing.Decision, routed bool) {
+	if b.routes.Len() == 0 {
+		return routing.Decision{Providers: []string{""}}, false
 	}
-	for _, zones := range b.zones {
-		for _, z := range zones {
-			if name == z || strings.HasSuffix(name, "."+z) {
-				return true
+	return b.routes.Route(name, w.namespaces), true
+}
+
+// unlisted says why nothing can be planned yet for a name routed to a
+// declared provider that has not listed its zones; "" when each has.
+func (b *book) unlisted(d routing.Decision) string {
+	for _, p := range d.Providers {
+		if z, ok := d.Zone[p]; ok && z == "" {
+			detail := "provider " + p + " has not listed its zones yet"
+			if l, ok := b.routes.Get(p); ok && l.Scope != nil && l.Scope.Problem != "" {
+				detail += ": " + l.Scope.Problem
 			}
+			return detail
 		}
 	}
-	return false
+	return ""
 }
 
-// holdsAll: some provider holds each RRset with the same targets.
-func (b *book) holdsAll(name string, want []digest) bool {
+// overQuota says why a name is refused by the quota of the declared
+// provider it goes to: new to it while it holds its quota of names or
+// more for us; "" when it is not.
+func (b *book) overQuota(name string, d routing.Decision) string {
+	for _, p := range d.Providers {
+		q := b.quotaOf(p)
+		if q == 0 || b.holdsName(p, name) {
+			continue
+		}
+		if n := b.heldCount(p); n >= q {
+			return fmt.Sprintf("provider %s holds %d names, its quota (%s)", p, n, kindOf(b, p))
+		}
+	}
+	return ""
+}
+
+// problems says what the declared providers a name goes to last failed
+// to list; "" when they did not.
+func (b *book) problems(d routing.Decision) string {
+	var out []string
+	for _, p := range d.Providers {
+		if l, ok := b.routes.Get(p); ok && l.Scope != nil && l.Scope.Problem != "" {
+			out = append(out, "provider "+p+": "+l.Scope.Problem)
+		}
+	}
+	return strings.Join(out, "; ")
+}
+
+func kindOf(b *book, provider string) string {
+	if l, ok := b.routes.Get(provider); ok && l.Scope != nil {
+		return routing.Kind(l.Scope.Declared)
+	}
+	return "flags"
+}
+
+// holdsAll: a provider the name is routed to (any provider, when not
+// routed) holds each RRset with the same targets.
+func (b *book) holdsAll(name string, want []digest, to routing.Decision, routed bool) bool {
 	h := b.observed[name]
 	if h == nil {
 		return false
@@ -161,7 +214,7 @@ func (b *book) holdsAll(name string, want []digest) bool {
 	for _, d := range want {
 		found := false
 		for _, by := range h {
-			found = found || slices.Contains(by.rrsets, d)
+			found = found || (!routed || to.Goes(by.provider)) && slices.Contains(by.rrsets, d)
 		}
 		if !found {
 			return false

@@ -3,6 +3,8 @@ package kubestatus
 import (
 	"fmt"
 	"strings"
+
+	"github.com/zonestream/zonestream/events/routing"
 )
 
 // State is where one object's records at one DNS name stand.
@@ -14,7 +16,9 @@ const (
 	// Published: the provider holds every RRset the object wants there.
 	Published
 	// Rejected: the pipeline will not write them (another object won the
-	// name, no provider manages a zone for it, another owner holds it).
+	// name, no provider manages a zone for it, another owner holds it,
+	// the provider serving it refuses the object's namespace, two serve
+	// it equally, or its quota is full).
 	Rejected
 	// Failed: the provider refused or failed the last change(s).
 	Failed
@@ -40,6 +44,11 @@ const (
 	ReasonOutranked  = "Outranked"
 	ReasonNoZone     = "NoZone"
 	ReasonNotOwned   = "NotOwned"
+	// The refusals of a name by the providers declared by DNSProvider
+	// objects: routing's reasons, and the quota the planner enforces.
+	ReasonNamespaceNotAllowed = string(routing.NotAllowed)
+	ReasonProviderTie         = string(routing.Tie)
+	ReasonOverQuota           = "OverQuota"
 
 	EventRecordReady    = "RecordReady"
 	EventRecordDeleted  = "RecordDeleted"

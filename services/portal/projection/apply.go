@@ -2,6 +2,7 @@ package projection
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -35,7 +36,7 @@ func (p *Projection) view(name string) *View {
 	v, ok := p.views[name]
 	if !ok {
 		v = &View{Name: name}
-		v.Zone, v.Provider = p.zoneOf(name)
+		p.route(v)
 		for _, h := range p.held[name] {
 			v.setObserved(h.provider, h.state)
 		}
@@ -73,6 +74,13 @@ func (p *Projection) ApplyObserved(r events.Received) error {
 		p.held[o.DNSName] = held
 	} else {
 		delete(p.held, o.DNSName)
+	}
+	if p.countHeld(o.Provider, o.DNSName, state) {
+		for _, v := range p.views {
+			if v.goesTo(o.Provider) {
+				p.touched(v) // its quota filled or freed
+			}
+		}
 	}
 	cause := r.Causation()
 	if cause != "" {
@@ -116,13 +124,12 @@ func (p *Projection) applyZones(r events.Received) error {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if slices.Equal(p.zones[zl.Provider], zl.Zones) {
+	if old, ok := p.routes.Get(zl.Provider); ok && slices.Equal(old.Zones, zl.Zones) && reflect.DeepEqual(old.Scope, zl.Scope) {
 		return nil
 	}
-	p.zones[zl.Provider] = zl.Zones
+	p.routes.Set(&zl)
 	for _, v := range p.views {
-		v.Zone, v.Provider = p.zoneOf(v.Name)
-		p.touched(v)
+		p.touched(v) // routes the name again
 	}
 	return nil
 }

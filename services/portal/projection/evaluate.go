@@ -9,6 +9,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/registry"
+	"github.com/zonestream/zonestream/events/routing"
 )
 
 // evaluate applies the status rules to v. Callers hold p.mu.
@@ -31,8 +32,17 @@ func (p *Projection) status(v *View) (Status, string) {
 			return NotManaged, "filtered out: " + reason
 		}
 	}
-	if len(p.zones) > 0 && v.Zone == "" {
-		return NotManaged, "no provider manages a zone holding this name (domain filter or zone list)"
+	if r := v.Refused; r != nil {
+		if r.Reason == string(routing.NoZone) {
+			return NotManaged, "no provider manages a zone holding this name (domain filter or zone list)"
+		}
+		return NotManaged, r.Reason + ": " + r.Detail
+	}
+	if reason := p.unlisted(v); reason != "" {
+		return Pending, reason
+	}
+	if reason := p.overQuota(v); reason != "" {
+		return NotManaged, "OverQuota: " + reason
 	}
 	if reason := p.foreign(v); reason != "" {
 		return NotManaged, reason
@@ -77,10 +87,12 @@ func (p *Projection) status(v *View) (Status, string) {
 }
 
 // held is what the name's provider holds at the name, ownership TXT
-// records aside.
+// records aside. Before a zone list is seen, or for a provider declared
+// by flags, what another provider holds stands in for it; a DNSProvider
+// takes the name alone, and what others hold is not its.
 func (v *View) held() recordSets {
 	o := v.observed.get(v.Provider)
-	if o == nil {
+	if o == nil && !declared(v.Provider) {
 		o = v.observed.first()
 	}
 	if o == nil {

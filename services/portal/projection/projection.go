@@ -11,6 +11,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/registry"
+	"github.com/zonestream/zonestream/events/routing"
 )
 
 // Options tune the status rules.
@@ -43,8 +44,11 @@ type Projection struct {
 	views map[string]*View
 	// held is what each provider holds at every name, ownership records
 	// and names nobody wants included: name -> provider -> state.
-	held  map[string]holders
-	zones map[string][]string // provider -> zones
+	held map[string]holders
+	// routes are the providers' zone lists: where each name goes
+	// (events/routing), as the planner decides it.
+	routes *routing.Table
+	quota  quotaCounts
 	// planNames maps a plan's event id to the names its changes touch;
 	// results maps a plan's event id to its result. Both are bounded.
 	planNames *recent[[]string]
@@ -63,7 +67,7 @@ type Projection struct {
 // New returns an empty projection.
 func New(opts Options) *Projection {
 	return &Projection{opts: opts, names: opts.Ownership.Names(), now: time.Now,
-		views: map[string]*View{}, held: map[string]holders{}, zones: map[string][]string{},
+		views: map[string]*View{}, held: map[string]holders{}, routes: routing.New(), quota: quotaCounts{},
 		planNames: newRecent[[]string](recentLimit), results: newRecent[events.Result](recentLimit),
 		observedBy: newRecent[[]string](recentLimit),
 		early:      newRecent[*PlanRef](recentLimit),
@@ -114,6 +118,7 @@ func (s *Subscription) add(name string) {
 func (p *Projection) touched(v *View) {
 	v.Version++
 	v.Changed = p.now()
+	p.route(v)
 	p.evaluate(v)
 	for _, s := range p.subs {
 		s.add(v.Name)
@@ -129,6 +134,7 @@ func (p *Projection) Get(name string) (View, bool) {
 		return View{}, false
 	}
 	cp := *v
+	cp.Providers = v.providers()
 	cp.Observed = v.observed.asMap(v.Name)
 	if v.Desired != nil {
 		d := *v.Desired
@@ -177,18 +183,6 @@ func (p *Projection) Reevaluate() {
 	}
 }
 
-// zoneOf is the longest managed zone holding name, and its provider.
-func (p *Projection) zoneOf(name string) (zone, provider string) {
-	for prov, zs := range p.zones {
-		for _, z := range zs {
-			if inZone(name, z) && len(z) > len(zone) {
-				zone, provider = z, prov
-			}
-		}
-	}
-	return zone, provider
-}
-
 // recent is a bounded map that forgets its oldest keys first.
 type recent[T any] struct {
 	limit int
@@ -215,9 +209,4 @@ func (r *recent[T]) put(k string, v T) {
 func (r *recent[T]) get(k string) (T, bool) {
 	v, ok := r.m[k]
 	return v, ok
-}
-
-// inZone reports whether name is zone or under it.
-func inZone(name, zone string) bool {
-	return name == zone || len(name) > len(zone) && name[len(name)-len(zone)-1] == '.' && name[len(name)-len(zone):] == zone
 }

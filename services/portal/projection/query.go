@@ -12,7 +12,9 @@ import (
 // Filter selects names in List. Empty fields select everything.
 type Filter struct {
 	Zone, Cluster, Namespace, Source string
-	Status                           Status
+	// Provider selects the names that go to it (events/routing).
+	Provider string
+	Status   Status
 	// Text matches names, record targets and object names, case-insensitively.
 	Text string
 }
@@ -63,6 +65,9 @@ func (f Filter) selects(v *View, text string) bool {
 	if f.Zone != "" && v.Zone != events.NormalizeName(f.Zone) {
 		return false
 	}
+	if f.Provider != "" && !v.goesTo(f.Provider) {
+		return false
+	}
 	if f.Cluster != "" || f.Namespace != "" || f.Source != "" {
 		if v.Desired == nil || !slices.ContainsFunc(v.Desired.Contributors, func(o events.ObjectRef) bool {
 			return (f.Cluster == "" || o.Cluster == f.Cluster) && (f.Namespace == "" || o.Namespace == f.Namespace) &&
@@ -91,7 +96,7 @@ func (f Filter) selects(v *View, text string) bool {
 }
 
 func (v *View) summary() Summary {
-	s := Summary{Name: v.Name, Zone: v.Zone, Status: v.Status, Reason: v.Reason, Changed: v.Changed,
+	s := Summary{Name: v.Name, Zone: v.Zone, Providers: v.providers(), Refused: v.Refused, Status: v.Status, Reason: v.Reason, Changed: v.Changed,
 		Failures: v.PlanFailures + v.CheckFailures, StatusSlug: v.Status.Slug()}
 	sets := v.RecordSets()
 	for _, t := range slices.Sorted(maps.Keys(sets)) {

@@ -14,6 +14,11 @@ type View struct {
 	// empty when none does.
 	Zone     string `json:"zone,omitempty"`
 	Provider string `json:"provider,omitempty"`
+	// Providers are every provider the name goes to (events/routing):
+	// kept only when more than Provider, and always in the copies Get
+	// returns. Refused says why it goes to none, once zone lists are seen.
+	Providers []string `json:"providers,omitempty"`
+	Refused   *Refusal `json:"refused,omitempty"`
 
 	Desired *Desired `json:"desired,omitempty"`
 	// Observed is what each provider holds at the name.
@@ -163,6 +168,8 @@ type Check struct {
 type Summary struct {
 	Name          string             `json:"name"`
 	Zone          string             `json:"zone,omitempty"`
+	Providers     []string           `json:"providers,omitempty"`
+	Refused       *Refusal           `json:"refused,omitempty"`
 	Status        Status             `json:"status"`
 	Reason        string             `json:"reason,omitempty"`
 	Records       []string           `json:"records,omitempty"`

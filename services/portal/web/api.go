@@ -29,7 +29,7 @@ type Detail struct {
 // is an error, never an empty list that looks like an answer.
 func filter(q url.Values) (projection.Filter, error) {
 	f := projection.Filter{Zone: q.Get("zone"), Cluster: q.Get("cluster"), Namespace: q.Get("namespace"),
-		Source: q.Get("source"), Text: q.Get("q")}
+		Source: q.Get("source"), Provider: q.Get("provider"), Text: q.Get("q")}
 	if f.Text == "" {
 		f.Text = q.Get("text")
 	}
@@ -81,6 +81,18 @@ func (s *server) detailAPI(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, d)
+}
+
+// Providers is the answer of GET /api/providers.
+type Providers struct {
+	Providers []projection.ProviderView `json:"providers"`
+}
+
+// providersAPI answers GET /api/providers: every provider of the zone
+// lists, how it is declared, what it serves, and the names that go to it
+// (listed by /api/names?provider=).
+func (s *server) providersAPI(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, Providers{Providers: s.proj.Providers()})
 }
 
 // heldAPI answers GET /api/held: every zone's held deletes.

@@ -34,6 +34,9 @@ type listData struct {
 	Groups []group
 	// Held are the zones' deletes the mass-delete guard holds.
 	Held []projection.HeldRef
+	// Providers are the providers of the zone lists, each with the names
+	// that go to it.
+	Providers []projection.ProviderView
 	// Choices are the values the filters offer, from the names in view.
 	projection.Choices
 }
@@ -56,7 +59,7 @@ func (s *server) listPage(w http.ResponseWriter, r *http.Request) {
 	}
 	names, counts := s.proj.List(f)
 	d := listData{Filter: f, Statuses: projection.Statuses, Counts: counts, Total: len(names), Limit: limit,
-		Choices: s.proj.Choices(), Held: s.proj.Held()}
+		Choices: s.proj.Choices(), Held: s.proj.Held(), Providers: s.proj.Providers()}
 	for i, n := range names {
 		if len(d.Groups) == 0 || d.Groups[len(d.Groups)-1].Zone != n.Zone {
 			d.Groups = append(d.Groups, group{Zone: n.Zone, Counts: map[projection.Status]int{}})

@@ -42,6 +42,7 @@ func New(ctx context.Context, proj *projection.Projection, hist HistoryFunc, log
 	mux.HandleFunc("GET /api/names", s.listAPI)
 	mux.HandleFunc("GET /api/names/{name}", s.detailAPI)
 	mux.HandleFunc("GET /api/held", s.heldAPI)
+	mux.HandleFunc("GET /api/providers", s.providersAPI)
 	mux.HandleFunc("GET /api/events", s.events.serve)
 	mux.Handle("GET /static/", http.FileServerFS(staticFS))
 	return mux

@@ -63,6 +63,7 @@
     if (f.filterCluster && !objs.some((o) => o.cluster === f.filterCluster)) return false;
     if (f.filterNamespace && !objs.some((o) => o.namespace === f.filterNamespace)) return false;
     if (f.filterSource && !objs.some((o) => o.source === f.filterSource)) return false;
+    if (f.filterProvider && !(n.providers || []).includes(f.filterProvider)) return false;
     return true;
   }
 
@@ -78,7 +79,8 @@
       row.id = "n:" + n.name;
       row.dataset.name = n.name;
       row.innerHTML = '<td class="name"><a></a></td><td><span class="status"></span></td>' +
-        '<td class="records"></td><td class="objects"></td><td class="reason"></td><td class="changed"></td>';
+        '<td class="records"></td><td class="objects"></td><td class="providers"></td><td class="reason"></td>' +
+        '<td class="changed"></td>';
       row.querySelector("a").href = "/names/" + encodeURIComponent(n.name);
       row.querySelector("a").textContent = n.name;
       tbody(n.zone).appendChild(row);
@@ -96,6 +98,7 @@
     } else if (fails) fails.remove();
     row.querySelector(".records").textContent = (n.records || []).join(", ");
     row.querySelector(".objects").textContent = n.objectSummary || "";
+    row.querySelector(".providers").textContent = (n.providers || []).join(", ") || (n.refused ? n.refused.reason : "");
     row.querySelector(".reason").textContent = n.reason || "";
     row.querySelector(".changed").textContent = n.changed.replace("T", " ").replace(/\.\d+/, "");
   }
@@ -111,7 +114,7 @@
     d.open = true;
     d.dataset.zone = zone || "";
     d.innerHTML = '<summary><span class="zname"></span></summary><table><thead><tr><th>name</th><th>status</th>' +
-      "<th>records</th><th>wanted by</th><th>why</th><th>changed</th></tr></thead><tbody></tbody></table>";
+      "<th>records</th><th>wanted by</th><th>provider</th><th>why</th><th>changed</th></tr></thead><tbody></tbody></table>";
     d.querySelector(".zname").textContent = zone || "(no managed zone)";
     tb = d.querySelector("tbody");
     tb.dataset.zone = zone || "";
