@@ -230,6 +230,9 @@ func (r *run) release(ctx context.Context, k zoneKey, h *hold, zc *zoneChanges) 
 		if !r.known(k.provider, name) {
 			continue
 		}
+		if _, what := r.intentAt(k.provider, k.zone, name); what == leaveAlone && len(r.desired[name].endpoints) > 0 {
+			continue // wanted again, and routed elsewhere: left alone here
+		}
 		changes := planName(r.nameInput(k.provider, k.zone, name)).changes
 		if len(changes) > 0 {
 			n := r.reg.countDeletes(name, changes)
