@@ -138,6 +138,12 @@ func (r *run) ownedIn(k zoneKey) int {
 	return n
 }
 
+// heldIn reports whether zone k holds deletes of name.
+func (r *run) heldIn(k zoneKey, name string) bool {
+	_, ok := r.holds[k].names[name]
+	return ok
+}
+
 // forgetHeld takes a name being planned again out of its zone's hold: the
 // pass decides about it afresh. While deletes are not allowed at all, a
 // pass says nothing about them, and the hold stays as it is.

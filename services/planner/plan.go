@@ -81,6 +81,16 @@ func (r *run) plan(ctx context.Context) {
 				r.unquota(provider, name)
 			}
 			if wanted && what == leaveAlone {
+				// Deletes held there before it was wanted elsewhere are
+				// no longer planned: the guard looks at the zone again.
+				if k := (zoneKey{provider, zone}); r.holds[k] != nil && r.heldIn(k, name) {
+					switch {
+					case r.busy(k, start):
+						done = false
+					case r.forgetHeld(k, name) && byZone[k] == nil:
+						byZone[k] = &zoneChanges{cause: r.dirty[name]}
+					}
+				}
 				if debug {
 					r.log.Debug("routed elsewhere or nowhere: left alone at this provider", "provider", provider, "name", name)
 				}

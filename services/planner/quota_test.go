@@ -25,7 +25,8 @@ func TestQuotaAdmitsNewNamesInOrderUntilADeleteFreesRoom(t *testing.T) {
 	g.want("q", "n1.q.example.com", "192.0.2.1")
 	g.want("q", "n2.q.example.com", "192.0.2.2")
 	g.want("q", "n3.q.example.com", "192.0.2.3")
-	g.expect("three new names, quota 2", "q/dns create A n1.q.example.com 192.0.2.1", "q/dns create A n2.q.example.com 192.0.2.2")
+	g.expect("three new names, quota 2", "q/dns create A n1.q.example.com 192.0.2.1", "q/dns create A n2.q.example.com 192.0.2.2",
+		"q/dns create TXT a-n1.q.example.com", "q/dns create TXT a-n2.q.example.com")
 	if over() != 1 {
 		t.Fatalf("names over quota: %v, want 1", over())
 	}
@@ -35,12 +36,13 @@ func TestQuotaAdmitsNewNamesInOrderUntilADeleteFreesRoom(t *testing.T) {
 	g.expect("in sync, n3 still over")
 
 	g.want("q", "n1.q.example.com", "")
-	g.expect("n1 unwanted: deleted; its records still count until gone", "q/dns delete A n1.q.example.com")
+	g.expect("n1 unwanted: deleted; its records still count until gone", "q/dns delete A n1.q.example.com",
+		"q/dns delete TXT a-n1.q.example.com")
 	if over() != 1 {
 		t.Fatalf("names over quota before the delete is seen: %v, want 1", over())
 	}
 	g.hold("q/dns", "q.example.com", "n1.q.example.com", "")
-	g.expect("n1 gone: room for n3", "q/dns create A n3.q.example.com 192.0.2.3")
+	g.expect("n1 gone: room for n3", "q/dns create A n3.q.example.com 192.0.2.3", "q/dns create TXT a-n3.q.example.com")
 	if over() != 0 {
 		t.Fatalf("names over quota: %v, want 0", over())
 	}
@@ -82,11 +84,12 @@ func TestQuotaNeverRefusesANameHeld(t *testing.T) {
 	// gone, the provider has room for the new one.
 	g.want("q", "h1.q.example.com", "")
 	g.want("q", "h2.q.example.com", "")
-	g.expect("held names unwanted", "q/dns delete A h1.q.example.com", "q/dns delete A h2.q.example.com")
+	g.expect("held names unwanted", "q/dns delete A h1.q.example.com", "q/dns delete A h2.q.example.com",
+		"q/dns delete TXT a-h1.q.example.com", "q/dns delete TXT a-h2.q.example.com")
 	g.hold("q/dns", "q.example.com", "h1.q.example.com", "")
 	g.expect("one gone: still full")
 	g.hold("q/dns", "q.example.com", "h2.q.example.com", "")
-	g.expect("both gone", "q/dns create A new.q.example.com 192.0.2.60")
+	g.expect("both gone", "q/dns create A new.q.example.com 192.0.2.60", "q/dns create TXT a-new.q.example.com")
 }
 
 // TestQuotaLiftedPlansTheNamesOverIt: a quota raised to none plans the
@@ -96,9 +99,10 @@ func TestQuotaLiftedPlansTheNamesOverIt(t *testing.T) {
 	g.list("q/dns", quotaScope("q", 1), "q.example.com")
 	g.want("q", "n1.q.example.com", "192.0.2.1")
 	g.want("q", "n2.q.example.com", "192.0.2.2")
-	g.expect("quota 1", "q/dns create A n1.q.example.com 192.0.2.1")
+	g.expect("quota 1", "q/dns create A n1.q.example.com 192.0.2.1", "q/dns create TXT a-n1.q.example.com")
 	g.list("q/dns", quotaScope("q", 0), "q.example.com")
-	g.expect("no quota", "q/dns create A n1.q.example.com 192.0.2.1", "q/dns create A n2.q.example.com 192.0.2.2")
+	g.expect("no quota", "q/dns create A n1.q.example.com 192.0.2.1", "q/dns create A n2.q.example.com 192.0.2.2",
+		"q/dns create TXT a-n1.q.example.com", "q/dns create TXT a-n2.q.example.com")
 	if got := testutil.ToFloat64(namesOverQuota.WithLabelValues("q/dns")); got != 0 {
 		t.Fatalf("names over quota: %v, want 0", got)
 	}

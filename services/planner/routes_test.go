@@ -52,14 +52,15 @@ func (g *providers) want(ns, name, ip string) {
 }
 
 // hold: provider holds name's A record at ip with our ownership record of
-// it; ip "": it holds nothing there any more (as its applier reports a
-// delete).
+// it, naming the Service web of the provider's namespace; ip "": it holds
+// nothing there any more (as its applier reports a delete).
 func (g *providers) hold(provider, zone, name, ip string) {
 	g.t.Helper()
 	var a, txt []events.Endpoint
 	if ip != "" {
+		ns, _, _ := strings.Cut(provider, "/")
 		a = []events.Endpoint{rr(name, "A", 300, ip)}
-		txt = []events.Endpoint{rr("a-"+name, "TXT", 300, owned("me", "service/ns/web"))}
+		txt = []events.Endpoint{rr("a-"+name, "TXT", 300, owned("me", "service/"+ns+"/web"))}
 	}
 	feed(g.t, g.s, events.ObservedSubject(provider, name), &events.ObservedState{Provider: provider, Zone: zone, DNSName: name, Records: a})
 	feed(g.t, g.s, events.ObservedSubject(provider, "a-"+name), &events.ObservedState{Provider: provider, Zone: zone,
@@ -67,8 +68,8 @@ func (g *providers) hold(provider, zone, name, ip string) {
 }
 
 // pass plans once and returns the changes queued, "provider action type
-// name [targets]", sorted, ownership records left out (the registry tests
-// check them). Each pass starts with every zone free.
+// name [targets]", sorted (the targets of ownership records left out:
+// the registry tests check them). Each pass starts with every zone free.
 func (g *providers) pass() []string {
 	g.t.Helper()
 	ctx := context.Background()
@@ -94,11 +95,8 @@ func (g *providers) pass() []string {
 		}
 		for _, c := range p.Changes {
 			k := c.Key()
-			if k.RecordType == events.RecordTypeTXT {
-				continue
-			}
 			line := strings.Join([]string{p.Provider, c.Action(), k.RecordType, k.DNSName}, " ")
-			if c.New != nil {
+			if c.New != nil && k.RecordType != events.RecordTypeTXT {
 				line += " " + strings.Join(c.New.Targets, "|")
 			}
 			lines = append(lines, line)
@@ -132,7 +130,8 @@ func TestNamesArePlannedOnlyWhereRoutingSends(t *testing.T) {
 	notAllowed := testutil.ToFloat64(namesRefused.WithLabelValues(string("NamespaceNotAllowed")))
 
 	g.want("a", "www.a.example.com", "192.0.2.1")
-	g.expect("namespace a's name in a/dns' zone", "a/dns create A www.a.example.com 192.0.2.1")
+	g.expect("namespace a's name in a/dns' zone", "a/dns create A www.a.example.com 192.0.2.1",
+		"a/dns create TXT a-www.a.example.com")
 
 	// The flags' provider holds our records at x.a.example.com; namespace
 	// b's object now wants it elsewhere: a/dns does not serve b.
@@ -141,7 +140,8 @@ func TestNamesArePlannedOnlyWhereRoutingSends(t *testing.T) {
 	g.expect("namespace b's name in a/dns' zone: planned nowhere, nothing deleted")
 
 	g.want("a", "www.example.com", "192.0.2.3")
-	g.expect("a name only the flags' provider holds", "flags create A www.example.com 192.0.2.3")
+	g.expect("a name only the flags' provider holds", "flags create A www.example.com 192.0.2.3",
+		"flags create TXT a-www.example.com")
 
 	if got := testutil.ToFloat64(namesRouted.WithLabelValues("a/dns")) - routedA; got != 1 {
 		t.Errorf("names routed to a/dns: %v more, want 1", got)
@@ -153,7 +153,7 @@ func TestNamesArePlannedOnlyWhereRoutingSends(t *testing.T) {
 	// Nothing wants x.a.example.com any more: as before DNSProviders, the
 	// provider holding our records there deletes them.
 	g.want("b", "x.a.example.com", "")
-	g.expect("unwanted name", "flags delete A x.a.example.com")
+	g.expect("unwanted name", "flags delete A x.a.example.com", "flags delete TXT a-x.a.example.com")
 	if got := testutil.ToFloat64(namesRefused.WithLabelValues("NamespaceNotAllowed")) - notAllowed; got != 0 {
 		t.Errorf("names refused NamespaceNotAllowed once unwanted: %v more, want 0", got)
 	}
@@ -181,7 +181,7 @@ func TestTieIsPlannedNowhereAndDeletesNothing(t *testing.T) {
 	b := declared("b", events.AllNamespaces)
 	b.Domains = []string{"other.tie.example.com"}
 	g.list("b/dns", b, "tie.example.com")
-	g.expect("a/dns alone", "a/dns create A new.tie.example.com 192.0.2.2",
+	g.expect("a/dns alone", "a/dns create A new.tie.example.com 192.0.2.2", "a/dns create TXT a-new.tie.example.com",
 		"a/dns update A www.tie.example.com 192.0.2.1")
 }
 
@@ -197,7 +197,7 @@ func TestDeclaredProviderNotListedYetHoldsItsNames(t *testing.T) {
 	g.want("a", "www.a.example.com", "192.0.2.1")
 	g.expect("waiting for a/dns' zones")
 	g.list("a/dns", a, "a.example.com")
-	g.expect("a/dns listed its zone", "a/dns create A www.a.example.com 192.0.2.1")
+	g.expect("a/dns listed its zone", "a/dns create A www.a.example.com 192.0.2.1", "a/dns create TXT a-www.a.example.com")
 }
 
 // TestRetiringProviderLosesItsRecordsThroughTheGuard: a DNSProvider being
@@ -232,7 +232,8 @@ func TestRetiringProviderLosesItsRecordsThroughTheGuard(t *testing.T) {
 	g.list("b/dns", retiring(big), "b.example.com")
 	g.want("s", "new.s.example.com", "192.0.2.99")
 	g.expect("retiring: their records go, none is created, the big one held",
-		"s/dns delete A one.s.example.com", "s/dns delete A two.s.example.com")
+		"s/dns delete A one.s.example.com", "s/dns delete A two.s.example.com",
+		"s/dns delete TXT a-one.s.example.com", "s/dns delete TXT a-two.s.example.com")
 
 	ctx := context.Background()
 	st, err := g.js.Stream(ctx, events.StreamHeld)
@@ -283,4 +284,47 @@ func TestRunPlansByRouting(t *testing.T) {
 	if len(got) != len(want) || !got["a/dns www.a.example.com"] || !got["flags www.example.com"] {
 		t.Fatalf("planned %v, want %v", got, want)
 	}
+}
+
+// TestHeldDeletesOfANameWantedElsewhereAreDropped: the guard holds the
+// deletes of names nobody wanted; they are wanted again, by a namespace
+// whose DNSProvider now serves them: they are created there, and the old
+// provider's held deletes are dropped, not left for an operator to
+// approve.
+func TestHeldDeletesOfANameWantedElsewhereAreDropped(t *testing.T) {
+	g := newProviders(t, Config{MaxDeletes: 1})
+	g.list("flags", nil, "example.com")
+	g.hold("flags", "example.com", "x1.a.example.com", "192.0.2.1")
+	g.hold("flags", "example.com", "x2.a.example.com", "192.0.2.2")
+	g.expect("unwanted: the deletes are held")
+	if h := g.heldAt("flags", "example.com"); h.Deletes != 2 {
+		t.Fatalf("held %d deletes, want 2", h.Deletes)
+	}
+	g.list("a/dns", declared("a", "a"), "a.example.com")
+	g.want("a", "x1.a.example.com", "192.0.2.1")
+	g.want("a", "x2.a.example.com", "192.0.2.2")
+	g.expect("wanted at a/dns", "a/dns create A x1.a.example.com 192.0.2.1", "a/dns create A x2.a.example.com 192.0.2.2",
+		"a/dns create TXT a-x1.a.example.com", "a/dns create TXT a-x2.a.example.com")
+	if h := g.heldAt("flags", "example.com"); h.ID != "" || h.Deletes != 0 {
+		t.Fatalf("the flags' provider still holds %d deletes (%s)", h.Deletes, h.ID)
+	}
+}
+
+// heldAt is what the bus says provider holds in zone.
+func (g *providers) heldAt(provider, zone string) events.HeldDeletes {
+	g.t.Helper()
+	ctx := context.Background()
+	var h events.HeldDeletes
+	st, err := g.js.Stream(ctx, events.StreamHeld)
+	if err != nil {
+		g.t.Fatal(err)
+	}
+	m, err := st.GetLastMsgForSubject(ctx, events.HeldSubject(provider, zone))
+	if err != nil {
+		g.t.Fatalf("nothing said of %s %s's held deletes: %v", provider, zone, err)
+	}
+	if err := events.Decode(events.Received{Subject: m.Subject, Header: m.Header, Data: m.Data}, &h); err != nil {
+		g.t.Fatal(err)
+	}
+	return h
 }
