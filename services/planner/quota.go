@@ -70,7 +70,13 @@ func (r *run) quotaUsed(provider string) int {
 		}
 	}
 	for name := range r.quota.admitted[provider] {
-		held[name] = true
+		// One no longer routed there (its zone gone from the list, say)
+		// and not re-planned since no longer counts.
+		if d, ok := r.decide(name); ok && d.Goes(provider) {
+			held[name] = true
+		} else {
+			delete(r.quota.admitted[provider], name)
+		}
 	}
 	return len(held)
 }

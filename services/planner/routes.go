@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"context"
+	"log/slog"
 	"reflect"
 	"slices"
 
@@ -175,7 +177,13 @@ func (r *run) countRoute(name string, d routing.Decision, routed bool) {
 		if routed {
 			to, why = d.Providers, d.Reason
 			if d.Refused() && why != r.routes.refused[name] {
-				r.log.Warn("name planned into no provider", "name", name, "reason", why, "detail", d.Detail)
+				// Once per name and reason. A name in no zone is no news
+				// (it was never planned before DNSProviders either).
+				level := slog.LevelWarn
+				if why == routing.NoZone {
+					level = slog.LevelInfo
+				}
+				r.log.Log(context.Background(), level, "name planned into no provider", "name", name, "reason", why, "detail", d.Detail)
 			}
 		} else {
 			to = r.flagProvidersOf(name)
