@@ -140,7 +140,11 @@ func (r *run) ownedIn(k zoneKey) int {
 
 // heldIn reports whether zone k holds deletes of name.
 func (r *run) heldIn(k zoneKey, name string) bool {
-	_, ok := r.holds[k].names[name]
+	h := r.holds[k]
+	if h == nil {
+		return false
+	}
+	_, ok := h.names[name]
 	return ok
 }
 

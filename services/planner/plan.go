@@ -83,7 +83,7 @@ func (r *run) plan(ctx context.Context) {
 			if wanted && what == leaveAlone {
 				// Deletes held there before it was wanted elsewhere are
 				// no longer planned: the guard looks at the zone again.
-				if k := (zoneKey{provider, zone}); r.holds[k] != nil && r.heldIn(k, name) {
+				if k := (zoneKey{provider, zone}); r.heldIn(k, name) {
 					switch {
 					case r.busy(k, start):
 						done = false
