@@ -31,6 +31,9 @@ const (
 // missing.
 func (r *run) desiredFor(provider, name string) (eps []events.Endpoint, ok bool) {
 	d := r.desired[name].endpoints
+	if r.retiring(provider) {
+		return nil, true // nothing is wanted there any more
+	}
 	if !r.adjusts[provider] || len(d) == 0 {
 		return d, true
 	}
@@ -57,6 +60,9 @@ func (r *run) adjustDirty(ctx context.Context, now time.Time) {
 			zone, ok := zoneOf(name, r.zones[provider])
 			if !ok || !r.filter.Match(name) || r.busy(zoneKey{provider, zone}, now) || r.lost.waiting(provider, name, now) {
 				continue
+			}
+			if _, what := r.intentAt(provider, zone, name); what == leaveAlone {
+				continue // not planned into it: nothing to adjust
 			}
 			names = append(names, name)
 			count += len(r.desired[name].endpoints)

@@ -104,7 +104,8 @@ func BenchmarkFirstPlan(b *testing.B) {
 		b.StartTimer()
 		s.plan(context.Background())
 		b.StopTimer()
-		if n := len(s.flights[zoneKey{"p", benchZone}].plans); n != 200 {
+		if f := s.flights[zoneKey{"p", benchZone}]; len(f.plans)+len(f.unsent) != 200 {
+			n := len(f.plans) + len(f.unsent)
 			b.Fatalf("%d plans for 200k changes, want 200 of 1000", n)
 		}
 	}
@@ -122,5 +123,31 @@ func BenchmarkMemoryPerName(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/20_000, "heap-bytes/name")
 		runtime.KeepAlive(s)
+	}
+}
+
+// BenchmarkFirstPlanDeclared is BenchmarkFirstPlan with the provider
+// declared by a DNSProvider with a quota: every name routed, and counted
+// against the quota (compare the two for routing's and the quota's cost).
+func BenchmarkFirstPlanDeclared(b *testing.B) {
+	for range b.N {
+		b.StopTimer()
+		s := benchRun(b, 0)
+		delete(s.zones, "p")
+		feed(b, s, events.ZonesSubject("p"), &events.ZoneList{Provider: "p", Zones: []string{benchZone},
+			Scope: &events.ProviderScope{Declared: "ns/p", Namespaces: []string{events.AllNamespaces}, Quota: 200_000}})
+		for i := range 100_000 {
+			name := fmt.Sprintf("svc-%d.%s", i, benchZone)
+			feed(b, s, events.DesiredSubject(name), &events.DesiredState{DNSName: name,
+				Endpoints:    []events.Endpoint{events.NewEndpoint(name, "A", 0, "192.0.2.1")},
+				Contributors: []events.ObjectRef{{Cluster: "c", Source: "service", Namespace: "ns", Name: "web"}}})
+		}
+		b.StartTimer()
+		s.plan(context.Background())
+		b.StopTimer()
+		if f := s.flights[zoneKey{"p", benchZone}]; len(f.plans)+len(f.unsent) != 200 {
+			n := len(f.plans) + len(f.unsent)
+			b.Fatalf("%d plans for 200k changes, want 200 of 1000", n)
+		}
 	}
 }

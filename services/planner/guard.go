@@ -138,6 +138,16 @@ func (r *run) ownedIn(k zoneKey) int {
 	return n
 }
 
+// heldIn reports whether zone k holds deletes of name.
+func (r *run) heldIn(k zoneKey, name string) bool {
+	h := r.holds[k]
+	if h == nil {
+		return false
+	}
+	_, ok := h.names[name]
+	return ok
+}
+
 // forgetHeld takes a name being planned again out of its zone's hold: the
 // pass decides about it afresh. While deletes are not allowed at all, a
 // pass says nothing about them, and the hold stays as it is.
@@ -229,6 +239,9 @@ func (r *run) release(ctx context.Context, k zoneKey, h *hold, zc *zoneChanges) 
 	for _, name := range slices.Sorted(maps.Keys(h.names)) {
 		if !r.known(k.provider, name) {
 			continue
+		}
+		if _, what := r.intentAt(k.provider, k.zone, name); what == leaveAlone && len(r.desired[name].endpoints) > 0 {
+			continue // wanted again, and routed elsewhere: left alone here
 		}
 		changes := planName(r.nameInput(k.provider, k.zone, name)).changes
 		if len(changes) > 0 {

@@ -64,3 +64,17 @@ var (
 		Name: "zonestream_planner_names_waiting_for_adjust",
 		Help: "Names waiting because a provider's adjust answer lost them (lost.go)."})
 )
+
+// Where names go once providers are declared by DNSProvider objects
+// (routes.go, quota.go).
+var (
+	namesRouted = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "zonestream_planner_names_routed",
+		Help: "Desired names routed to each provider (events/routing): planned into it."}, []string{"provider"})
+	namesRefused = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "zonestream_planner_names_refused",
+		Help: "Desired names routed to no provider, by reason (NoZone, NamespaceNotAllowed, ProviderTie): planned nowhere, nothing of them deleted."}, []string{"reason"})
+	namesOverQuota = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "zonestream_planner_names_over_quota",
+		Help: "New names not planned into a declared provider because it holds its quota of names (quota.go)."}, []string{"provider"})
+)

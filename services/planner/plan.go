@@ -53,7 +53,10 @@ func (r *run) plan(ctx context.Context) {
 	providers := slices.Sorted(maps.Keys(r.zones))
 	r.adjustDirty(ctx, start)
 	debug := r.log.Enabled(ctx, slog.LevelDebug)
+	quota := quotaPass{}
 	for _, name := range slices.Sorted(maps.Keys(r.dirty)) {
+		route, routed := r.decide(name)
+		r.countRoute(name, route, routed)
 		if !r.complete && !r.desired[name].live {
 			// History, not news: planned once the desired state is
 			// complete (completeness marks every name again).
@@ -67,6 +70,30 @@ func (r *run) plan(ctx context.Context) {
 		for _, provider := range providers {
 			zone, ok := zoneOf(name, r.zones[provider])
 			if !ok || !r.filter.Match(name) {
+				continue
+			}
+			wanted := len(r.desired[name].endpoints) > 0
+			routedZone, what := r.intentOf(provider, zone, route, routed)
+			if what == planAsToday {
+				zone = routedZone // the zone routing found: the longest, as zoneOf's
+			}
+			if what != planAsToday || !wanted {
+				r.unquota(provider, name)
+			}
+			if wanted && what == leaveAlone {
+				// Deletes held there before it was wanted elsewhere are
+				// no longer planned: the guard looks at the zone again.
+				if k := (zoneKey{provider, zone}); r.heldIn(k, name) {
+					switch {
+					case r.busy(k, start):
+						done = false
+					case r.forgetHeld(k, name) && byZone[k] == nil:
+						byZone[k] = &zoneChanges{cause: r.dirty[name]}
+					}
+				}
+				if debug {
+					r.log.Debug("routed elsewhere or nowhere: left alone at this provider", "provider", provider, "name", name)
+				}
 				continue
 			}
 			k := zoneKey{provider, zone}
@@ -87,6 +114,9 @@ func (r *run) plan(ctx context.Context) {
 					r.log.Debug("awaiting the provider's adjustment: planned later", "provider", provider, "name", name)
 				}
 				continue
+			}
+			if wanted && what == planAsToday && !r.admit(quota, provider, zone, name) {
+				continue // over the provider's quota (quota.go)
 			}
 			if r.forgetHeld(k, name) && byZone[k] == nil {
 				byZone[k] = &zoneChanges{cause: r.dirty[name]} // the guard looks at the zone again

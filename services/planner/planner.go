@@ -207,6 +207,7 @@ func (p *Planner) Run(ctx context.Context, js jetstream.JetStream) error {
 	s := newRun(p)
 	s.js = js
 	defer s.forgetVerified() // the next Run counts again from the streams
+	defer s.forgetRoutes()
 
 	win := newWindow(p.cfg.BatchWindow) // window.go
 	defer win.stop()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/retry"
+	"github.com/zonestream/zonestream/events/routing"
 )
 
 // run is what one Run of the planner knows, all of it rebuilt from the
@@ -66,6 +67,10 @@ type run struct {
 	verified verifiedByName
 	// mismatches is each name's share of ownerMismatches (ownermismatch.go).
 	mismatches map[mismatchKey][]ownerMismatch
+	// routes are every provider's zone list, and where desired names go
+	// (routes.go); quota the declared providers' quotas (quota.go).
+	routes routes
+	quota  quotas
 }
 
 type desiredEntry struct {
@@ -74,6 +79,9 @@ type desiredEntry struct {
 	// of the desired state (holders, losers) is dedup's and the portal's.
 	endpoints []events.Endpoint
 	resource  string
+	// namespaces are those of the objects that want them: which
+	// declared providers may serve the name (events/routing).
+	namespaces []string
 	// live: published after this run started watching. Until the desired
 	// state is complete, only such names are planned: one read back from
 	// the stream may be older than the cluster (an object deleted while
@@ -126,7 +134,7 @@ func newRun(p *Planner) *run {
 		dirty: map[string]string{}, flights: map[zoneKey]*flight{}, unknown: newUnknownNames(),
 		holds: map[zoneKey]*hold{}, approved: map[zoneKey]map[string][]events.Change{}, onBus: map[zoneKey]string{},
 		adjusts: map[string]bool{}, adjusted: map[string]map[string][]events.Endpoint{}, lost: lostNames{},
-		verified: verifiedByName{}, mismatches: map[mismatchKey][]ownerMismatch{}, carried: newCarriedStates(), recent: newRecentDeletes(p.cfg.MaxDeletesWindow),
+		verified: verifiedByName{}, mismatches: map[mismatchKey][]ownerMismatch{}, routes: newRoutes(), quota: newQuotas(), carried: newCarriedStates(), recent: newRecentDeletes(p.cfg.MaxDeletesWindow),
 		incomplete: "no live completeness mark from dedup yet (are dedup and every collector running, and their watches synced?)"}
 }
 
@@ -191,7 +199,7 @@ func (r *run) foldDesired(m events.Received) error {
 		r.lost.forget(d.DNSName)
 		namesWaitingForAdjust.Set(float64(r.lost.count()))
 	} else {
-		e := desiredEntry{endpoints: d.Endpoints, live: m.Live}
+		e := desiredEntry{endpoints: d.Endpoints, live: m.Live, namespaces: routing.Namespaces(d.Contributors)}
 		if len(d.Contributors) == 1 {
 			e.resource = d.Contributors[0].Resource()
 		}
@@ -243,6 +251,9 @@ func (r *run) observe(o events.ObservedState, seq uint64, cause string) {
 		byName[o.DNSName] = observedEntry{records: o.Records, seq: seq}
 	}
 	r.carried.setEmptied(o.Provider, o.DNSName, seq, len(o.Records) == 0)
+	if len(o.Records) == 0 {
+		r.quotaFreed(o.Provider) // a delete frees room
+	}
 	r.recountVerified(o.DNSName)
 	r.mark(o.DNSName, cause)
 	for _, owner := range r.registryOwners(o.DNSName) {
@@ -272,11 +283,7 @@ func (r *run) foldZones(m events.Received) error {
 	if err := events.Decode(m, &z); err != nil {
 		return err
 	}
-	if !slices.Equal(r.zones[z.Provider], z.Zones) || r.adjusts[z.Provider] != z.Adjusts {
-		r.zones[z.Provider] = z.Zones
-		r.adjusts[z.Provider] = z.Adjusts
-		r.markAll()
-	}
+	r.foldZoneList(z)
 	return nil
 }
 
