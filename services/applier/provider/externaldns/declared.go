@@ -54,12 +54,14 @@ func Declared(ctx context.Context, d dnsprovider.Declared) (provider.Provider, e
 		return nil, err
 	}
 	defer restore()
-	p, err := New(ctx, args, d.Options)
-	if err != nil {
-		// Not a nil *webhook.Provider in a non-nil interface.
-		return nil, err
-	}
-	return p, nil
+	return withoutExit(func() (provider.Provider, error) {
+		p, err := New(ctx, args, d.Options)
+		if err != nil {
+			// Not a nil *webhook.Provider in a non-nil interface.
+			return nil, err
+		}
+		return p, nil
+	})
 }
 
 // checkDeclared refuses what the object may not choose: a provider

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sirupsen/logrus"
 
 	"github.com/zonestream/zonestream/services/applier/dnsprovider"
 	"github.com/zonestream/zonestream/services/applier/provider"
@@ -151,5 +154,31 @@ func TestDeclaredBuildsFromSettings(t *testing.T) {
 	zones, err := p.Zones(context.Background())
 	if err != nil || !slices.Equal(zones, []string{"a.example.org"}) {
 		t.Fatalf("zones %v %v", zones, err)
+	}
+}
+
+// A Secret the AWS SDK refuses (AWS_MAX_ATTEMPTS not a number), on which
+// ExternalDNS' aws provider calls logrus.Fatal, gives an error saying why,
+// with the value redacted, and the process goes on: other declared
+// providers keep running. The environment is as it was.
+func TestDeclaredProviderThatWouldExitGivesAnError(t *testing.T) {
+	moto.EndpointT(t, "http://127.0.0.1:9") // never dialled: the build fails first
+	before := environ()
+	exit := reflect.ValueOf(logrus.StandardLogger().ExitFunc).Pointer()
+	p, err := externaldns.Declared(context.Background(), dnsprovider.Declared{Provider: "aws",
+		Env: map[string]string{"AWS_MAX_ATTEMPTS": "many-times"}})
+	if err == nil || p != nil {
+		t.Fatalf("built %v, err %v", p, err)
+	}
+	if !errors.Is(err, externaldns.ErrConfig) || !strings.Contains(err.Error(), "AWS_MAX_ATTEMPTS") ||
+		strings.Contains(err.Error(), "many-times") {
+		t.Errorf("error %q: want ErrConfig naming AWS_MAX_ATTEMPTS, without its value", err)
+	}
+	if after := environ(); !slices.Equal(after, before) {
+		t.Fatalf("environment changed: %q", changed(before, after))
+	}
+	// logrus exits again outside a declared build.
+	if reflect.ValueOf(logrus.StandardLogger().ExitFunc).Pointer() != exit {
+		t.Errorf("logrus' exit is still replaced")
 	}
 }
