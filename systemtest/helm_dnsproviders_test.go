@@ -96,6 +96,15 @@ func TestHelmChartDNSProviders(t *testing.T) {
 		t.Errorf("all-in-one: %q, want --dnsproviders", got)
 	}
 
+	// namespaced: the release's namespace, in the arguments and the RBAC.
+	own := renderChart(t, "namespaced=true", "dnsProviders.enabled=true")
+	if got := dnsProviderArgs(own.args["allinone"]); !slices.Equal(got, []string{"--dnsproviders", "--dnsprovider-namespace=zonestream"}) {
+		t.Errorf("namespaced: %q, want --dnsproviders --dnsprovider-namespace=zonestream", got)
+	}
+	if !slices.Contains(own.objects, "Role/zonestream/zs-zonestream-dnsproviders") {
+		t.Errorf("namespaced: no Role for DNSProviders in the release's namespace: %q", own.objects)
+	}
+
 	dist := renderChart(t, "mode=distributed", "provider.name=rfc2136", "dnsProviders.enabled=true", "dnsProviders.namespaces={team-a,team-b}")
 	for c, args := range dist.args {
 		want := []string(nil)

@@ -225,7 +225,7 @@ stage's name). Each value goes to the stages that take its flag. */}}
 {{- end }}
 {{- if $v.dnsProviders.enabled }}
 - --dnsproviders
-{{- range $v.dnsProviders.namespaces }}
+{{- range include "zonestream.dnsProviderNamespaces" $root | fromJsonArray }}
 - --dnsprovider-namespace={{ . }}
 {{- end }}
 {{- end }}
@@ -472,4 +472,12 @@ applier's own (its cloud identity) when it has one. root, stage. */}}
 {{- else -}}
 {{- $main -}}
 {{- end -}}
+{{- end -}}
+
+{{/* The namespaces whose DNSProviders the applier serves: dnsProviders.namespaces,
+else the release's with namespaced, else none (every namespace). */}}
+{{- define "zonestream.dnsProviderNamespaces" -}}
+{{- $ns := .Values.dnsProviders.namespaces | default list -}}
+{{- if and (not $ns) .Values.namespaced -}}{{- $ns = list .Release.Namespace -}}{{- end -}}
+{{- toJson $ns -}}
 {{- end -}}
