@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sirupsen/logrus"
@@ -73,6 +74,13 @@ func TestDeclaredAWSProvidersEachUseTheirOwnCredentials(t *testing.T) {
 		return p
 	}
 	pa, pb := build(teamA), build(teamB)
+	// Built at the same time, each still gets its own (envMu).
+	concurrent := make([]provider.Provider, 8)
+	var wg sync.WaitGroup
+	for i := range concurrent {
+		wg.Go(func() { concurrent[i] = build([]moto.Account{teamA, teamB}[i%2]) })
+	}
+	wg.Wait()
 
 	if after := environ(); !slices.Equal(after, before) {
 		t.Fatalf("environment changed: %q", changed(before, after))
@@ -87,6 +95,12 @@ func TestDeclaredAWSProvidersEachUseTheirOwnCredentials(t *testing.T) {
 		zones, err := c.p.Zones(ctx)
 		if err != nil || !slices.Equal(zones, c.want) {
 			t.Errorf("zones %v %v, want %v", zones, err, c.want)
+		}
+	}
+	for i, p := range concurrent {
+		want := []string{[]string{"a.example.org", "b.example.org"}[i%2]}
+		if zones, err := p.Zones(ctx); err != nil || !slices.Equal(zones, want) {
+			t.Errorf("built concurrently, provider %d lists %v %v, want %v", i, zones, err, want)
 		}
 	}
 	for _, a := range []moto.Account{teamA, teamB} {
