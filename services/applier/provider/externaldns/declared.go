@@ -14,6 +14,12 @@ import (
 	"github.com/zonestream/zonestream/stage"
 )
 
+// Declared is a dnsprovider.Builder.
+var _ dnsprovider.Builder = Declared
+
+// envMu serializes the builds that set the environment.
+var envMu sync.Mutex
+
 // Declared is the dnsprovider.Builder for ExternalDNS' providers: it
 // builds ExternalDNS' provider d.Provider from d.Args, as New does, with
 // d.Env (the credentials of the object's Secret) in the environment while
@@ -31,13 +37,8 @@ import (
 // provider keeps the credentials it was built with
 // (TestDeclaredAWSProvidersEachUseTheirOwnCredentials proves it).
 // Builds are therefore serialized and the environment is restored
-// exactly afterwards: a variable that was unset is unset again.
-var _ dnsprovider.Builder = Declared
-
-// envMu serializes the builds that set the environment.
-var envMu sync.Mutex
-
-// Declared builds the declared provider d (see the variable's comment).
+// exactly afterwards: a variable that was unset is unset again. The
+// process' own credentials are not in force meanwhile (ambient.go).
 func Declared(ctx context.Context, d dnsprovider.Declared) (provider.Provider, error) {
 	if err := checkDeclared(d); err != nil {
 		return nil, configError(err)
@@ -49,7 +50,7 @@ func Declared(ctx context.Context, d dnsprovider.Declared) (provider.Provider, e
 	}
 	envMu.Lock()
 	defer envMu.Unlock()
-	restore, err := setEnv(d.Env)
+	restore, err := setEnv(isolated(d.Env))
 	if err != nil {
 		return nil, err
 	}
@@ -98,9 +99,10 @@ func checkDeclared(d dnsprovider.Declared) error {
 	return nil
 }
 
-// setEnv sets env and returns what puts the environment back as it was.
-// It names variables in its errors, never their values.
-func setEnv(env map[string]string) (restore func(), err error) {
+// setEnv sets env (unsets a nil value) and returns what puts the
+// environment back as it was. It names variables in its errors, never
+// their values.
+func setEnv(env map[string]*string) (restore func(), err error) {
 	type previous struct {
 		value string
 		set   bool
@@ -118,7 +120,12 @@ func setEnv(env map[string]string) (restore func(), err error) {
 	for _, k := range slices.Sorted(maps.Keys(env)) {
 		v, set := os.LookupEnv(k)
 		before[k] = previous{v, set}
-		if err := os.Setenv(k, env[k]); err != nil {
+		if env[k] == nil {
+			err = os.Unsetenv(k)
+		} else {
+			err = os.Setenv(k, *env[k])
+		}
+		if err != nil {
 			restore()
 			return nil, fmt.Errorf("declared provider: setting %s: %w", k, err)
 		}

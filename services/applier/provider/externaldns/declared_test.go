@@ -46,8 +46,10 @@ func changed(before, after []string) []string {
 // credentials of its own Secret, each list only their own account's
 // hosted zones on moto (which keeps accounts apart and tells a request's
 // account from its access key), not the account of the process' own
-// credentials; the environment afterwards is what it was before, and no
-// credential is logged.
+// credentials, also when built at the same time; one without a Secret
+// lists nothing (the process' credentials are not lent to it); the
+// environment afterwards is what it was before, and no credential is
+// logged.
 func TestDeclaredAWSProvidersEachUseTheirOwnCredentials(t *testing.T) {
 	r := moto.Route53T(t)
 	r.CreateZone(t, "process.example.org")
@@ -103,6 +105,16 @@ func TestDeclaredAWSProvidersEachUseTheirOwnCredentials(t *testing.T) {
 			t.Errorf("built concurrently, provider %d lists %v %v, want %v", i, zones, err, want)
 		}
 	}
+	// Without a Secret, a declared provider does not write with the
+	// process' own credentials, which reach process.example.org.
+	none := build(moto.Account{})
+	if zones, err := none.Zones(ctx); err == nil || len(zones) != 0 {
+		t.Errorf("a declared provider without credentials lists %v (%v) with the process' own", zones, err)
+	}
+	if after := environ(); !slices.Equal(after, before) {
+		t.Fatalf("environment changed: %q", changed(before, after))
+	}
+
 	for _, a := range []moto.Account{teamA, teamB} {
 		for k, v := range a.Env {
 			if strings.Contains(logs.String(), v) {
