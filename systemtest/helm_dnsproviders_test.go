@@ -125,6 +125,15 @@ func TestHelmChartDNSProviders(t *testing.T) {
 		}
 	}
 	checkDeclaredApplierUser(t, dist.natsConf)
+	var password bool
+	for _, v := range pod.Volumes {
+		if s := v.Secret; s != nil && s.SecretName == "zs-zonestream-nats-users" {
+			password = len(s.Items) == 1 && s.Items[0].Key == "applier-dnsproviders"
+		}
+	}
+	if !password {
+		t.Errorf("the applier's password is not applier-dnsproviders' of the users Secret: %+v", pod.Volumes)
+	}
 
 	// What the applier's ServiceAccount may do, asked of a real API server.
 	cluster := kube.StartT(t)
