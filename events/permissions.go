@@ -249,6 +249,43 @@ func ApplierPermissions(provider string) Permissions {
 	return p.done()
 }
 
+// DeclaredApplierIdentity qualifies the identity of the applier that runs
+// the providers declared as DNSProvider and ClusterDNSProvider objects
+// (applier --dnsproviders): applier-dnsproviders.
+const DeclaredApplierIdentity = "dnsproviders"
+
+// DeclaredApplierPermissions: the applier of declared providers runs one
+// applier per object, each under the object's name on the bus
+// (DeclaredProvider), and objects come and go while it runs: it may do
+// what ApplierPermissions allows for any provider. A permission matches
+// whole subject tokens, and a declared provider's name is one token, so
+// "any declared provider" is any provider: it may also publish the zone
+// lists, holdings and results of the providers declared by flags, take
+// their plans and their leases. Its consumers on ZS_PLANS are its
+// appliers' durables (ApplierDurable), but "applier-*" is no token
+// wildcard: it may make, read, ack and delete any consumer of ZS_PLANS.
+// It publishes no desired state, no plan, no source, and holds no lease
+// but appliers'.
+func DeclaredApplierPermissions() Permissions {
+	p := newPermissions(RoleApplier, DeclaredApplierIdentity)
+	observed, zones := join(SubjectObserved, "*", ">"), join(SubjectZones, "*")
+	p.publish(observed, zones, join(SubjectResults, "*", ">"))
+	p.read(StreamObserved, observed)
+	p.read(StreamObserved, zones)
+	p.directGet(StreamObserved, zones)
+	p.publish(
+		jsAPI+"CONSUMER.CREATE."+StreamPlans+".*."+join(SubjectPlans, "*", ">"),
+		jsAPI+"CONSUMER.MSG.NEXT."+StreamPlans+".*",
+		jsAPI+"CONSUMER.INFO."+StreamPlans+".*",
+		jsAPI+"CONSUMER.DELETE."+StreamPlans+".*",
+		jsAck+StreamPlans+".*.>",
+	)
+	p.lease(leaseKey(RoleApplier) + ".*")
+	p.Subscribe = append(p.Subscribe, join(SubjectAdjust, "*")) // adjust.go
+	p.Responds = true
+	return p.done()
+}
+
 // PortalPermissions: the portal reads desired and observed state and
 // results, reads a name's history subject by subject (direct gets of the
 // next message for a subject, on the state streams), and sees the plans go

@@ -385,12 +385,17 @@ func natsPermissionsFile() []byte {
 	} {
 		out[p.Role] = perms{p.Identity, p.InboxPrefix, p.Publish, p.Subscribe, p.Responds}
 	}
+	// With dnsProviders.enabled the applier is the applier of declared
+	// providers (its role is the applier's too).
+	d := events.DeclaredApplierPermissions()
+	out["declaredApplier"] = perms{d.Identity, d.InboxPrefix, d.Publish, d.Subscribe, d.Responds}
 	b, err := yaml.Marshal(out)
 	if err != nil {
 		panic(err)
 	}
 	return append([]byte("# Generated from events/permissions.go by systemtest TestHelmNATSPermissions\n"+
-		"# (ZS_UPDATE=1 rewrites it); the chart replaces the placeholders by clusterName and provider.name.\n"), b...)
+		"# (ZS_UPDATE=1 rewrites it); the chart replaces the placeholders by clusterName and provider.name;\n"+
+		"# declaredApplier is the applier's identity with dnsProviders.enabled.\n"), b...)
 }
 
 // TestHelmNATSPermissions keeps the chart's permissions file what

@@ -70,3 +70,31 @@ func TestNatsConfigWithoutCollectorStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestNatsConfigDNSProviders: --dnsproviders adds the identity of the
+// applier of declared providers (and is enough without a --provider);
+// a --provider of the same name is refused rather than merged into it.
+func TestNatsConfigDNSProviders(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{{nil, false}, {[]string{"--dnsproviders"}, true}, {[]string{"--dnsproviders=false"}, false}} {
+		var conf, next bytes.Buffer
+		args := append([]string{"--out-dir=" + dir, "--provider=rfc2136", "--cluster=a"}, c.args...)
+		if err := NatsConfigCommand(args, &conf, &next); err != nil {
+			t.Fatal(err)
+		}
+		has := strings.Contains(conf.String(), "# applier-dnsproviders ") && strings.Contains(next.String(), "applier-dnsproviders.nk")
+		if has != c.want || !strings.Contains(conf.String(), "# applier-rfc2136 ") {
+			t.Errorf("%q: the applier of declared providers has an identity: %t, want %t\n%s", c.args, has, c.want, conf.String())
+		}
+	}
+	if err := NatsConfigCommand([]string{"--out-dir=" + dir, "--cluster=a", "--dnsproviders"}, io.Discard, io.Discard); err != nil {
+		t.Errorf("--dnsproviders without --provider: %v", err)
+	}
+	err := NatsConfigCommand([]string{"--out-dir=" + dir, "--cluster=a", "--provider=dnsproviders", "--dnsproviders"}, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "would share the identity applier-dnsproviders") {
+		t.Errorf("--provider=dnsproviders with --dnsproviders: %v", err)
+	}
+}

@@ -52,7 +52,7 @@ takes both). */}}
 {{/* The identity a stage has on the bus (events/permissions.go). */}}
 {{- define "zonestream.identity" -}}
 {{- $stage := .stage -}}
-{{- if eq $stage "collector" -}}collector-{{ .root.Values.clusterName }}{{- else if eq $stage "applier" -}}applier-{{ include "zonestream.provider" .root }}{{- else -}}{{ $stage }}{{- end -}}
+{{- if eq $stage "collector" -}}collector-{{ .root.Values.clusterName }}{{- else if and (eq $stage "applier") .root.Values.dnsProviders.enabled -}}applier-dnsproviders{{- else if eq $stage "applier" -}}applier-{{ include "zonestream.provider" .root }}{{- else -}}{{ $stage }}{{- end -}}
 {{- end -}}
 
 {{/* The secret flags of the provider, and the planner's AES key: flag ->
@@ -223,6 +223,12 @@ stage's name). Each value goes to the stages that take its flag. */}}
 {{- range $flag, $value := index ($p.args | default dict) $provider }}
 - --{{ $flag }}={{ $value }}
 {{- end }}
+{{- if $v.dnsProviders.enabled }}
+- --dnsproviders
+{{- range include "zonestream.dnsProviderNamespaces" $root | fromJsonArray }}
+- --dnsprovider-namespace={{ . }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- range $flag, $_ := include "zonestream.secretFlags" . | fromJson }}
 - --{{ $flag }}-file=/etc/zonestream/secrets/{{ $flag }}
@@ -241,8 +247,9 @@ stage's name). Each value goes to the stages that take its flag. */}}
 {{- $provider := include "zonestream.provider" $root -}}
 {{- $p := include "zonestream.providerValues" $root | fromJson -}}
 {{- $talksToProvider := has $s (list "allinone" "applier") -}}
-{{- /* With registry crd the applier keeps ownership in DNSRecords. */ -}}
-{{- $kube := or (has $s (list "allinone" "collector")) (and (eq $s "applier") (eq $v.registry "crd")) -}}
+{{- /* With registry crd the applier keeps ownership in DNSRecords; with
+dnsProviders it watches DNSProviders and their Secrets. */ -}}
+{{- $kube := or (has $s (list "allinone" "collector")) (and (eq $s "applier") (or (eq $v.registry "crd") $v.dnsProviders.enabled)) -}}
 {{- $nats := and (ne $s "allinone") (ne $v.nats.credentials.type "none") -}}
 metadata:
   labels:
@@ -465,4 +472,12 @@ applier's own (its cloud identity) when it has one. root, stage. */}}
 {{- else -}}
 {{- $main -}}
 {{- end -}}
+{{- end -}}
+
+{{/* The namespaces whose DNSProviders the applier serves: dnsProviders.namespaces,
+else the release's with namespaced, else none (every namespace). */}}
+{{- define "zonestream.dnsProviderNamespaces" -}}
+{{- $ns := .Values.dnsProviders.namespaces | default list -}}
+{{- if and (not $ns) .Values.namespaced -}}{{- $ns = list .Release.Namespace -}}{{- end -}}
+{{- toJson $ns -}}
 {{- end -}}

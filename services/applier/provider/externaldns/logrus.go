@@ -59,6 +59,7 @@ type slogHook struct{ h slog.Handler }
 func (slogHook) Levels() []logrus.Level { return logrus.AllLevels }
 
 func (s slogHook) Fire(e *logrus.Entry) error {
+	noteFatal(e)
 	ctx := e.Context
 	if ctx == nil {
 		ctx = context.Background()
