@@ -412,8 +412,10 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 
 	if a.cfg.Scope != nil {
 		// A declared provider claims its domains before it can list
-		// anything: its names wait for it rather than go elsewhere.
-		if err := a.publishZoneList(ctx, js, nil); err != nil {
+		// anything: its names wait for it rather than go elsewhere. Its
+		// applier started again (new settings, a rotated Secret) keeps the
+		// zones listed before until it lists them again.
+		if err := a.publishZoneList(ctx, js, a.lastPublishedZones(ctx, js)); err != nil {
 			a.log.Error("publishing the zone list failed", "err", err)
 		}
 	}

@@ -52,7 +52,9 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 	}
 	var listed []string
 	for _, z := range zones {
-		if a.listedZones[z] {
+		// A declared provider keeps a zone published before (by an
+		// applier before this one) while it cannot list it.
+		if a.listedZones[z] || a.cfg.Scope != nil && slices.Contains(a.published, z) {
 			listed = append(listed, z)
 		}
 	}

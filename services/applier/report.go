@@ -130,3 +130,21 @@ func (a *Applier) countOwned(zone string, eps []events.Endpoint) {
 	a.reported.Held = len(held)
 	a.mu.Unlock()
 }
+
+// lastPublishedZones are the zones of the zone list this provider last
+// published (by this applier or one before it), nil when there is none.
+func (a *Applier) lastPublishedZones(ctx context.Context, js jetstream.JetStream) []string {
+	st, err := js.Stream(ctx, events.StreamObserved)
+	if err != nil {
+		return nil
+	}
+	m, err := st.GetLastMsgForSubject(ctx, events.ZonesSubject(a.name))
+	if err != nil {
+		return nil
+	}
+	var zl events.ZoneList
+	if events.Unmarshal(m.Header, m.Data, &zl) != nil {
+		return nil
+	}
+	return zl.Zones
+}
