@@ -2,6 +2,7 @@ package dnsprovider_test
 
 import (
 	"encoding/json"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -49,6 +50,9 @@ func TestDeclaredRFC2136Provider(t *testing.T) {
 	}
 	u := w.waitReady(t, "team-a", "dns", "True", "ProviderReady")
 	isReady := time.Since(created)
+	if testing.Verbose() && os.Getenv("DP_DEBUG") != "" {
+		t.Log(w.logs.String())
+	}
 	t.Logf("DNSProvider created -> zone list with its zone on the bus: %s; -> Ready True: %s", onBus, isReady)
 	zones, _, _ := unstructuredStrings(u, "status", "zones")
 	if !slices.Equal(zones, []string{zoneA}) {
@@ -58,8 +62,10 @@ func TestDeclaredRFC2136Provider(t *testing.T) {
 	eventually(t, 10*time.Second, func() bool { return statusInt(w.get(t, "team-a", "dns"), "records") == 1 },
 		func() string { return "status.records " + dump(w.get(t, "team-a", "dns").Object["status"]) })
 
+	createdB := time.Now()
 	w.provider(t, "team-b", "dns", rfc2136Spec(b, zoneB, "dns"))
 	w.waitReady(t, "team-b", "dns", "True", "ProviderReady")
+	t.Logf("a second DNSProvider created -> Ready True: %s", time.Since(createdB))
 
 	// A wrong TSIG secret: the listing fails, the zones listed before stay.
 	const wrong = "d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldC13cm9uZw=="

@@ -101,7 +101,7 @@ func (c *Controller) newApplier(ctx context.Context, key string, o *Object, d De
 	if rl := o.Spec.RateLimit; rl != nil && rl.PerSecond > 0 {
 		cfg.RateLimit, cfg.RateBurst = rl.PerSecond, max(rl.Burst, 1)
 	}
-	a, err := applier.NewWithProvider(cfg, key, p, logger)
+	a, err := applier.NewWithProvider(cfg, key, p, c.log) // it names its provider itself
 	if err != nil {
 		return nil, refuse(ReasonInvalidSpec, provider.Redact(err.Error()))
 	}

@@ -103,6 +103,7 @@ func (w *world) startController(t *testing.T, identity string, mutate ...func(*d
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Run(ctx, w.js) }()
+	eventually(t, 30*time.Second, func() bool { return c.Ready() == nil }, func() string { return c.Ready().Error() })
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
