@@ -82,7 +82,11 @@ func (c *Controller) Ready() error {
 func (c *Controller) Run(ctx context.Context, js jetstream.JetStream) error {
 	w := newWatch(c.dyn, c.kc, c.cfg.Namespaces)
 	queue := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+	// On the way out: no more keys, the one being handled finished (it may
+	// start an applier), then every applier stopped.
+	var worker sync.WaitGroup
 	defer c.stopAll()
+	defer worker.Wait()
 	defer queue.ShutDown()
 	objects := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.enqueueObject(queue, obj) },
@@ -113,7 +117,7 @@ func (c *Controller) Run(ctx context.Context, js jetstream.JetStream) error {
 	c.synced.Store(true)
 	c.log.Info("watching DNSProviders and ClusterDNSProviders", "namespaces", c.cfg.Namespaces)
 
-	go func() {
+	worker.Go(func() {
 		for {
 			key, shut := queue.Get()
 			if shut {
@@ -127,7 +131,7 @@ func (c *Controller) Run(ctx context.Context, js jetstream.JetStream) error {
 			}
 			queue.Done(key)
 		}
-	}()
+	})
 	ticker := time.NewTicker(c.cfg.StatusInterval)
 	defer ticker.Stop()
 	for {

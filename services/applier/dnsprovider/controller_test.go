@@ -1,6 +1,7 @@
 package dnsprovider_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"slices"
@@ -60,6 +61,24 @@ func TestDeclaredRFC2136Provider(t *testing.T) {
 	}
 	// www is ours (our TXT), old is someone else's: one name held.
 	eventually(t, 10*time.Second, func() bool { return statusInt(w.get(t, "team-a", "dns"), "records") == 1 },
+		func() string { return "status.records " + dump(w.get(t, "team-a", "dns").Object["status"]) })
+
+	// A plan published by hand to the declared provider is applied to BIND.
+	ownership := "heritage=external-dns,external-dns/owner=default,external-dns/resource=service/team-a/new"
+	newA, newTXT := events.NewEndpoint("new.a.example.org", "A", 0, "192.0.2.7"), events.NewEndpoint("a-new.a.example.org", "TXT", 0, ownership)
+	msg, err := events.Message(events.PlanSubject(a, zoneA), &events.Plan{ID: "p1", Provider: a, Zone: zoneA,
+		Changes: []events.Change{{New: &newTXT}, {New: &newA}}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.js.PublishMsg(context.Background(), msg); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 30*time.Second, func() bool {
+		rrs, err := b.Query("new.a.example.org", dns.TypeA)
+		return err == nil && len(rrs) == 1
+	}, func() string { return "the plan was not applied to BIND" })
+	eventually(t, 10*time.Second, func() bool { return statusInt(w.get(t, "team-a", "dns"), "records") == 2 },
 		func() string { return "status.records " + dump(w.get(t, "team-a", "dns").Object["status"]) })
 
 	createdB := time.Now()
