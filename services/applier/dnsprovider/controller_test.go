@@ -3,7 +3,6 @@ package dnsprovider_test
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -51,9 +50,6 @@ func TestDeclaredRFC2136Provider(t *testing.T) {
 	}
 	u := w.waitReady(t, "team-a", "dns", "True", "ProviderReady")
 	isReady := time.Since(created)
-	if testing.Verbose() && os.Getenv("DP_DEBUG") != "" {
-		t.Log(w.logs.String())
-	}
 	t.Logf("DNSProvider created -> zone list with its zone on the bus: %s; -> Ready True: %s", onBus, isReady)
 	zones, _, _ := unstructuredStrings(u, "status", "zones")
 	if !slices.Equal(zones, []string{zoneA}) {

@@ -71,7 +71,13 @@ func startWorld(t *testing.T) *world {
 	if err := events.EnsureStreams(ctx, js, events.WithStorage(jetstream.MemoryStorage)); err != nil {
 		t.Fatal(err)
 	}
-	return &world{cluster: cluster, dyn: dyn, js: js, logs: &syncBuffer{}}
+	w := &world{cluster: cluster, dyn: dyn, js: js, logs: &syncBuffer{}}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Log("the controllers' log:\n" + w.logs.String())
+		}
+	})
+	return w
 }
 
 // baseApplier is the applier configuration every declared provider starts
