@@ -114,6 +114,10 @@ func (c *Controller) Run(ctx context.Context, js jetstream.JetStream) error {
 	if err := w.start(ctx); err != nil {
 		return err
 	}
+	if err := c.sweep(ctx, js, w); err != nil {
+		// Not fatal: the next start sweeps again.
+		c.log.Warn("looking for the zone lists of declared providers that went", "err", err)
+	}
 	c.synced.Store(true)
 	c.log.Info("watching DNSProviders and ClusterDNSProviders", "namespaces", c.cfg.Namespaces)
 

@@ -23,12 +23,21 @@ func (c *Controller) remove(ctx context.Context, js jetstream.JetStream, key str
 		return nil
 	}
 	e.run.stop()
+	if err := c.withdraw(ctx, js, key); err != nil {
+		return err
+	}
+	c.log.Info("declared provider gone: its applier stopped, its zone list withdrawn; its records stay", "provider", key)
+	return nil
+}
+
+// withdraw publishes the tombstone of key's zone list and deletes its
+// plan consumer.
+func (c *Controller) withdraw(ctx context.Context, js jetstream.JetStream, key string) error {
 	if _, _, err := events.Publish(ctx, js, events.ZonesSubject(key), &events.ZoneList{Provider: key}, ""); err != nil {
 		return err
 	}
 	if err := js.DeleteConsumer(ctx, events.StreamPlans, events.ApplierDurable(key)); err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) {
 		c.log.Warn("deleting the plan consumer of a declared provider that went", "provider", key, "err", err)
 	}
-	c.log.Info("declared provider gone: its applier stopped, its zone list withdrawn; its records stay", "provider", key)
 	return nil
 }
