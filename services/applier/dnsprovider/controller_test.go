@@ -84,6 +84,10 @@ func TestDeclaredRFC2136Provider(t *testing.T) {
 
 	// A wrong TSIG secret: the listing fails, the zones listed before stay.
 	const wrong = "d3Jvbmctc2VjcmV0LXdyb25nLXNlY3JldC13cm9uZw=="
+	restarts := func() float64 {
+		return max(0, metric(t, "zonestream_dnsprovider_restarts_total", map[string]string{"provider": a, "reason": "secret"}))
+	}
+	restartsBefore := restarts()
 	w.secret(t, "team-a", "dns", map[string]string{"rfc2136-tsig-secret": wrong})
 	u = w.waitReady(t, "team-a", "dns", "False", "ListingFailed")
 	lastError, _, _ := unstructuredString(u, "status", "lastError")
@@ -108,6 +112,9 @@ func TestDeclaredRFC2136Provider(t *testing.T) {
 	w.waitReady(t, "team-a", "dns", "True", "ProviderReady")
 	if !strings.Contains(w.logs.String(), "reason=secret") {
 		t.Fatal("the rotation was not logged as a restart for the Secret")
+	}
+	if n := restarts() - restartsBefore; n != 2 {
+		t.Fatalf("zonestream_dnsprovider_restarts_total{reason=secret} went up by %v in two rotations", n)
 	}
 
 	// Deleted (Retain): gone at once, zone list withdrawn, records stay.

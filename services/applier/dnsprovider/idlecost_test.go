@@ -29,6 +29,8 @@ func TestIdleCostOfDeclaredProviders(t *testing.T) {
 		w.waitReady(t, "team-a", fmt.Sprintf("p%d", i), "True", "ProviderReady")
 	}
 	time.Sleep(2 * time.Second)
+	eventually(t, 5*time.Second, func() bool { return metric(t, "zonestream_dnsproviders", map[string]string{"ready": "true"}) == n },
+		func() string { return "zonestream_dnsproviders{ready=true} is not 20" })
 	g1, h1 := idle()
 	t.Logf("%d declared in-memory providers, idle: +%d goroutines (%.1f each), +%.0f KiB live heap (%.1f KiB each)",
 		n, g1-g0, float64(g1-g0)/n, float64(int64(h1)-int64(h0))/1024, float64(int64(h1)-int64(h0))/1024/n)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/miekg/dns"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -283,4 +284,36 @@ func unstructuredString(u *unstructured.Unstructured, path ...string) (string, b
 func statusInt(u *unstructured.Unstructured, field string) int64 {
 	v, _, _ := unstructured.NestedInt64(u.Object, "status", field)
 	return v
+}
+
+// metric is the value of the metric name with labels (all of them given),
+// from the process' registry; -1 when there is none.
+func metric(t *testing.T, name string, labels map[string]string) float64 {
+	t.Helper()
+	families, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != name {
+			continue
+		}
+	next:
+		for _, m := range f.GetMetric() {
+			got := map[string]string{}
+			for _, l := range m.GetLabel() {
+				got[l.GetName()] = l.GetValue()
+			}
+			for k, v := range labels {
+				if got[k] != v {
+					continue next
+				}
+			}
+			if m.GetCounter() != nil {
+				return m.GetCounter().GetValue()
+			}
+			return m.GetGauge().GetValue()
+		}
+	}
+	return -1
 }
