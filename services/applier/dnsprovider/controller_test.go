@@ -124,6 +124,12 @@ func TestDeclaredRFC2136Provider(t *testing.T) {
 		zl = w.zoneList(t, a)
 		return zl != nil && len(zl.Zones) == 0 && zl.Scope == nil
 	}, func() string { return "zone list not withdrawn: " + dump(zl) })
+	if v := metric(t, "zonestream_applier_ready", map[string]string{"provider": a}); v != -1 {
+		t.Fatalf("zonestream_applier_ready of a provider that went: %v", v)
+	}
+	if v := metric(t, "zonestream_applier_ready", map[string]string{"provider": events.DeclaredProvider("team-b", "dns")}); v != 1 {
+		t.Fatalf("zonestream_applier_ready of team-b's provider: %v", v)
+	}
 	if got := providertest.Answers(t, b, "www.a.example.org", dns.TypeA); !slices.Equal(got, []string{"192.0.2.1"}) {
 		t.Fatalf("BIND answers %v after the DNSProvider went (Retain)", got)
 	}

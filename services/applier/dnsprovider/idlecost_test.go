@@ -35,6 +35,7 @@ func TestIdleCostOfDeclaredProviders(t *testing.T) {
 	t.Logf("%d declared in-memory providers, idle: +%d goroutines (%.1f each), +%.0f KiB live heap (%.1f KiB each)",
 		n, g1-g0, float64(g1-g0)/n, float64(int64(h1)-int64(h0))/1024, float64(int64(h1)-int64(h0))/1024/n)
 
+	deleting := time.Now()
 	for i := range n {
 		w.deleteProvider(t, "team-a", fmt.Sprintf("p%d", i))
 	}
@@ -43,6 +44,7 @@ func TestIdleCostOfDeclaredProviders(t *testing.T) {
 		eventually(t, 30*time.Second, func() bool { zl := w.zoneList(t, p); return zl != nil && zl.Scope == nil },
 			func() string { return p + " not withdrawn" })
 	}
+	t.Logf("%d providers deleted -> every applier stopped and its zone list withdrawn: %s", n, time.Since(deleting))
 	var g2 int
 	eventually(t, 10*time.Second, func() bool { g2, _ = idle(); return g2 <= g0+2 },
 		func() string {

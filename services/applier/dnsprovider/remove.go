@@ -5,8 +5,10 @@ import (
 	"errors"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/services/applier"
 )
 
 // remove stops the applier of key, the object being gone, and publishes
@@ -23,6 +25,8 @@ func (c *Controller) remove(ctx context.Context, js jetstream.JetStream, key str
 		return nil
 	}
 	e.run.stop()
+	applier.ForgetProvider(key)
+	restartsTotal.DeletePartialMatch(prometheus.Labels{"provider": key})
 	if err := c.withdraw(ctx, js, key); err != nil {
 		return err
 	}
