@@ -40,6 +40,7 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 	slices.Sort(zones)
 	zones = slices.Compact(zones)
 	a.zones = zones
+	a.pruneOwned(zones)
 	complete := true
 	var failed error
 	for _, z := range zones {

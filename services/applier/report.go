@@ -122,6 +122,20 @@ func (a *Applier) countOwned(zone string, eps []events.Endpoint) {
 		}
 	}
 	a.owned[zone] = owned
+	a.countHeld()
+}
+
+// pruneOwned forgets the names held in zones the provider no longer has.
+func (a *Applier) pruneOwned(zones []string) {
+	if a.cfg.Scope == nil {
+		return
+	}
+	maps.DeleteFunc(a.owned, func(z string, _ map[string]bool) bool { return !slices.Contains(zones, z) })
+	a.countHeld()
+}
+
+// countHeld reports the names held for us in every zone.
+func (a *Applier) countHeld() {
 	held := map[string]bool{}
 	for _, z := range slices.Sorted(maps.Keys(a.owned)) {
 		maps.Copy(held, a.owned[z])
