@@ -34,7 +34,12 @@ func newWatch(dyn dynamic.Interface, kc kubernetes.Interface, namespaces []strin
 		df := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dyn, 0, ns, nil)
 		w.providers[ns] = df.ForResource(DNSProviders).Informer()
 		kf := informers.NewSharedInformerFactoryWithOptions(kc, 0, informers.WithNamespace(ns))
-		w.secrets[ns] = kf.Core().V1().Secrets().Informer()
+		secrets := kf.Core().V1().Secrets().Informer()
+		// Kept: the data and what names a Secret. Dropped: its managed
+		// fields and annotations (kubectl's last-applied copy of the data
+		// among them), which no one here reads.
+		_ = secrets.SetTransform(trimSecret)
+		w.secrets[ns] = secrets
 		w.starts = append(w.starts, df.Start, kf.Start)
 	}
 	cf := dynamicinformer.NewDynamicSharedInformerFactory(dyn, 0)
@@ -114,3 +119,11 @@ func (w *watch) secret(ns, name string) (s *corev1.Secret, watched bool) {
 
 // cutKey splits a bus name (events.DeclaredProvider) into namespace and name.
 func cutKey(key string) (ns, name string, ok bool) { return strings.Cut(key, "/") }
+
+// trimSecret is what the Secret informers keep of a Secret.
+func trimSecret(obj any) (any, error) {
+	if s, ok := obj.(*corev1.Secret); ok {
+		s.ManagedFields, s.Annotations = nil, nil
+	}
+	return obj, nil
+}
