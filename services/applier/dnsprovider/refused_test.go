@@ -15,7 +15,8 @@ import (
 // What cannot be run is refused with a reason on the object's status and
 // nothing runs for it: a credential put in settings (its value repeated
 // nowhere), a provider not in this build, a ClusterDNSProvider whose
-// secretRef has no namespace, a Secret missing (run once it comes).
+// secretRef has no namespace, a Secret missing (run once it comes, stopped
+// when it goes). A provider that cannot be listed is ListingFailed.
 func TestRefusedProviders(t *testing.T) {
 	w := startWorld(t)
 	w.namespace(t, "team-a")
@@ -60,10 +61,35 @@ func TestRefusedProviders(t *testing.T) {
 	w.secret(t, "team-a", "later", map[string]string{"SOME_SDK_TOKEN": "x"})
 	w.waitReady(t, "team-a", "later", "True", "ProviderReady")
 
+	// Its Secret deleted: not run any more, its zone list kept (its names
+	// wait for it), its status says why.
+	if err := w.cluster.Client.CoreV1().Secrets("team-a").Delete(context.Background(), "later", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.waitReady(t, "team-a", "later", "False", "SecretNotFound")
+	if zl := w.zoneList(t, events.DeclaredProvider("team-a", "later")); zl == nil || zl.Scope == nil || len(zl.Zones) != 1 {
+		t.Fatalf("the zone list of a provider whose Secret went: %s", dump(zl))
+	}
+
+	// A provider whose zones cannot be listed (a webhook nothing answers,
+	// its URL carrying a password): ListingFailed, the problem on its zone
+	// list, the password nowhere.
+	const password = "pw-s3cr3t-in-url"
+	w.provider(t, "team-a", "unreachable", map[string]any{"provider": "webhook",
+		"settings": map[string]any{"webhook-provider-url": "http://zonestream:" + password + "@127.0.0.1:1"}})
+	u = w.waitReady(t, "team-a", "unreachable", "False", "ListingFailed")
+	zl := w.zoneList(t, events.DeclaredProvider("team-a", "unreachable"))
+	if zl == nil || zl.Scope == nil || zl.Scope.Problem == "" || len(zl.Zones) != 0 {
+		t.Fatalf("zone list of a provider that cannot be listed: %s", dump(zl))
+	}
+	t.Logf("the problem published: %s", zl.Scope.Problem)
+	noSecret(t, "status", dump(u.Object["status"]), password)
+	noSecret(t, "zone list", dump(zl), password)
+
 	for _, name := range []string{"in-settings", "cloud", "not-a-flag"} {
 		if zl := w.zoneList(t, events.DeclaredProvider("team-a", name)); zl != nil {
 			t.Fatalf("refused %s published %s", name, dump(zl))
 		}
 	}
-	noSecret(t, "the controller's log", w.logs.String(), leaked)
+	noSecret(t, "the controller's log", w.logs.String(), leaked, password)
 }
