@@ -21,6 +21,13 @@ type Leased interface {
 	LeaseKey() string
 }
 
+// SelfElecting is a stage whose work is elected in parts, a lease each
+// (the applier with --dnsproviders: one per declared provider): Elected
+// hands it the election rather than run it whole under one lease.
+type SelfElecting interface {
+	Elect(e Election, logger *slog.Logger) (Runner, error)
+}
+
 // Election is how the replicas of a stage elect the one that works
 // (events/leader): the --leader-elect flags, named and defaulted as
 // kube-controller-manager's.
@@ -46,6 +53,12 @@ func (e *Election) RegisterFlags(fs *flag.FlagSet) {
 // Elected returns svc to run only while it holds its lease, if svc is
 // Leased and the election is on; svc as it is otherwise.
 func (e Election) Elected(svc Runner, logger *slog.Logger) (Runner, error) {
+	if se, ok := svc.(SelfElecting); ok && e.Enabled {
+		if err := e.Validate(); err != nil {
+			return nil, err
+		}
+		return se.Elect(e, logger)
+	}
 	l, ok := svc.(Leased)
 	if !e.Enabled || !ok {
 		return svc, nil

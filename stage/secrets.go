@@ -69,3 +69,15 @@ func readSecretFiles(fs *flag.FlagSet) error {
 	})
 	return err
 }
+
+// SecretFlags are the names of fs's secret flags (SecretVar), their
+// -file twins among them: the flags whose values are credentials.
+func SecretFlags(fs *flag.FlagSet) map[string]bool {
+	names := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if sf, ok := f.Value.(*secretFile); ok {
+			names[sf.name], names[f.Name] = true, true
+		}
+	})
+	return names
+}

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/applier/crdregistry"
 	"github.com/zonestream/zonestream/services/applier/provider"
 	"github.com/zonestream/zonestream/services/applier/provider/coredns"
@@ -120,6 +121,15 @@ type Config struct {
 	// it after a crash (default 15s; the applier signals progress while it
 	// works, so a long apply is not redelivered).
 	AckWait time.Duration
+
+	// Scope is set for a provider a DNSProvider object declares: published
+	// with its zone list (at start, before any listing, and with the
+	// listing's problem when one fails). Nil: declared by flags, as before.
+	Scope *events.ProviderScope
+	// Owner are the shared ownership flags (--txt-owner-id, --txt-prefix,
+	// ...): with a Scope, the names a listing finds our ownership record
+	// for are counted (Report.Held), for the object's status and quota.
+	Owner registry.Settings
 }
 
 // RegisterFlags registers --provider, --interval, --default-ttl and the
@@ -193,6 +203,7 @@ type Applier struct {
 	mu       sync.Mutex
 	listed   bool // the first full listing of this Run was published
 	failures int  // consecutive provider failures
+	reported Report
 	// appliedSinceListing: a change was applied since the last complete
 	// full listing (external_dns_controller_no_op_runs_total).
 	appliedSinceListing atomic.Bool
@@ -204,13 +215,15 @@ type Applier struct {
 	// needs nothing published.
 	listings     map[string]uint64
 	zoneListHash string
-	zones        []string                  // the provider's zones at the last listing
-	listedZones  map[string]bool           // zones listed successfully at least once
-	zoneRecords  map[string]int            // RRsets each zone held at its last listing
-	zoneTypes    map[string]map[string]int // the same by record type
-	reconnects   uint64                    // NATS reconnects when hashes were read back
-	lastAck      *events.LastAck           // the newest observed state acknowledged
-	stores       []*store                  // plans' observed states being stored, oldest first (readback.go)
+	zones        []string                   // the provider's zones at the last listing
+	published    []string                   // the zones of the zone list last published
+	owned        map[string]map[string]bool // with a Scope: per zone, the names held for us (report.go)
+	listedZones  map[string]bool            // zones listed successfully at least once
+	zoneRecords  map[string]int             // RRsets each zone held at its last listing
+	zoneTypes    map[string]map[string]int  // the same by record type
+	reconnects   uint64                     // NATS reconnects when hashes were read back
+	lastAck      *events.LastAck            // the newest observed state acknowledged
+	stores       []*store                   // plans' observed states being stored, oldest first (readback.go)
 	// lastListing is when the last full listing began, lastListingTook
 	// how long it took, listingComplete whether it listed every zone,
 	// planInInterval that a plan was handled since the last tick
@@ -354,6 +367,7 @@ func (a *Applier) providerFailed(op string, err error) {
 	providerErrorsTotal.WithLabelValues(a.name, op).Inc()
 	registryErrors.Inc()
 	a.mu.Lock()
+	a.reported.LastError = provider.Redact(err.Error())
 	a.failures++
 	a.updateReady()
 	a.mu.Unlock()
@@ -372,8 +386,10 @@ func (a *Applier) providerOK() {
 func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	a.mu.Lock()
 	a.listed, a.failures = false, 0
+	a.reported = Report{}
 	a.updateReady()
 	a.mu.Unlock()
+	a.owned = map[string]map[string]bool{}
 	a.listedZones = map[string]bool{}
 	a.zoneRecords = map[string]int{}
 	a.zoneTypes = map[string]map[string]int{}
@@ -394,6 +410,15 @@ func (a *Applier) Run(ctx context.Context, js jetstream.JetStream) error {
 	a.log.Info("applier starting", "published_names", len(a.hashes), "interval", a.cfg.Interval)
 	defer a.awaitObserved()
 
+	if a.cfg.Scope != nil {
+		// A declared provider claims its domains before it can list
+		// anything: its names wait for it rather than go elsewhere. Its
+		// applier started again (new settings, a rotated Secret) keeps the
+		// zones listed before until it lists them again.
+		if err := a.publishZoneList(ctx, js, a.lastPublishedZones(ctx, js)); err != nil {
+			a.log.Error("publishing the zone list failed", "err", err)
+		}
+	}
 	stopAdjust, err := a.serveAdjust(js)
 	if err != nil {
 		return err

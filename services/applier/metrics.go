@@ -138,3 +138,15 @@ var registryByType = map[string]prometheus.Gauge{
 		Name: "external_dns_registry_aaaa_records",
 		Help: "Number of Registry AAAA records."}),
 }
+
+// ForgetProvider drops every series of the provider name: a declared
+// provider whose object went (services/applier/dnsprovider) must not go
+// on reporting itself ready, nor its counters linger for ever.
+func ForgetProvider(name string) {
+	for _, v := range []interface {
+		DeletePartialMatch(prometheus.Labels) int
+	}{changesTotal, listingsDeferred, adjustFailures, resultsTooLarge, plansTotal, applySeconds, providerErrorsTotal,
+		providerTimeouts, rateLimitWaitSeconds, streamLostTotal, observedPublishErrors, readyGauge} {
+		v.DeletePartialMatch(prometheus.Labels{"provider": name})
+	}
+}

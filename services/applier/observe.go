@@ -1,6 +1,7 @@
 package applier
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"maps"
@@ -29,6 +30,7 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 		if ctx.Err() == nil {
 			a.providerFailed("zones", err)
 			a.log.Error("listing the provider's zones failed", "err", err)
+			a.listingProblem(ctx, js, err)
 		}
 		return
 	}
@@ -38,21 +40,27 @@ func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 	slices.Sort(zones)
 	zones = slices.Compact(zones)
 	a.zones = zones
+	a.pruneOwned(zones)
 	complete := true
+	var failed error
 	for _, z := range zones {
 		if err := a.syncZone(ctx, z, ""); err != nil {
 			complete = false
+			failed = cmp.Or(failed, err)
 			continue
 		}
 		a.listedZones[z] = true
 	}
 	var listed []string
 	for _, z := range zones {
-		if a.listedZones[z] {
+		// A declared provider keeps a zone published before (by an
+		// applier before this one) while it cannot list it.
+		if a.listedZones[z] || a.cfg.Scope != nil && slices.Contains(a.published, z) {
 			listed = append(listed, z)
 		}
 	}
-	if len(listed) > 0 || len(zones) == 0 {
+	a.setProblem(failed)
+	if len(listed) > 0 || len(zones) == 0 || a.cfg.Scope != nil {
 		if err := a.publishZoneList(ctx, js, listed); err != nil {
 			complete = false
 			a.log.Error("publishing the zone list failed", "err", err)
@@ -113,12 +121,13 @@ func (a *Applier) checkStream(ctx context.Context, js jetstream.JetStream) bool 
 
 func (a *Applier) publishZoneList(ctx context.Context, js jetstream.JetStream, zones []string) error {
 	_, adjusts := a.raw.(provider.Adjuster)
-	zl := &events.ZoneList{Provider: a.name, Zones: slices.Clone(zones), Adjusts: adjusts}
+	zl := &events.ZoneList{Provider: a.name, Zones: slices.Clone(zones), Adjusts: adjusts, Scope: a.scope()}
 	h, err := events.HashOf(zl)
 	if err != nil {
 		return err
 	}
 	if h == a.zoneListHash {
+		a.notePublished(zones)
 		return nil
 	}
 	hash, _, err := a.lastAck.Publish(ctx, events.ZonesSubject(a.name), zl, "")
@@ -126,6 +135,7 @@ func (a *Applier) publishZoneList(ctx context.Context, js jetstream.JetStream, z
 		return err
 	}
 	a.zoneListHash = hash
+	a.notePublished(zones)
 	a.log.Info("published zone list", "zones", zones)
 	return nil
 }
@@ -141,6 +151,7 @@ func (a *Applier) syncZone(ctx context.Context, zone, causation string) error {
 		return err
 	}
 	a.providerOK()
+	a.countOwned(zone, eps)
 	a.zoneRecords[zone] = len(eps)
 	types := map[string]int{}
 	for _, ep := range eps {

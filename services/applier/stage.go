@@ -29,6 +29,7 @@ const SharedFlags = stage.PassFlags | stage.RegistryFlags | stage.OwnershipFlags
 // Share takes in the shared flags the applier reads.
 func (c *Config) Share(s *stage.Shared) {
 	c.DryRun, c.Once = s.DryRun, s.Once
+	c.Owner = s.Ownership
 	c.CRD = crdregistry.Config{Enabled: s.Ownership.Registry == registry.RegistryCRD, Namespace: s.CRDRegistryNamespace,
 		OwnerID: s.Ownership.OwnerID, Kubeconfig: s.Kubeconfig, Master: s.Master}
 }

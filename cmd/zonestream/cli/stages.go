@@ -2,6 +2,7 @@ package cli
 
 import (
 	"github.com/zonestream/zonestream/services/applier"
+	"github.com/zonestream/zonestream/services/applier/dnsprovider"
 	"github.com/zonestream/zonestream/services/collector"
 	"github.com/zonestream/zonestream/services/dedup"
 	"github.com/zonestream/zonestream/services/planner"
@@ -13,12 +14,17 @@ import (
 // them; each is wired in its own package, once, for the all-in-one and
 // for `zonestream <stage>` alike.
 var stages = []func() stage.Definition{collector.Stage, dedup.Stage, planner.Stage,
-	func() stage.Definition { return applierStage() }, portal.Stage}
+	func() stage.Definition { return dnsprovider.Stage(applierStage(), declaredBuilder) }, portal.Stage}
 
 // applierStage is the applier's wiring. A build with -tags externaldns
 // replaces it (externaldns.go) by one whose --provider also names every
 // provider of ExternalDNS.
 var applierStage = applier.Stage
+
+// declaredBuilder builds the providers of DNSProvider objects that are
+// not zonestream's own (--dnsproviders): nil refuses them. A build with
+// -tags externaldns sets ExternalDNS' (externaldns.go).
+var declaredBuilder dnsprovider.Builder
 
 // Stages are the pipeline's stages, in the order the all-in-one starts
 // them.

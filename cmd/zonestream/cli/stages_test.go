@@ -3,6 +3,8 @@ package cli
 import (
 	"flag"
 	"io"
+	"log/slog"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -67,5 +69,35 @@ func TestReleaseBinaryLinksNoHarness(t *testing.T) {
 	}
 	if h := deps("-tags", "demo"); len(h) == 0 {
 		t.Error("with -tags demo, zonestream links no harness package: the check cannot see one")
+	}
+}
+
+// `zonestream --dnsproviders` builds its applier with no --provider (only
+// declared providers); without --dnsproviders an empty --provider is
+// refused as before.
+func TestAllInOneRunsDeclaredProvidersWithoutProvider(t *testing.T) {
+	kubeconfig := t.TempDir() + "/kubeconfig"
+	const kc = "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n" +
+		"users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"
+	if err := os.WriteFile(kubeconfig, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	build := func(args ...string) error {
+		a := NewAllInOne()
+		a.WithoutStages("collector", "portal")
+		if _, err := a.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		_, err := a.newStages(true, slog.New(slog.DiscardHandler))
+		return err
+	}
+	if err := build("--kubeconfig=" + kubeconfig); err == nil || !strings.Contains(err.Error(), "--provider is required") {
+		t.Fatalf("no --provider, no --dnsproviders: %v", err)
+	}
+	if err := build("--dnsproviders", "--kubeconfig="+kubeconfig); err != nil {
+		t.Fatalf("--dnsproviders without --provider: %v", err)
+	}
+	if err := build("--dnsproviders", "--kubeconfig="+kubeconfig, "--provider=inmemory", "--inmemory-zone=example.org"); err != nil {
+		t.Fatalf("--dnsproviders with --provider: %v", err)
 	}
 }

@@ -1,7 +1,3 @@
-// Package dnsprovider runs one applier per DNSProvider and
-// ClusterDNSProvider object (zonestream.io/v1alpha1): started, restarted
-// and stopped as the objects and their credential Secrets come, change
-// and go, each under its own name on the bus.
 package dnsprovider
 
 import (

@@ -1,0 +1,78 @@
+package dnsprovider
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+func object(ns, provider string, settings map[string]string) *Object {
+	o := &Object{Spec: Spec{Provider: provider, Settings: settings}}
+	o.Metadata.Namespace, o.Metadata.Name = ns, "dns"
+	return o
+}
+
+// Every credential flag zonestream registers (stage.SecretVar), its -file
+// twin too, and ExternalDNS' credential flags by their names, are refused
+// in settings; the other flags of the provider become its arguments.
+func TestDeclareRefusesCredentialsInSettings(t *testing.T) {
+	for _, c := range []struct{ provider, setting string }{
+		{"rfc2136", "rfc2136-tsig-secret"}, {"rfc2136", "rfc2136-tsig-secret-file"}, {"pdns", "pdns-api-key"},
+		{"coredns", "coredns-etcd-password"}, {"cloudflare", "cloudflare-api-token"}, {"aws", "aws-secret-access-key"},
+		{"azure", "azure-client-secret"},
+	} {
+		_, ref := declare(object("a", c.provider, map[string]string{c.setting: "s3cr3t"}), nil)
+		if ref == nil || ref.reason != ReasonSecretInSettings {
+			t.Errorf("%s: settings.%s: %v", c.provider, c.setting, ref)
+		}
+	}
+	d, ref := declare(object("a", "rfc2136", map[string]string{"rfc2136-host": "10.0.0.53", "rfc2136-zone": "a.example.org"}),
+		&corev1.Secret{Data: map[string][]byte{"rfc2136-tsig-secret": []byte("c2VjcmV0"), "SDK_TOKEN": []byte("t")}})
+	if ref != nil {
+		t.Fatal(ref)
+	}
+	want := []string{"--rfc2136-host=10.0.0.53", "--rfc2136-zone=a.example.org", "--rfc2136-tsig-secret=c2VjcmV0"}
+	if !slices.Equal(d.Args, want) || d.Env["SDK_TOKEN"] != "t" {
+		t.Fatalf("args %v env %v", d.Args, d.Env)
+	}
+}
+
+// Settings and Secret keys that are no flag of the provider, a Secret key
+// naming a file, and a ClusterDNSProvider's secretRef without a namespace
+// are refused as InvalidSpec.
+func TestDeclareRefusesWhatIsNoFlagOfTheProvider(t *testing.T) {
+	cases := map[string]struct {
+		o      *Object
+		secret *corev1.Secret
+	}{
+		"another provider's flag": {object("a", "inmemory", map[string]string{"rfc2136-host": "x"}), nil},
+		"an applier flag":         {object("a", "inmemory", map[string]string{"provider-timeout": "1s"}), nil},
+		"unknown flag":            {object("a", "rfc2136", map[string]string{"rfc2136-nope": "x"}), nil},
+		"a file in the Secret": {object("a", "rfc2136", nil),
+			&corev1.Secret{Data: map[string][]byte{"rfc2136-tsig-secret-file": []byte("/etc/passwd")}}},
+		"a Secret key of no kind": {object("a", "rfc2136", nil), &corev1.Secret{Data: map[string][]byte{"Mixed.Key": []byte("x")}}},
+	}
+	cluster := object("", "inmemory", nil)
+	cluster.Spec.Credentials.SecretRef = &SecretRef{Name: "dns"}
+	cases["ClusterDNSProvider secretRef without namespace"] = struct {
+		o      *Object
+		secret *corev1.Secret
+	}{cluster, nil}
+	for name, c := range cases {
+		if _, ref := declare(c.o, c.secret); ref == nil || ref.reason != ReasonInvalidSpec {
+			t.Errorf("%s: %v", name, ref)
+		}
+	}
+}
+
+func TestRestartReason(t *testing.T) {
+	for _, c := range []struct{ old, new, want string }{
+		{"1/10/false", "2/10/false", "spec"}, {"1/10/false", "1/11/false", "secret"},
+		{"1/10/false", "1/10/true", "retiring"}, {"invalid", "1/10/false", "spec"}, {"1/missing/false", "1/12/false", "secret"},
+	} {
+		if got := restartReason(c.old, c.new); got != c.want {
+			t.Errorf("%s -> %s: %s, want %s", c.old, c.new, got, c.want)
+		}
+	}
+}
