@@ -38,7 +38,7 @@ go test -count=1 -timeout 25m "$@" "${pkgs[@]}"
 # and as ExternalDNS' own Helm chart runs it for aws and cloudflare; and its
 # command line: help in every command, a misspelled flag, the version; and
 # the lists of the linked ExternalDNS (flags, sources, providers) against ours.
-if [ $# -eq 0 ]; then go test -count=1 -timeout 10m -tags externaldns -run 'TestRoute53|TestExternalDNSChartCloud|TestHelp|TestMisspelled|TestVersionNames|TestLinkedExternalDNS' ./systemtest ./cmd/zonestream/cli; fi
+if [ $# -eq 0 ]; then go test -count=1 -timeout 10m -tags externaldns -run 'TestDNSProvidersPerNamespace|TestRoute53|TestExternalDNSChartCloud|TestHelp|TestMisspelled|TestVersionNames|TestLinkedExternalDNS' ./systemtest ./cmd/zonestream/cli; fi
 # The whole run also runs the images, the system tests in containers and
 # the docker-compose stack (Docker engine started here if none runs).
 if [ $# -eq 0 ]; then hack/containers.sh; fi

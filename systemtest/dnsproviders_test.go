@@ -316,7 +316,7 @@ func (w *teams) waitRoute53(name string) {
 			return err
 		}
 		for _, s := range sets {
-			if strings.HasPrefix(s, name+". A") {
+			if strings.HasPrefix(s, name+" A ") {
 				return nil
 			}
 		}

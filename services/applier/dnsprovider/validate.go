@@ -26,6 +26,40 @@ var (
 // stage.SecretVar).
 var secretWords = []string{"secret", "password", "token", "api-key", "apikey", "access-key", "private-key", "credentials", "client-key"}
 
+// providerWideFlags are ExternalDNS' flags, not named after one provider,
+// that only narrow which zones a provider serves: a setting of an
+// ExternalDNS provider is one of these or one of its own (aws-...).
+var providerWideFlags = []string{"domain-filter", "exclude-domains", "regex-domain-filter", "regex-domain-exclusion",
+	"zone-id-filter", "zone-name-filter"}
+
+// localWords mark a flag naming something of the applier's own machine (a
+// file, a directory, a profile of a shared file, a kubeconfig): a team's
+// DNSProvider must not make the applier read what the platform mounted
+// for itself. A ClusterDNSProvider, the platform's own, may.
+var localWords = []string{"-file", "-path", "-dir", "kubeconfig", "-profile", "-config"}
+
+// foreignSetting says why a namespaced object may not give setting name
+// of provider; "" when it may.
+func foreignSetting(o *Object, name string, native bool) string {
+	if !native {
+		own := strings.SplitN(o.Spec.Provider, "-", 2)[0] + "-"
+		if !strings.HasPrefix(name, own) && !slices.Contains(providerWideFlags, name) {
+			return fmt.Sprintf("settings.%s is not a flag of provider %s (its own start with %q; of the others only %s)",
+				name, o.Spec.Provider, own, strings.Join(providerWideFlags, ", "))
+		}
+	}
+	if o.cluster() {
+		return ""
+	}
+	for _, w := range localWords {
+		if strings.Contains(name, w) {
+			return fmt.Sprintf("settings.%s names a file or profile of zonestream's own: a DNSProvider may not; "+
+				"a ClusterDNSProvider (the platform's) may", name)
+		}
+	}
+	return ""
+}
+
 // nativeFlags are the flags of zonestream's own providers: all, and the
 // secret ones (stage.SecretVar, their -file twins among them).
 func nativeFlags() (all map[string]bool, secret map[string]bool) {
@@ -70,6 +104,9 @@ func declare(o *Object, secret *corev1.Secret) (Declared, *refusal) {
 				"(key %q), where only zonestream's applier reads it", name, strings.TrimSuffix(name, "-file")))
 		case native && (!all[name] || !strings.HasPrefix(name, o.Spec.Provider+"-")):
 			return d, refuse(ReasonInvalidSpec, fmt.Sprintf("settings.%s is not a flag of provider %s", name, o.Spec.Provider))
+		}
+		if why := foreignSetting(o, name, native); why != "" {
+			return d, refuse(ReasonInvalidSpec, why)
 		}
 		d.Args = append(d.Args, "--"+name+"="+o.Spec.Settings[name])
 	}

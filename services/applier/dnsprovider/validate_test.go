@@ -52,6 +52,12 @@ func TestDeclareRefusesWhatIsNoFlagOfTheProvider(t *testing.T) {
 		"a file in the Secret": {object("a", "rfc2136", nil),
 			&corev1.Secret{Data: map[string][]byte{"rfc2136-tsig-secret-file": []byte("/etc/passwd")}}},
 		"a Secret key of no kind": {object("a", "rfc2136", nil), &corev1.Secret{Data: map[string][]byte{"Mixed.Key": []byte("x")}}},
+		// A team may not point the applier at what the platform mounted.
+		"a file of the applier's": {object("a", "azure", map[string]string{"azure-config-file": "/etc/kubernetes/azure.json"}), nil},
+		"a profile of a shared file": {object("a", "aws", map[string]string{"aws-profile": "platform"}), nil},
+		"a kubeconfig":               {object("a", "aws", map[string]string{"kubeconfig": "/root/.kube/config"}), nil},
+		"another provider's flag of ExternalDNS": {object("a", "aws", map[string]string{"google-project": "x"}), nil},
+		"a flag of the whole command line":       {object("a", "aws", map[string]string{"txt-owner-id": "x"}), nil},
 	}
 	cluster := object("", "inmemory", nil)
 	cluster.Spec.Credentials.SecretRef = &SecretRef{Name: "dns"}
@@ -62,6 +68,22 @@ func TestDeclareRefusesWhatIsNoFlagOfTheProvider(t *testing.T) {
 	for name, c := range cases {
 		if _, ref := declare(c.o, c.secret); ref == nil || ref.reason != ReasonInvalidSpec {
 			t.Errorf("%s: %v", name, ref)
+		}
+	}
+}
+
+// What a ClusterDNSProvider, the platform's, may give and a team's
+// DNSProvider may too.
+func TestDeclareTakesProviderSettings(t *testing.T) {
+	cluster := object("", "azure", map[string]string{"azure-config-file": "/etc/kubernetes/azure.json"})
+	cluster.Spec.Credentials.SecretRef = &SecretRef{Name: "dns", Namespace: "platform"}
+	for name, o := range map[string]*Object{
+		"ClusterDNSProvider naming a file": cluster,
+		"own flags and a domain filter":    object("a", "aws", map[string]string{"aws-zone-type": "public", "domain-filter": "a.example.com"}),
+		"a provider named in parts":        object("a", "azure-private-dns", map[string]string{"azure-resource-group": "rg"}),
+	} {
+		if _, ref := declare(o, nil); ref != nil {
+			t.Errorf("%s: refused: %v", name, ref)
 		}
 	}
 }
