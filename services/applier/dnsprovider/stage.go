@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -59,7 +60,9 @@ func Stage(def stage.Definition, build Builder) stage.Definition {
 
 // baseConfig is the applier configuration of the command line fs (the
 // flags set on it, the defaults of the others): what every declared
-// provider's applier starts from.
+// provider's applier starts from. The flags of the provider declared by
+// flags are not carried over: a DNSProvider that gives no rfc2136-host
+// must not reach the platform's server, nor the platform's zone.
 func baseConfig(fs *flag.FlagSet) (applier.Config, error) {
 	var cfg applier.Config
 	own := flag.NewFlagSet("applier", flag.ContinueOnError)
@@ -69,11 +72,19 @@ func baseConfig(fs *flag.FlagSet) (applier.Config, error) {
 	fs.Visit(func(f *flag.Flag) {
 		// A flag.Func (--min-ttl) shows no value: what it set is not
 		// carried over.
-		if own.Lookup(f.Name) != nil && !secret[f.Name] && f.Value.String() != "" && err == nil {
+		if own.Lookup(f.Name) != nil && !secret[f.Name] && !providerFlag(f.Name) && f.Value.String() != "" && err == nil {
 			err = own.Set(f.Name, f.Value.String())
 		}
 	})
 	return cfg, err
+}
+
+// providerFlag says whether name is a flag of one provider (rfc2136-host)
+// or names the provider declared by flags (--provider, --provider-name),
+// rather than one of every applier's (--interval, --default-ttl).
+func providerFlag(name string) bool {
+	kind, _, _ := strings.Cut(name, "-")
+	return name == "provider" || name == "provider-name" || applier.NativeProvider(kind)
 }
 
 // withDeclared runs the applier of --provider (when given) and the

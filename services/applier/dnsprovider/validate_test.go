@@ -1,10 +1,14 @@
 package dnsprovider
 
 import (
+	"flag"
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/zonestream/zonestream/services/applier"
 )
 
 func object(ns, provider string, settings map[string]string) *Object {
@@ -53,9 +57,9 @@ func TestDeclareRefusesWhatIsNoFlagOfTheProvider(t *testing.T) {
 			&corev1.Secret{Data: map[string][]byte{"rfc2136-tsig-secret-file": []byte("/etc/passwd")}}},
 		"a Secret key of no kind": {object("a", "rfc2136", nil), &corev1.Secret{Data: map[string][]byte{"Mixed.Key": []byte("x")}}},
 		// A team may not point the applier at what the platform mounted.
-		"a file of the applier's": {object("a", "azure", map[string]string{"azure-config-file": "/etc/kubernetes/azure.json"}), nil},
-		"a profile of a shared file": {object("a", "aws", map[string]string{"aws-profile": "platform"}), nil},
-		"a kubeconfig":               {object("a", "aws", map[string]string{"kubeconfig": "/root/.kube/config"}), nil},
+		"a file of the applier's":                {object("a", "azure", map[string]string{"azure-config-file": "/etc/kubernetes/azure.json"}), nil},
+		"a profile of a shared file":             {object("a", "aws", map[string]string{"aws-profile": "platform"}), nil},
+		"a kubeconfig":                           {object("a", "aws", map[string]string{"kubeconfig": "/root/.kube/config"}), nil},
 		"another provider's flag of ExternalDNS": {object("a", "aws", map[string]string{"google-project": "x"}), nil},
 		"a flag of the whole command line":       {object("a", "aws", map[string]string{"txt-owner-id": "x"}), nil},
 	}
@@ -96,5 +100,28 @@ func TestRestartReason(t *testing.T) {
 		if got := restartReason(c.old, c.new); got != c.want {
 			t.Errorf("%s -> %s: %s, want %s", c.old, c.new, got, c.want)
 		}
+	}
+}
+
+// A declared provider starts from the command line's applier flags, not
+// from the flags of the provider declared there: a DNSProvider giving no
+// host must not inherit the platform's server and zone.
+func TestBaseConfigLeavesTheFlagProviderOut(t *testing.T) {
+	var cfg applier.Config
+	fs := flag.NewFlagSet("zonestream", flag.ContinueOnError)
+	cfg.RegisterFlags(fs)
+	if err := fs.Parse([]string{"--provider=rfc2136", "--provider-name=platform", "--rfc2136-host=10.0.0.53",
+		"--rfc2136-zone=example.com", "--interval=7s", "--default-ttl=42"}); err != nil {
+		t.Fatal(err)
+	}
+	base, err := baseConfig(fs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if base.Provider != "" || base.Name != "" || base.RFC2136.Host != "" || len(base.RFC2136.Hosts) != 0 || len(base.RFC2136.Zones) != 0 {
+		t.Fatalf("the flag provider's flags were carried over: %+v", base.RFC2136)
+	}
+	if base.Interval != 7*time.Second || base.DefaultTTL != 42 {
+		t.Fatalf("every applier's flags were not: interval %s, default TTL %d", base.Interval, base.DefaultTTL)
 	}
 }
