@@ -1,6 +1,9 @@
 package events
 
-import "slices"
+import (
+	"slices"
+	"strings"
+)
 
 // AllNamespaces in ProviderScope.Namespaces lets the objects of every
 // namespace use a provider.
@@ -57,3 +60,7 @@ func (s *ProviderScope) canonicalize() {
 // "/name"). Kubernetes names hold no "/", so neither meets a flag-declared
 // provider's name or another object's.
 func DeclaredProvider(namespace, name string) string { return namespace + "/" + name }
+
+// IsDeclared reports whether provider is the bus name of a provider an
+// object declares (DeclaredProvider) rather than one declared by flags.
+func IsDeclared(provider string) bool { return strings.Contains(provider, "/") }

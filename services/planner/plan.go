@@ -69,8 +69,8 @@ func (r *run) plan(ctx context.Context) {
 		done := true
 		for _, provider := range providers {
 			zone, ok := zoneOf(name, r.zones[provider])
-			if !ok || !r.filter.Match(name) {
-				continue
+			if !ok || (r.scope(provider) == nil && !r.filter.Match(name)) {
+				continue // the domain filter is the flag providers' (routes.go)
 			}
 			wanted := len(r.desired[name].endpoints) > 0
 			routedZone, what := r.intentOf(provider, zone, route, routed)

@@ -168,12 +168,25 @@ func (r *run) markUnder(under []string) {
 	}
 }
 
+// filteredOut says whether the domain filter (--domain-filter and the
+// others) leaves name out: it is the filter of the providers declared by
+// flags, as ExternalDNS' is its one provider's; a name that goes to a
+// declared provider, or is refused for one, is filtered by that
+// provider's domains instead (events/routing).
+func (r *run) filteredOut(name string, d routing.Decision, routed bool) bool {
+	if r.filter.Match(name) {
+		return false
+	}
+	forDeclared := slices.ContainsFunc(d.Providers, events.IsDeclared) || (d.Refused() && d.Reason != routing.NoZone)
+	return !routed || !forDeclared
+}
+
 // countRoute brings name's share of the routing gauges up to date: the
 // providers its desired records go to, or why they go nowhere.
 func (r *run) countRoute(name string, d routing.Decision, routed bool) {
 	var to []string
 	var why routing.Reason
-	if _, ok := r.desired[name]; ok && r.filter.Match(name) {
+	if _, ok := r.desired[name]; ok && !r.filteredOut(name, d, routed) {
 		if routed {
 			to, why = d.Providers, d.Reason
 			if d.Refused() && why != r.routes.refused[name] {

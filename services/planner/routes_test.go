@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/domains"
 )
 
 // providers is a planner state fed, as in production, with zone lists of
@@ -157,6 +158,22 @@ func TestNamesArePlannedOnlyWhereRoutingSends(t *testing.T) {
 	if got := testutil.ToFloat64(namesRefused.WithLabelValues("NamespaceNotAllowed")) - notAllowed; got != 0 {
 		t.Errorf("names refused NamespaceNotAllowed once unwanted: %v more, want 0", got)
 	}
+}
+
+// TestDomainFilterIsTheFlagProvidersFilter: --domain-filter=example.org
+// (the platform's, for its provider declared by flags) leaves out a name
+// of another domain for that provider, as ever; a team's DNSProvider is
+// filtered by its own domains, not by it.
+func TestDomainFilterIsTheFlagProvidersFilter(t *testing.T) {
+	g := newProviders(t, Config{Domains: domains.Settings{Include: []string{"example.org"}}})
+	g.list("flags", nil, "example.org", "example.net")
+	g.list("a/dns", declared("a", "a"), "team.example.net")
+	g.want("a", "www.example.net", "192.0.2.1")
+	g.expect("outside the domain filter: not for the flags' provider")
+	g.want("a", "www.team.example.net", "192.0.2.2")
+	g.expect("a DNSProvider's name", "a/dns create A www.team.example.net 192.0.2.2", "a/dns create TXT a-www.team.example.net")
+	g.want("a", "www.example.org", "192.0.2.3")
+	g.expect("inside the filter", "flags create A www.example.org 192.0.2.3", "flags create TXT a-www.example.org")
 }
 
 // TestTieIsPlannedNowhereAndDeletesNothing: two DNSProviders serving one

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zonestream/zonestream/events"
+	"github.com/zonestream/zonestream/events/domains"
 	"github.com/zonestream/zonestream/events/registry"
 	"github.com/zonestream/zonestream/services/portal"
 	"github.com/zonestream/zonestream/services/portal/projection"
@@ -148,4 +149,29 @@ func get(t *testing.T, u string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestDomainFilterIsTheFlagProvidersFilter: the planner's domain filter
+// (the portal is given the same) leaves out names of the providers
+// declared by flags; a name going to a DNSProvider is filtered by its own
+// domains instead, as the planner plans it.
+func TestDomainFilterIsTheFlagProvidersFilter(t *testing.T) {
+	js := bus(t)
+	p := start(t, js, portal.Config{Listen: "127.0.0.1:0", Grace: time.Minute, Domains: domains.Settings{Include: []string{"example.net"}}})
+	teamA := events.DeclaredProvider("team-a", "dns")
+	sub := "a." + zone
+	publish(t, js, events.ZonesSubject("bind"), &events.ZoneList{Provider: "bind", Zones: []string{zone}}, "")
+	publish(t, js, events.ZonesSubject(teamA), &events.ZoneList{Provider: teamA, Zones: []string{sub},
+		Scope: &events.ProviderScope{Declared: teamA, Namespaces: []string{"team-a"}}}, "")
+	app := events.ObjectRef{Cluster: "prod", Source: "service", Namespace: "team-a", Name: "app"}
+	for _, d := range []*events.DesiredState{desired("web."+zone, shopWeb, a("web."+zone, "192.0.2.1")),
+		desired("app."+sub, app, a("app."+sub, "192.0.2.2"))} {
+		publish(t, js, events.DesiredSubject(d.DNSName), d, "")
+	}
+	if v := waitStatus(t, p, "web."+zone, projection.NotManaged); !strings.HasPrefix(v.Reason, "filtered out") {
+		t.Errorf("web.%s: %q, want filtered out", zone, v.Reason)
+	}
+	if v := waitStatus(t, p, "app."+sub, projection.Pending); v.Provider != teamA {
+		t.Errorf("app.%s: %s %q going to %v, want pending for %s", sub, v.Status, v.Reason, v.Providers, teamA)
+	}
 }

@@ -2,14 +2,14 @@ package kubestatus
 
 import (
 	"slices"
-	"strings"
+
+	"github.com/zonestream/zonestream/events"
 )
 
 // quotaBook counts, per declared provider, the DNS names it holds records
 // at for us: those its ownership records name our owner at, as the quota
 // of a DNSProvider counts them. Providers declared by flags have no quota
-// and are not counted (a declared provider's bus name holds a "/", a
-// flag-declared one's never does), so that a flags-only installation
+// and are not counted (events.IsDeclared), so that a flags-only installation
 // keeps nothing more.
 type quotaBook map[string]*heldForUs
 
@@ -24,7 +24,7 @@ type heldForUs struct {
 // name, and reports whether that crossed its quota (either way), which
 // changes the outcome of every name routed to it.
 func (b *book) countHeld(provider, name string, by heldBy) bool {
-	if !strings.Contains(provider, "/") || b.ownership.OwnerID == "" {
+	if !events.IsDeclared(provider) || b.ownership.OwnerID == "" {
 		return false
 	}
 	h := b.quota[provider]

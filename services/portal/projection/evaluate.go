@@ -27,7 +27,7 @@ func (p *Projection) status(v *View) (Status, string) {
 	if v.Desired == nil {
 		return Pending, "nothing is known yet about what is wanted here"
 	}
-	if p.opts.Filtered != nil {
+	if p.opts.Filtered != nil && !v.declaredRoute() {
 		if reason := p.opts.Filtered(v.Name); reason != "" {
 			return NotManaged, "filtered out: " + reason
 		}
@@ -92,7 +92,7 @@ func (p *Projection) status(v *View) (Status, string) {
 // takes the name alone, and what others hold is not its.
 func (v *View) held() recordSets {
 	o := v.observed.get(v.Provider)
-	if o == nil && !declared(v.Provider) {
+	if o == nil && !events.IsDeclared(v.Provider) {
 		o = v.observed.first()
 	}
 	if o == nil {

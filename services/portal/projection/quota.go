@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unique"
 
+	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/routing"
 )
 
@@ -36,7 +37,7 @@ func (p *Projection) ours(txt string, o *Observed) string {
 // holds at name, and reports whether that crossed its quota (either way).
 // Callers hold p.mu.
 func (p *Projection) countHeld(provider, name string, o *Observed) bool {
-	if !declared(provider) {
+	if !events.IsDeclared(provider) {
 		return false
 	}
 	h := p.quota[provider]

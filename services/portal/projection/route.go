@@ -2,8 +2,8 @@ package projection
 
 import (
 	"slices"
-	"strings"
 
+	"github.com/zonestream/zonestream/events"
 	"github.com/zonestream/zonestream/events/routing"
 )
 
@@ -54,15 +54,17 @@ func (v *View) providers() []string {
 	return nil
 }
 
+// declaredRoute reports whether v's name goes to a declared provider, or
+// is refused for one: the planner's domain filter is the filter of the
+// providers declared by flags, a declared provider's is its domains.
+func (v *View) declaredRoute() bool {
+	return slices.ContainsFunc(v.providers(), events.IsDeclared) || v.Refused != nil && v.Refused.Reason != string(routing.NoZone)
+}
+
 // goesTo reports whether v's name goes to provider.
 func (v *View) goesTo(provider string) bool {
 	return v.Provider == provider || slices.Contains(v.Providers, provider)
 }
-
-// declared reports whether a provider is declared by a DNSProvider or
-// ClusterDNSProvider object: their bus names hold a "/"
-// (events.DeclaredProvider), a flag-declared provider's never does.
-func declared(provider string) bool { return strings.Contains(provider, "/") }
 
 // unlisted says why nothing is planned for a name that goes to a
 // declared provider that has not listed its zones yet; "" otherwise.
