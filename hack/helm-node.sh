@@ -4,8 +4,10 @@
 # kube-apiserver) on Debian's containerd and CNI plugins, with BIND on the
 # host. `helm install` with nothing made by hand but the provider's TSIG
 # Secret, in both modes; a LoadBalancer Service must become its record in
-# BIND; then an upgrade (changed values, generated NATS passwords kept, a
-# new streams Job) and an uninstall.
+# BIND, and in distributed mode with dnsProviders.enabled a team's
+# DNSProvider (its own zone and TSIG key, in a Secret of its namespace) its
+# Service's record; then an upgrade (changed values, generated NATS
+# passwords kept, a new streams Job) and an uninstall.
 #
 # kube-controller-manager cannot be built here (k8s.io/endpointslice
 # v0.32.13 is refused by the module proxy: 403), so hack/helm-node/
@@ -207,13 +209,17 @@ log "node zsnode Ready ($(grep -c '^E' "$W/kubelet.log" || true) error lines in 
 # --- BIND on the host's address, where pods reach it ---
 mkdir -p "$W/bind"
 SECRET=$(head -c 32 /dev/urandom | base64)
+TEAM_SECRET=$(head -c 32 /dev/urandom | base64) # team-a's own key, for its own zone
 cat >"$W/bind/named.conf" <<EOT
 options { directory "$W/bind"; pid-file "$W/bind/named.pid"; listen-on port 5353 { $HOST_IP; }; listen-on-v6 { none; };
   recursion no; dnssec-validation no; session-keyfile "$W/bind/session.key"; };
 key "zonestream-key" { algorithm hmac-sha256; secret "$SECRET"; };
 zone "example.org" { type primary; file "$W/bind/example.org.db"; allow-update { key "zonestream-key"; }; allow-transfer { key "zonestream-key"; }; };
+key "team-key" { algorithm hmac-sha256; secret "$TEAM_SECRET"; };
+zone "team.example.net" { type primary; file "$W/bind/team.example.net.db"; allow-update { key "team-key"; }; allow-transfer { key "team-key"; }; };
 EOT
 printf '$TTL 60\n@ IN SOA ns.example.org. admin.example.org. 1 60 60 600 60\n@ IN NS ns.example.org.\nns IN A %s\n' "$HOST_IP" >"$W/bind/example.org.db"
+printf '$TTL 60\n@ IN SOA ns.example.org. admin.example.org. 1 60 60 600 60\n@ IN NS ns.example.org.\n' >"$W/bind/team.example.net.db"
 bg named named -g -u root -c "$W/bind/named.conf"
 for i in $(seq 1 30); do dig +short @"$HOST_IP" -p 5353 SOA example.org | grep -q ns && break; sleep 0.5; done
 
@@ -251,22 +257,48 @@ settle() {
   $K -n "$ns" get pods
   fail "the pods of $ns did not become ready"
 }
-# record NAME IP: a LoadBalancer Service named NAME becomes NAME.example.org A IP.
+# record NS NAME IP [DOMAIN]: a LoadBalancer Service named NAME becomes
+# NAME.DOMAIN (default example.org) A IP.
 record() {
-  local ns=$1 name=$2 ip=$3 i a
+  local ns=$1 name=$2 ip=$3 domain=${4:-example.org} i a
   cat <<EOT | $K apply -f - >/dev/null
 apiVersion: v1
 kind: Service
-metadata: {name: $name, namespace: $ns, annotations: {external-dns.alpha.kubernetes.io/hostname: $name.example.org}}
+metadata: {name: $name, namespace: $ns, annotations: {external-dns.alpha.kubernetes.io/hostname: $name.$domain}}
 spec: {type: LoadBalancer, ports: [{port: 80}]}
 EOT
   $K -n "$ns" patch service "$name" --subresource=status -p "{\"status\":{\"loadBalancer\":{\"ingress\":[{\"ip\":\"$ip\"}]}}}" >/dev/null
   for i in $(seq 1 60); do
-    a=$(dig +short @"$HOST_IP" -p 5353 "$name.example.org" A)
-    [ "$a" = "$ip" ] && { log "$name.example.org -> $a in BIND after ${i}s"; return 0; }
+    a=$(dig +short @"$HOST_IP" -p 5353 "$name.$domain" A)
+    [ "$a" = "$ip" ] && { log "$name.$domain -> $a in BIND after ${i}s"; return 0; }
     sleep 1
   done
-  fail "$name.example.org did not become $ip in BIND"
+  fail "$name.$domain did not become $ip in BIND"
+}
+# team_provider: team-a declares its own DNSProvider, on its own zone and
+# key of the host's BIND, with the key in a Secret of its namespace.
+team_provider() {
+  local i ready
+  $K create namespace team-a >/dev/null
+  printf '%s' "$TEAM_SECRET" >"$W/team-tsig"
+  $K -n team-a create secret generic dns --from-file=rfc2136-tsig-secret="$W/team-tsig" >/dev/null
+  cat <<EOT | $K apply -f - >/dev/null
+apiVersion: zonestream.io/v1alpha1
+kind: DNSProvider
+metadata: {name: dns, namespace: team-a}
+spec:
+  provider: rfc2136
+  settings: {rfc2136-host: "$HOST_IP", rfc2136-port: "5353", rfc2136-zone: team.example.net,
+    rfc2136-tsig-keyname: team-key, rfc2136-tsig-secret-alg: hmac-sha256, rfc2136-tsig-axfr: "true"}
+  credentials: {secretRef: {name: dns}}
+EOT
+  for i in $(seq 1 60); do
+    ready=$($K -n team-a get dnsprovider dns -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')
+    [ "$ready" = True ] && { log "DNSProvider team-a/dns Ready after ${i}s"; return 0; }
+    sleep 1
+  done
+  $K -n team-a get dnsprovider dns -o yaml
+  fail "DNSProvider team-a/dns did not become Ready"
 }
 
 # --- the all-in-one (the default mode) ---
@@ -286,10 +318,15 @@ log "allinone: installed, record made, uninstalled"
 log "helm install (distributed)"
 namespace zs-dist
 { values; printf 'mode: distributed\nclusterName: node\ntxtOwnerId: dist\n'
-  for s in collector dedup planner applier portal; do printf '%s: {replicas: 1}\n' "$s"; done; } >"$W/dist.yaml"
+  for s in collector dedup planner applier portal; do printf '%s: {replicas: 1}\n' "$s"; done
+  printf 'dnsProviders: {enabled: true}\n'; } >"$W/dist.yaml"
 $HELM install zs deploy/helm/zonestream -n zs-dist -f "$W/dist.yaml" >/dev/null
 settle zs-dist
 record zs-dist web2 203.0.113.20
+# A team's own provider, declared after the install, on the same release:
+# its Service's name lands in its zone, with its key.
+team_provider
+record team-a app 203.0.113.50 team.example.net
 passwords() { $K -n zs-dist get secret zs-zonestream-nats-users -o json | jq -S .data; }
 before=$(passwords)
 $HELM upgrade zs deploy/helm/zonestream -n zs-dist -f "$W/dist.yaml" --set logLevel=debug,policy=upsert-only >/dev/null
@@ -303,5 +340,5 @@ $HELM uninstall zs -n zs-dist >/dev/null
 python3 hack/helm-node/controllers.py zs-dist >/dev/null
 left=$($K -n zs-dist get deploy,sts,job,svc,secret,networkpolicy,pdb -l app.kubernetes.io/instance=zs -o name)
 [ -z "$left" ] || fail "uninstall left $left"
-log "distributed: installed, record made, upgraded (passwords kept, streams Job 2 done), uninstalled"
+log "distributed: installed, record made, a team's DNSProvider's record made, upgraded (passwords kept, streams Job 2 done), uninstalled"
 log "PASS"
