@@ -78,28 +78,9 @@ func (g *guarded) pass() []string {
 	ctx := context.Background()
 	g.s.flights = map[zoneKey]*flight{}
 	g.s.plan(ctx)
-	st, err := g.js.Stream(ctx, events.StreamPlans)
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	info, err := st.Info(ctx)
-	if err != nil {
-		g.t.Fatal(err)
-	}
 	var lines []string
-	for seq := info.State.FirstSeq; info.State.Msgs > 0 && seq <= info.State.LastSeq; seq++ {
-		m, err := st.GetMsg(ctx, seq)
-		if err != nil {
-			g.t.Fatal(err)
-		}
-		var p events.Plan
-		if err := events.Unmarshal(m.Header, m.Data, &p); err != nil {
-			g.t.Fatal(err)
-		}
+	for _, p := range takePlans(g.t, g.js) {
 		lines = append(lines, planLines(p)...)
-	}
-	if err := st.Purge(ctx); err != nil {
-		g.t.Fatal(err)
 	}
 	slices.Sort(lines)
 	return lines
@@ -306,4 +287,35 @@ func TestHoldLargerThanAMessageIsPublished(t *testing.T) {
 	if h.ID != g.s.holds[zoneKey{"p", zone}].id {
 		t.Fatal("the message's ID is not the hold's")
 	}
+}
+
+// takePlans returns the plans queued on the plans stream, in order, and
+// purges it: a test's next pass starts from an empty queue.
+func takePlans(t *testing.T, js jetstream.JetStream) []events.Plan {
+	t.Helper()
+	ctx := context.Background()
+	st, err := js.Stream(ctx, events.StreamPlans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plans []events.Plan
+	for seq := info.State.FirstSeq; info.State.Msgs > 0 && seq <= info.State.LastSeq; seq++ {
+		m, err := st.GetMsg(ctx, seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p events.Plan
+		if err := events.Unmarshal(m.Header, m.Data, &p); err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, p)
+	}
+	if err := st.Purge(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return plans
 }

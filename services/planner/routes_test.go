@@ -76,24 +76,8 @@ func (g *providers) pass() []string {
 	ctx := context.Background()
 	g.s.flights = map[zoneKey]*flight{}
 	g.s.plan(ctx)
-	st, err := g.js.Stream(ctx, events.StreamPlans)
-	if err != nil {
-		g.t.Fatal(err)
-	}
-	info, err := st.Info(ctx)
-	if err != nil {
-		g.t.Fatal(err)
-	}
 	var lines []string
-	for seq := info.State.FirstSeq; info.State.Msgs > 0 && seq <= info.State.LastSeq; seq++ {
-		m, err := st.GetMsg(ctx, seq)
-		if err != nil {
-			g.t.Fatal(err)
-		}
-		var p events.Plan
-		if err := events.Unmarshal(m.Header, m.Data, &p); err != nil {
-			g.t.Fatal(err)
-		}
+	for _, p := range takePlans(g.t, g.js) {
 		for _, c := range p.Changes {
 			k := c.Key()
 			line := strings.Join([]string{p.Provider, c.Action(), k.RecordType, k.DNSName}, " ")
@@ -102,9 +86,6 @@ func (g *providers) pass() []string {
 			}
 			lines = append(lines, line)
 		}
-	}
-	if err := st.Purge(ctx); err != nil {
-		g.t.Fatal(err)
 	}
 	slices.Sort(lines)
 	return lines
