@@ -115,6 +115,27 @@ func TestDNSProvidersPerNamespace(t *testing.T) {
 	waitForRecords(t, w.b, "two."+zoneB, dns.TypeA, nil)
 	waitForRecords(t, w.b, "one."+zoneB, dns.TypeA, []string{"192.0.2.11"})
 
+	// team-b declares a provider of its own for team-a's zone: a tie. Both
+	// objects say so; team-a's new name goes nowhere, what its zone holds
+	// stays; once team-b's claim goes, the name lands.
+	grab := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "zonestream.io/v1alpha1", "kind": "DNSProvider",
+		"metadata": map[string]any{"name": "grab", "namespace": "team-b"},
+		"spec":     map[string]any{"provider": "inmemory", "settings": map[string]any{"inmemory-zone": zoneA}}}}
+	if _, err := w.dyn.Resource(dnsProviders).Namespace("team-b").Create(w.ctx, grab, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.waitProviderCondition("team-a", "dns", "Conflict", "True", "DNSProvider team-b/grab")
+	w.waitProviderCondition("team-b", "grab", "Conflict", "True", "DNSProvider team-a/dns")
+	w.endpoint("team-a", "tied", "tied."+zoneA, "192.0.2.4")
+	w.waitEndpoint("team-a", "tied", "False", "ProviderTie", "team-b/grab")
+	w.noRecord(w.a, "tied."+zoneA)
+	waitForRecords(t, w.a, "www."+zoneA, dns.TypeA, []string{"192.0.2.1"})
+	if err := w.dyn.Resource(dnsProviders).Namespace("team-b").Delete(w.ctx, "grab", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitForRecords(t, w.a, "tied."+zoneA, dns.TypeA, []string{"192.0.2.4"})
+	w.waitProviderCondition("team-a", "dns", "Conflict", "False", "")
+
 	// team-a's DNSProvider is deleted (deletionPolicy Retain, the
 	// default): its records stay in its zone, and nothing more lands there.
 	if err := w.dyn.Resource(dnsProviders).Namespace("team-a").Delete(w.ctx, "dns", metav1.DeleteOptions{}); err != nil {
@@ -255,7 +276,10 @@ func (w *teams) service(ns, name, hostname, ip string) {
 }
 
 // readyCondition is obj's Ready condition, nil when it has none.
-func readyCondition(obj *unstructured.Unstructured) *metav1.Condition {
+func readyCondition(obj *unstructured.Unstructured) *metav1.Condition { return conditionOf(obj, "Ready") }
+
+// conditionOf is obj's condition of type typ, nil when it has none.
+func conditionOf(obj *unstructured.Unstructured, typ string) *metav1.Condition {
 	raw, _, _ := unstructured.NestedSlice(obj.Object, "status", "conditions")
 	var conds []metav1.Condition
 	for _, r := range raw {
@@ -264,7 +288,7 @@ func readyCondition(obj *unstructured.Unstructured) *metav1.Condition {
 			conds = append(conds, c)
 		}
 	}
-	return apimeta.FindStatusCondition(conds, "Ready")
+	return apimeta.FindStatusCondition(conds, typ)
 }
 
 func (w *teams) waitProviderReady(ns, name, status string) {
@@ -277,6 +301,20 @@ func (w *teams) waitProviderReady(ns, name, status string) {
 		if c := readyCondition(u); c == nil || string(c.Status) != status {
 			st, _, _ := unstructured.NestedMap(u.Object, "status")
 			return fmt.Errorf("status %v", st)
+		}
+		return nil
+	})
+}
+
+func (w *teams) waitProviderCondition(ns, name, typ, status, message string) {
+	w.t.Helper()
+	waitUntil(w.t, "DNSProvider "+ns+"/"+name+" "+typ+"="+status, 2*time.Minute, func() error {
+		u, err := w.dyn.Resource(dnsProviders).Namespace(ns).Get(w.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if c := conditionOf(u, typ); c == nil || string(c.Status) != status || !strings.Contains(c.Message, message) {
+			return fmt.Errorf("condition %+v", c)
 		}
 		return nil
 	})

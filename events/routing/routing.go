@@ -79,9 +79,11 @@ type Decision struct {
 	// while the provider has listed no zone yet (nothing can be planned
 	// into it until it has).
 	Zone map[string]string
-	// Reason and Detail say why Providers is empty.
+	// Reason and Detail say why Providers is empty; Tied are the
+	// providers of a tie (Reason Tie), sorted.
 	Reason Reason
 	Detail string
+	Tied   []string
 }
 
 // Refused reports whether the name goes nowhere.
@@ -122,11 +124,11 @@ func (t *Table) Route(name string, namespaces []string) Decision {
 	top := slices.MaxFunc(holders, func(a, b holder) int { return cmp.Compare(a.weight, b.weight) }).weight
 	holders = slices.DeleteFunc(holders, func(h holder) bool { return h.weight < top })
 	if len(holders) > 1 {
-		names := make([]string, len(holders))
+		names, tied := make([]string, len(holders)), make([]string, len(holders))
 		for i, h := range holders {
-			names[i] = describe(h)
+			names[i], tied[i] = describe(h), h.provider
 		}
-		return Decision{Reason: Tie, Detail: fmt.Sprintf("%s serve this name equally: refused until one of them no longer does",
+		return Decision{Reason: Tie, Tied: tied, Detail: fmt.Sprintf("%s serve this name equally: refused until one of them no longer does",
 			strings.Join(names, " and "))}
 	}
 	h := holders[0]

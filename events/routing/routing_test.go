@@ -77,6 +77,9 @@ func TestRoute(t *testing.T) {
 			if d.Refused() && d.Detail == "" {
 				t.Fatal("a refusal without a detail")
 			}
+			if (d.Reason == Tie) != (len(d.Tied) == 2) {
+				t.Fatalf("a tie names its two providers, nothing else does: %v", d.Tied)
+			}
 		})
 	}
 }

@@ -10,7 +10,7 @@ type Status struct {
 	ObservedGeneration int64       `json:"observedGeneration,omitempty"`
 }
 
-// Condition is one of Status.Conditions (only Ready is written).
+// Condition is one of Status.Conditions: Ready and Conflict.
 type Condition struct {
 	Type               string `json:"type"`
 	Status             string `json:"status"`
@@ -21,9 +21,12 @@ type Condition struct {
 }
 
 // ready is the object's Ready condition, nil when it has none.
-func (s *Status) ready() *Condition {
+func (s *Status) ready() *Condition { return s.condition("Ready") }
+
+// condition is the object's condition of type typ, nil when it has none.
+func (s *Status) condition(typ string) *Condition {
 	for i := range s.Conditions {
-		if s.Conditions[i].Type == "Ready" {
+		if s.Conditions[i].Type == typ {
 			return &s.Conditions[i]
 		}
 	}

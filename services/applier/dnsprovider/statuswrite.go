@@ -42,9 +42,14 @@ func (c *Controller) writeStatuses(ctx context.Context, queue workqueue.TypedRat
 		items = append(items, item{key, *e})
 	}
 	c.mu.Unlock()
+	all := make(map[string]*entry, len(items))
+	for i := range items {
+		all[items[i].key] = &items[i].e
+	}
+	found := conflicts(all)
 	ready, notReady := 0, 0
 	for _, it := range items {
-		st := statusOf(&it.e, time.Now())
+		st := statusOf(&it.e, time.Now(), conflictCondition(found, it.key, it.e.obj.Metadata.Generation))
 		if cond := st.ready(); cond != nil && cond.Status == "True" {
 			ready++
 		} else {
@@ -64,9 +69,10 @@ func (c *Controller) writeStatuses(ctx context.Context, queue workqueue.TypedRat
 	providersGauge.WithLabelValues("false").Set(float64(notReady))
 }
 
-// statusOf is what the status of e's object says now: its
-// lastTransitionTime is kept while Ready keeps its value.
-func statusOf(e *entry, now time.Time) Status {
+// statusOf is what the status of e's object says now, its Conflict
+// condition conflict: each condition's lastTransitionTime is kept while
+// it keeps its value.
+func statusOf(e *entry, now time.Time, conflict Condition) Status {
 	o := e.obj
 	st := Status{ObservedGeneration: o.Metadata.Generation, Quota: o.Spec.Quota}
 	cond := Condition{Type: "Ready", Status: "False", ObservedGeneration: o.Metadata.Generation}
@@ -94,12 +100,18 @@ func statusOf(e *entry, now time.Time) Status {
 		}
 	}
 	cond.Message = provider.Redact(cond.Message)
-	cond.LastTransitionTime = now.UTC().Format(time.RFC3339)
-	if old := o.Status.ready(); old != nil && old.Status == cond.Status {
-		cond.LastTransitionTime = old.LastTransitionTime
-	}
-	st.Conditions = []Condition{cond}
+	st.Conditions = []Condition{transitioned(o.Status.condition("Ready"), cond, now), transitioned(o.Status.condition(ConditionConflict), conflict, now)}
 	return st
+}
+
+// transitioned is c stamped with now, or with old's time while old says
+// the same.
+func transitioned(old *Condition, c Condition, now time.Time) Condition {
+	c.LastTransitionTime = now.UTC().Format(time.RFC3339)
+	if old != nil && old.Status == c.Status {
+		c.LastTransitionTime = old.LastTransitionTime
+	}
+	return c
 }
 
 // sameStatus says whether old says what st says.
