@@ -8,7 +8,9 @@
 // Once a provider declared by a DNSProvider object (a zone list with a
 // scope) holds a name, the most specific holder takes it alone: it must
 // let the name's objects' namespaces use it, and two holders as specific
-// as each other are a tie, refused, never split.
+// as each other are a tie, refused, never split. A DNSProvider that lets
+// another namespace use it does not take that namespace's names from a
+// provider declared in that namespace itself, however specific it is.
 //
 // It lives beside events rather than in a service because services share
 // only events and stage.
@@ -121,26 +123,63 @@ func (t *Table) Route(name string, namespaces []string) Decision {
 	if !declared {
 		return decided(holders)
 	}
+	d, winner := contest(holders, namespaces)
+	if winner != nil && foreign(*winner, namespaces) {
+		// Another namespace's provider that lets these objects use it
+		// does not take their names from their own namespace's provider.
+		own := slices.DeleteFunc(slices.Clone(holders), func(h holder) bool { return !home(h, namespaces) })
+		if len(own) > 0 {
+			d, _ = contest(own, namespaces)
+		}
+	}
+	return d
+}
+
+// contest decides among holders, at least one of them declared: the most
+// specific alone, if it serves every namespace; and returns it.
+func contest(holders []holder, namespaces []string) (Decision, *holder) {
 	top := slices.MaxFunc(holders, func(a, b holder) int { return cmp.Compare(a.weight, b.weight) }).weight
-	holders = slices.DeleteFunc(holders, func(h holder) bool { return h.weight < top })
+	holders = slices.DeleteFunc(slices.Clone(holders), func(h holder) bool { return h.weight < top })
 	if len(holders) > 1 {
 		names, tied := make([]string, len(holders)), make([]string, len(holders))
 		for i, h := range holders {
 			names[i], tied[i] = describe(h), h.provider
 		}
 		return Decision{Reason: Tie, Tied: tied, Detail: fmt.Sprintf("%s serve this name equally: refused until one of them no longer does",
-			strings.Join(names, " and "))}
+			strings.Join(names, " and "))}, nil
 	}
 	h := holders[0]
 	if s := h.list.Scope; s != nil {
 		for _, ns := range namespaces {
 			if !s.Allows(ns) {
 				return Decision{Reason: NotAllowed, Detail: fmt.Sprintf("%s serves this name and does not serve %s",
-					describe(h), namespaceOf(ns))}
+					describe(h), namespaceOf(ns))}, &h
 			}
 		}
 	}
-	return decided(holders)
+	return decided(holders), &h
+}
+
+// declaredIn is the namespace of the DNSProvider that declares h's
+// provider: "" for a ClusterDNSProvider or a provider declared by flags.
+func declaredIn(h holder) string {
+	if h.list.Scope == nil {
+		return ""
+	}
+	ns, _, _ := strings.Cut(h.list.Scope.Declared, "/")
+	return ns
+}
+
+// foreign: h is declared in a namespace none of the objects are in.
+func foreign(h holder, namespaces []string) bool {
+	ns := declaredIn(h)
+	return ns != "" && !slices.Contains(namespaces, ns)
+}
+
+// home: h is declared in the one namespace all the objects are in.
+func home(h holder, namespaces []string) bool {
+	ns := declaredIn(h)
+	return ns != "" && len(namespaces) == 1 && namespaces[0] == ns
 }
 
 func decided(holders []holder) Decision {
