@@ -360,12 +360,16 @@ func (a *Applier) updateReady() {
 		v = 1
 	}
 	readyGauge.WithLabelValues(a.name).Set(v)
-	consecutiveSoftErrors.Set(float64(a.failures))
+	if a.externalDNSMetrics() {
+		consecutiveSoftErrors.Set(float64(a.failures))
+	}
 }
 
 func (a *Applier) providerFailed(op string, err error) {
 	providerErrorsTotal.WithLabelValues(a.name, op).Inc()
-	registryErrors.Inc()
+	if a.externalDNSMetrics() {
+		registryErrors.Inc()
+	}
 	a.mu.Lock()
 	a.reported.LastError = provider.Redact(err.Error())
 	a.failures++

@@ -102,9 +102,23 @@ var (
 	}, []string{"provider"})
 )
 
+// externalDNSMetrics says whether the applier reports ExternalDNS' own
+// metrics (external_dns_*: one series per process, no provider label).
+// They describe the providers declared by flags, as ExternalDNS' describe
+// its one provider, and the alerts on them are the platform's: a team's
+// DNSProvider (Config.Scope set) reports only in the zonestream_applier_*
+// series under its own provider label, so that it neither overwrites the
+// platform's counts, nor keeps its last sync fresh while the platform's
+// provider is down, nor pages the platform for its own credentials.
+func (a *Applier) externalDNSMetrics() bool { return a.cfg.Scope == nil }
+
 // synced records a complete full listing of zones for ExternalDNS'
 // metrics: when, and how many record sets they hold.
 func (a *Applier) synced(zones []string) {
+	if !a.externalDNSMetrics() {
+		a.appliedSinceListing.Store(false)
+		return
+	}
 	n := 0
 	byType := map[string]int{}
 	for _, z := range zones {

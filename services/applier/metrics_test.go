@@ -3,6 +3,7 @@ package applier_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -92,4 +93,43 @@ func TestControllerMetricsFollowTheProvider(t *testing.T) {
 	p.down.Store(false)
 	waitFor(t, "consecutive soft errors back to 0", func() bool { return testutil.ToFloat64(applier.ConsecutiveSoftErrors) == 0 })
 	waitFor(t, "last sync advanced again", func() bool { return testutil.ToFloat64(applier.LastSync) > synced })
+}
+
+// A provider declared by a DNSProvider object (Config.Scope) reports in
+// its own zonestream_applier_* series only: ExternalDNS' metrics, and the
+// platform's alerts on them, stay the flag-declared provider's. Its
+// listings move no last sync or registry count, its failures no error
+// counter.
+func TestDeclaredProviderLeavesExternalDNSMetricsAlone(t *testing.T) {
+	const interval = 200 * time.Millisecond
+	js := bus(t)
+	mem, err := inmemory.New(inmemory.Config{Zones: []string{zone}}, provider.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &failing{Provider: mem}
+	name := events.DeclaredProvider("team-a", "dns")
+	cfg := applier.Config{Provider: inmemory.Name, Interval: interval, DefaultTTL: 300,
+		Scope: &events.ProviderScope{Declared: name, Namespaces: []string{"team-a"}}}
+	a, err := applier.NewWithProvider(cfg, name, p, logger())
+	if err != nil {
+		t.Fatal(err)
+	}
+	external := func() []float64 {
+		return []float64{testutil.ToFloat64(applier.LastSync), testutil.ToFloat64(applier.LastReconcile), testutil.ToFloat64(applier.NoOpRuns),
+			testutil.ToFloat64(applier.RegistryErrors), testutil.ToFloat64(applier.ConsecutiveSoftErrors)}
+	}
+	before := external()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.Run(ctx, js) }()
+	defer func() { cancel(); <-done }()
+	waitFor(t, "ready", func() bool { return a.Ready() == nil })
+	time.Sleep(3 * interval) // listings that changed nothing
+	p.down.Store(true)
+	waitFor(t, "its own failures counted", func() bool { return a.Ready() != nil })
+	if after := external(); !slices.Equal(before, after) {
+		t.Fatalf("ExternalDNS' metrics moved with a declared provider: %v, then %v "+
+			"(last sync, last reconcile, no-op runs, registry errors, consecutive soft errors)", before, after)
+	}
 }

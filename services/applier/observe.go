@@ -21,7 +21,9 @@ import (
 // sees a zone before its records.
 func (a *Applier) fullListing(ctx context.Context, js jetstream.JetStream) {
 	a.lastListing, a.listingComplete = time.Now(), false
-	lastReconcile.SetToCurrentTime()
+	if a.externalDNSMetrics() {
+		lastReconcile.SetToCurrentTime()
+	}
 	defer func() { a.lastListingTook = time.Since(a.lastListing) }()
 	a.awaitObserved()
 	a.checkStream(ctx, js)

@@ -149,7 +149,9 @@ func (a *Applier) applyPlan(ctx context.Context, plan *events.Plan, zone string,
 	case !managed:
 		return outcome{status: events.ResultFailed, err: fmt.Errorf("zone %q is not managed by provider %s", zone, a.name)}
 	}
-	lastReconcile.SetToCurrentTime()
+	if a.externalDNSMetrics() {
+		lastReconcile.SetToCurrentTime()
+	}
 	return a.apply(ctx, zone, plan.Changes)
 }
 
@@ -209,7 +211,9 @@ func (a *Applier) report(log *slog.Logger, out outcome, res *events.Result, star
 	}
 	switch out.status {
 	case events.ResultApplied:
-		lastSync.SetToCurrentTime()
+		if a.externalDNSMetrics() {
+			lastSync.SetToCurrentTime()
+		}
 		log.Info("plan applied", attrs...)
 	case events.ResultStale:
 		log.Info("plan is stale, nothing applied; the planner will re-plan", append(attrs, "reason", res.Error)...)
