@@ -29,8 +29,9 @@ func (c *Controller) resource(o *Object) dynamic.ResourceInterface {
 func retiringVersion(version string) bool { return strings.HasSuffix(version, "/true") }
 
 // writeStatuses writes the status of each object this replica leads the
-// provider of, when it changed; it counts them by readiness, and looks
-// again at the retiring ones (their finalizer goes once they hold nothing).
+// provider of, when it changed; it counts those by readiness (summed over
+// the replicas, every object once), and looks again at the retiring ones
+// (their finalizer goes once they hold nothing).
 func (c *Controller) writeStatuses(ctx context.Context, queue workqueue.TypedRateLimitingInterface[string]) {
 	c.mu.Lock()
 	type item struct {
@@ -49,16 +50,20 @@ func (c *Controller) writeStatuses(ctx context.Context, queue workqueue.TypedRat
 	found := conflicts(all)
 	ready, notReady := 0, 0
 	for _, it := range items {
+		if it.e.obj.deleting() {
+			queue.Add(it.key)
+		}
+		if !it.e.run.leading() {
+			// Another replica runs it: it counts and writes it.
+			continue
+		}
 		st := statusOf(&it.e, time.Now(), conflictCondition(found, it.key, it.e.obj.Metadata.Generation))
 		if cond := st.ready(); cond != nil && cond.Status == "True" {
 			ready++
 		} else {
 			notReady++
 		}
-		if it.e.obj.deleting() {
-			queue.Add(it.key)
-		}
-		if !it.e.run.leading() || sameStatus(&it.e.obj.Status, &st) {
+		if sameStatus(&it.e.obj.Status, &st) {
 			continue
 		}
 		if err := c.patchStatus(ctx, it.e.obj, st); err != nil && ctx.Err() == nil {
