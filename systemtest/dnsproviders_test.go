@@ -276,7 +276,9 @@ func (w *teams) service(ns, name, hostname, ip string) {
 }
 
 // readyCondition is obj's Ready condition, nil when it has none.
-func readyCondition(obj *unstructured.Unstructured) *metav1.Condition { return conditionOf(obj, "Ready") }
+func readyCondition(obj *unstructured.Unstructured) *metav1.Condition {
+	return conditionOf(obj, "Ready")
+}
 
 // conditionOf is obj's condition of type typ, nil when it has none.
 func conditionOf(obj *unstructured.Unstructured, typ string) *metav1.Condition {
