@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	corev1 "k8s.io/api/core/v1"
@@ -91,7 +92,7 @@ func (c *Controller) newApplier(ctx context.Context, key string, o *Object, d De
 	case c.build == nil:
 		return nil, refuse(ReasonProviderNotAvailable, fmt.Sprintf("provider %q: this zonestream is built without ExternalDNS' providers (-tags externaldns)", d.Provider))
 	default:
-		if p, err = c.build(ctx, d); err != nil {
+		if p, err = buildWithin(ctx, c.buildLimit(), c.build, d); err != nil {
 			return nil, refuse(ReasonProviderNotAvailable, provider.Redact(err.Error()))
 		}
 	}
@@ -106,6 +107,15 @@ func (c *Controller) newApplier(ctx context.Context, key string, o *Object, d De
 		return nil, refuse(ReasonInvalidSpec, provider.Redact(err.Error()))
 	}
 	return a, nil
+}
+
+// buildLimit is how long a provider may take to be built: as long as any
+// one call to it may take (--provider-timeout).
+func (c *Controller) buildLimit() time.Duration {
+	if t := c.cfg.Applier.ProviderTimeout; t > 0 {
+		return t
+	}
+	return applier.DefaultProviderTimeout
 }
 
 // current is the version the applier of key was built for.
