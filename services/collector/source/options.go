@@ -1,9 +1,12 @@
 package source
 
 import (
+	"errors"
+	"fmt"
 	"log/slog"
 	"text/template"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -43,4 +46,18 @@ type APIOptions struct {
 	// Logger receives the informers' start-up messages (default
 	// slog.Default).
 	Logger *slog.Logger
+}
+
+// Dynamic is the dynamic client of the source named name (for its
+// errors), for the sources that read resources by their group and
+// version; it does no I/O.
+func (o APIOptions) Dynamic(name string) (dynamic.Interface, error) {
+	if o.RESTConfig == nil || o.Client == nil {
+		return nil, fmt.Errorf("%s source: %w", name, errors.New("no API server client"))
+	}
+	dyn, err := dynamic.NewForConfig(o.RESTConfig)
+	if err != nil {
+		return nil, fmt.Errorf("%s source: dynamic client: %w", name, err)
+	}
+	return dyn, nil
 }

@@ -11,7 +11,6 @@ package ambassador
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -80,12 +79,9 @@ var (
 
 // New validates the options and returns the source; it does no I/O.
 func New(opts Options) (*Source, error) {
-	if opts.RESTConfig == nil || opts.Client == nil {
-		return nil, errors.New("ambassador-host source: no API server client")
-	}
-	dyn, err := dynamic.NewForConfig(opts.RESTConfig)
+	dyn, err := opts.Dynamic("ambassador-host")
 	if err != nil {
-		return nil, fmt.Errorf("ambassador-host source: dynamic client: %w", err)
+		return nil, err
 	}
 	return &Source{opts: opts, dynamic: dyn, resync: func() {}}, nil
 }

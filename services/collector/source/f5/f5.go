@@ -11,7 +11,6 @@ package f5
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -73,12 +72,9 @@ var (
 )
 
 func newServerSource(name, kind string, opts Options) (*ServerSource, error) {
-	if opts.RESTConfig == nil || opts.Client == nil {
-		return nil, fmt.Errorf("%s source: %w", name, errors.New("no API server client"))
-	}
-	dyn, err := dynamic.NewForConfig(opts.RESTConfig)
+	dyn, err := opts.Dynamic(name)
 	if err != nil {
-		return nil, fmt.Errorf("%s source: dynamic client: %w", name, err)
+		return nil, err
 	}
 	return &ServerSource{name: name, kind: kind, opts: opts, dynamic: dyn, resync: func() {}}, nil
 }

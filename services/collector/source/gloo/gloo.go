@@ -12,7 +12,6 @@ package gloo
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"slices"
@@ -98,12 +97,9 @@ var (
 
 // New validates the options and returns the source; it does no I/O.
 func New(opts Options) (*Source, error) {
-	if opts.RESTConfig == nil || opts.Client == nil {
-		return nil, errors.New("gloo-proxy source: no API server client")
-	}
-	dyn, err := dynamic.NewForConfig(opts.RESTConfig)
+	dyn, err := opts.Dynamic("gloo-proxy")
 	if err != nil {
-		return nil, fmt.Errorf("gloo-proxy source: dynamic client: %w", err)
+		return nil, err
 	}
 	return &Source{opts: opts, namespaces: namespacesOf(opts.Flags), dynamic: dyn, resync: func() {}}, nil
 }

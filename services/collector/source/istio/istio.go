@@ -12,7 +12,6 @@ package istio
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -91,12 +90,9 @@ type base struct {
 }
 
 func newBase(opts Options) (*base, error) {
-	if opts.RESTConfig == nil || opts.Client == nil {
-		return nil, errors.New("istio source: no API server client")
-	}
-	dyn, err := dynamic.NewForConfig(opts.RESTConfig)
+	dyn, err := opts.Dynamic("istio")
 	if err != nil {
-		return nil, fmt.Errorf("istio source: dynamic client: %w", err)
+		return nil, err
 	}
 	return &base{opts: opts, dynamic: dyn, resync: func() {}}, nil
 }

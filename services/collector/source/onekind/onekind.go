@@ -9,7 +9,6 @@ package onekind
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -62,12 +61,9 @@ type Source[T any] struct {
 
 // New checks the options and returns the source; it does no I/O.
 func New[T any](kind Kind[T], opts Options) (*Source[T], error) {
-	if opts.RESTConfig == nil || opts.Client == nil {
-		return nil, fmt.Errorf("%s source: %w", kind.Name, errors.New("no API server client"))
-	}
-	dyn, err := dynamic.NewForConfig(opts.RESTConfig)
+	dyn, err := opts.Dynamic(kind.Name)
 	if err != nil {
-		return nil, fmt.Errorf("%s source: dynamic client: %w", kind.Name, err)
+		return nil, err
 	}
 	return &Source[T]{kind: kind, opts: opts, dynamic: dyn, resync: func() {}}, nil
 }

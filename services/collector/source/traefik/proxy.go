@@ -34,7 +34,7 @@ var (
 
 // New validates the options and returns the source; it does no I/O.
 func New(opts Options) (*Source, error) {
-	dyn, err := newDynamic(opts)
+	dyn, err := opts.Dynamic(Name)
 	if err != nil {
 		return nil, err
 	}

@@ -10,12 +10,8 @@
 package traefik
 
 import (
-	"errors"
 	"flag"
-	"fmt"
 	"time"
-
-	"k8s.io/client-go/dynamic"
 
 	"github.com/zonestream/zonestream/services/collector/source"
 )
@@ -53,15 +49,4 @@ type Options struct {
 	source.APIOptions
 	// Namespace limits the source to one namespace; empty: all.
 	Namespace string
-}
-
-func newDynamic(opts Options) (dynamic.Interface, error) {
-	if opts.RESTConfig == nil || opts.Client == nil {
-		return nil, errors.New("traefik-proxy source: no API server client")
-	}
-	dyn, err := dynamic.NewForConfig(opts.RESTConfig)
-	if err != nil {
-		return nil, fmt.Errorf("traefik-proxy source: dynamic client: %w", err)
-	}
-	return dyn, nil
 }

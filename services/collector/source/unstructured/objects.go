@@ -50,7 +50,7 @@ func New(opts Options) (*Source, error) {
 	if err != nil {
 		return nil, err
 	}
-	dyn, err := newDynamic(opts)
+	dyn, err := opts.Dynamic(Name)
 	if err != nil {
 		return nil, err
 	}

@@ -11,12 +11,8 @@
 package unstructured
 
 import (
-	"errors"
 	"flag"
-	"fmt"
 	"time"
-
-	"k8s.io/client-go/dynamic"
 
 	"github.com/zonestream/zonestream/services/collector/source"
 	"github.com/zonestream/zonestream/stage"
@@ -59,15 +55,4 @@ type Options struct {
 	// Namespace limits the source to one namespace; empty: all
 	// (cluster-scoped resources are read whatever it says).
 	Namespace string
-}
-
-func newDynamic(opts Options) (dynamic.Interface, error) {
-	if opts.RESTConfig == nil || opts.Client == nil {
-		return nil, errors.New("unstructured source: no API server client")
-	}
-	dyn, err := dynamic.NewForConfig(opts.RESTConfig)
-	if err != nil {
-		return nil, fmt.Errorf("unstructured source: dynamic client: %w", err)
-	}
-	return dyn, nil
 }
